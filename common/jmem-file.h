@@ -1,0 +1,22 @@
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Reads a whole file (regular, /proc, /sys or debugfs) into a NUL-terminated
+ * buffer. Refuses with JMEM_ERROR_TOO_LARGE when it holds more than
+ * @max_bytes, and with G_IO_ERROR codes (G_IO_ERROR_NOT_FOUND,
+ * G_IO_ERROR_PERMISSION_DENIED, ...) when it cannot be opened or read.
+ * Symbolic links are followed: /proc/self and debugfs need it. */
+gboolean jmem_file_read_capped (const char *path,
+                                gsize       max_bytes,
+                                char      **contents,
+                                gsize      *length,
+                                GError    **error);
+
+/* Joins @root (NULL or "/" for the live system) with an absolute @path. */
+char *jmem_sysroot_path (const char *root,
+                         const char *path);
+
+G_END_DECLS

@@ -1,0 +1,22 @@
+/* Names shared by the helper, the client and the tests: one place for each. */
+#pragma once
+
+#define JMEM_DBUS_NAME       "dev.jmem.Helper1"
+#define JMEM_DBUS_PATH       "/dev/jmem/Helper1"
+#define JMEM_DBUS_INTERFACE  "dev.jmem.Helper1"
+
+#define JMEM_ACTION_READ_NVMAP       "dev.jmem.read-nvmap"
+#define JMEM_ACTION_READ_ALLOCATIONS "dev.jmem.read-allocations"
+#define JMEM_ACTION_DROP_CACHES      "dev.jmem.drop-caches"
+
+/* Fixed kernel paths: the helper never takes a path from a caller. */
+#define JMEM_NVMAP_CLIENTS_PATH      "/sys/kernel/debug/nvmap/iovmm/clients"
+#define JMEM_NVMAP_ALLOCATIONS_PATH  "/sys/kernel/debug/nvmap/iovmm/allocations"
+#define JMEM_NVMAP_TOTAL_MEMORY_PATH "/sys/kernel/debug/nvmap/stats/total_memory"
+#define JMEM_DROP_CACHES_PATH        "/proc/sys/vm/drop_caches"
+#define JMEM_COMPACT_MEMORY_PATH     "/proc/sys/vm/compact_memory"
+
+/* Size caps for every file read; larger input is refused, never truncated. */
+#define JMEM_MAX_DEBUGFS_BYTES  (32u * 1024u * 1024u)
+#define JMEM_MAX_PROC_BYTES     (4u * 1024u * 1024u)
+#define JMEM_MAX_SMALL_BYTES    (64u * 1024u)

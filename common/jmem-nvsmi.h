@@ -1,0 +1,51 @@
+/* nvidia-smi CSV output (--format=csv,noheader,nounits). */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The queries jmem runs; the name column comes last so commas in it survive. */
+#define JMEM_NVSMI_QUERY_GPU  "--query-gpu=index,uuid,memory.total,memory.used,memory.free,name"
+#define JMEM_NVSMI_QUERY_APPS "--query-compute-apps=gpu_uuid,pid,used_memory,process_name"
+#define JMEM_NVSMI_FORMAT     "--format=csv,noheader,nounits"
+
+typedef struct {
+  gint64  index;            /* -1 when not reported */
+  char   *uuid;             /* NULL when not reported */
+  char   *name;
+  gint64  memory_total_mib; /* -1 for [N/A], [Not Supported], N/A */
+  gint64  memory_used_mib;
+  gint64  memory_free_mib;
+} JmemNvsmiGpu;
+
+typedef struct {
+  char   *gpu_uuid;
+  gint64  pid;
+  gint64  used_memory_mib;  /* -1 when not reported */
+  char   *process_name;     /* valid UTF-8, may hold commas */
+} JmemNvsmiApp;
+
+typedef enum {
+  JMEM_GPU_STACK_NONE,      /* no nvidia-smi, or it printed no GPU */
+  JMEM_GPU_STACK_NVGPU,     /* "Orin (nvgpu)": memory lives in NvMap */
+  JMEM_GPU_STACK_UNIFIED,   /* nvidia.ko (Thor, discrete): nvidia-smi reports it */
+} JmemGpuStack;
+
+const char *jmem_gpu_stack_to_string (JmemGpuStack stack);
+
+void jmem_nvsmi_gpu_free (JmemNvsmiGpu *gpu);
+void jmem_nvsmi_app_free (JmemNvsmiApp *app);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemNvsmiGpu, jmem_nvsmi_gpu_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemNvsmiApp, jmem_nvsmi_app_free)
+
+/* Each returns a GPtrArray with a free func; malformed lines are counted. */
+GPtrArray *jmem_nvsmi_gpus_parse (const char *data, gsize len,
+                                  guint *n_malformed, GError **error);
+GPtrArray *jmem_nvsmi_apps_parse (const char *data, gsize len,
+                                  guint *n_malformed, GError **error);
+
+/* Unified when a GPU is named and the name lacks "(nvgpu)". */
+JmemGpuStack jmem_nvsmi_stack_from_gpus (GPtrArray *gpus);
+
+G_END_DECLS

@@ -1,0 +1,136 @@
+/* The snapshot: everything one `jmem snapshot` reports. Collected by the
+ * client (client/jmem-collect*.c), written by jmem-snapshot-json.c and the
+ * human view. Unknown numbers are -1 and print as null. */
+#pragma once
+
+#include <glib.h>
+
+#include "jmem-meminfo.h"
+#include "jmem-nvmap.h"
+#include "jmem-nvsmi.h"
+#include "jmem-release.h"
+#include "jmem-tegrastats.h"
+
+G_BEGIN_DECLS
+
+#define JMEM_SNAPSHOT_SCHEMA_VERSION 1
+
+typedef struct {
+  char *source;   /* "nvmap", "nvidia-smi", "processes", ... */
+  char *message;  /* what is missing and why */
+  char *action;   /* what to do about it, or NULL */
+} JmemWarning;
+
+typedef struct {
+  gint64  pid;
+  char   *name;           /* valid UTF-8 */
+  char   *user;           /* NULL when the uid has no name */
+  gint64  uid;
+  char    state;
+  gint64  rss_kib;
+  gint64  pss_kib;        /* -1 when smaps_rollup is unreadable */
+  gint64  swap_kib;
+  gint64  nvmap_kib;      /* sum of the PID's NvMap client rows; -1 when NvMap unread */
+  gint64  gpu_kib;        /* nvidia-smi used_memory; -1 when not reported */
+  gint64  footprint_kib;  /* (pss, else rss) + swap + max(nvmap, gpu): the sort key */
+  char   *container_runtime;
+  char   *container_id;
+  char   *cmdline;        /* valid UTF-8, may be "" */
+} JmemProcess;
+
+typedef struct {
+  gint64  pid;
+  char   *process;        /* name from the first NvMap row */
+  guint   n_clients;
+  guint64 size_kib;
+  gboolean pid_exists;    /* FALSE when no /proc/PID: a leak or an exited process */
+} JmemNvmapPidTotal;
+
+typedef struct {
+  char   *zone;           /* thermal_zoneN */
+  char   *type;
+  double  celsius;
+} JmemThermal;
+
+typedef struct {
+  char   *mount_point;
+  char   *device;
+  char   *fs_type;
+  guint64 size_kib;
+  guint64 used_kib;
+  guint64 available_kib;
+} JmemDisk;
+
+typedef struct {
+  char *name;           /* "gdm3.service" */
+  char *load_state;     /* "loaded", "not-found", ... */
+  char *active_state;   /* "active", "inactive", ... */
+  char *unit_file_state;/* "enabled", "disabled", "masked", ... or NULL */
+} JmemService;
+
+typedef struct {
+  /* collection */
+  char    *hostname;
+  gint64   timestamp_unix;
+  char    *sysroot;             /* NULL for the live system */
+  gboolean is_jetson;
+
+  /* identity */
+  JmemIdentity     *identity;
+  JmemTegraRelease *release;     /* NULL off a Jetson */
+  gint64            mem_total_kib;
+  char             *default_target;
+  char             *kernel_release;
+
+  /* memory */
+  JmemMeminfo *meminfo;
+
+  /* GPU */
+  JmemGpuStack  gpu_stack;
+  char         *gpu_source;      /* "nvidia-smi", "nvmap", "nvidia-smi+nvmap", "none" */
+  GPtrArray    *gpu_evidence;    /* char*: probe lines, exit status, ... */
+  GPtrArray    *gpus;            /* JmemNvsmiGpu */
+  GPtrArray    *gpu_apps;        /* JmemNvsmiApp */
+
+  /* NvMap */
+  gboolean          nvmap_readable;
+  char             *nvmap_via;       /* "helper", "debugfs", "sysroot" or NULL */
+  char             *nvmap_error;     /* why unreadable */
+  JmemNvmapClients *nvmap_clients;
+  gint64            nvmap_stats_total_bytes; /* stats/total_memory, -1 if absent */
+  GPtrArray        *nvmap_by_pid;    /* JmemNvmapPidTotal, largest first */
+  gint64            nvmap_unattributed_kib;  /* total - sum(rows), may be negative; -1 unknown */
+
+  /* processes */
+  GPtrArray *processes;         /* JmemProcess, largest footprint first */
+  guint      n_processes_total; /* before --top */
+  guint      n_processes_vanished;
+
+  /* host */
+  GPtrArray *thermal;           /* JmemThermal */
+  char      *power_mode;        /* nvpmodel -q, NULL when absent */
+  GPtrArray *disks;             /* JmemDisk */
+  GPtrArray *services;          /* JmemService; NULL when systemd was unreachable */
+  JmemTegrastats *tegrastats;   /* NULL unless asked */
+
+  GPtrArray *warnings;          /* JmemWarning */
+} JmemSnapshot;
+
+JmemSnapshot *jmem_snapshot_new (void);
+void jmem_snapshot_free (JmemSnapshot *snapshot);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemSnapshot, jmem_snapshot_free)
+
+void jmem_snapshot_add_warning (JmemSnapshot *snapshot,
+                                const char   *source,
+                                const char   *action,
+                                const char   *format,
+                                ...) G_GNUC_PRINTF (4, 5);
+
+void jmem_process_free (JmemProcess *process);
+void jmem_nvmap_pid_total_free (JmemNvmapPidTotal *total);
+void jmem_thermal_free (JmemThermal *thermal);
+void jmem_disk_free (JmemDisk *disk);
+void jmem_service_free (JmemService *service);
+void jmem_warning_free (JmemWarning *warning);
+
+G_END_DECLS
