@@ -1,0 +1,594 @@
+#include "jmem-snapshot-json.h"
+
+#include <math.h>
+
+#include "jmem-config.h"
+#include "jmem-text.h"
+
+/* Every string goes through here: the parsers promise valid UTF-8, but a
+ * broken promise must cost a U+FFFD, never an invalid document. */
+static void
+add_string (JsonBuilder *b,
+            const char  *name,
+            const char  *value)
+{
+  if (name != NULL)
+    json_builder_set_member_name (b, name);
+  if (value == NULL)
+    {
+      json_builder_add_null_value (b);
+    }
+  else if (G_LIKELY (g_utf8_validate (value, -1, NULL)))
+    {
+      json_builder_add_string_value (b, value);
+    }
+  else
+    {
+      g_autofree char *valid = jmem_text_make_valid (value, -1);
+
+      g_debug ("jmem-snapshot-json: member %s held invalid UTF-8", name ? name : "(array)");
+      json_builder_add_string_value (b, valid);
+    }
+}
+
+/* The model's "unknown" is -1 (any negative for a size or count). */
+static void
+add_int_or_null (JsonBuilder *b,
+                 const char  *name,
+                 gint64       value)
+{
+  json_builder_set_member_name (b, name);
+  if (value < 0)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_int_value (b, value);
+}
+
+/* JSON integers here are signed 64-bit; anything larger cannot be true. */
+static void
+add_uint (JsonBuilder *b,
+          const char  *name,
+          guint64      value)
+{
+  json_builder_set_member_name (b, name);
+  if (value > (guint64) G_MAXINT64)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_int_value (b, (gint64) value);
+}
+
+/* nvidia-smi and tegrastats report MiB; the output speaks KiB. */
+static void
+add_mib_as_kib (JsonBuilder *b,
+                const char  *name,
+                gint64       mib)
+{
+  json_builder_set_member_name (b, name);
+  if (mib < 0 || mib > G_MAXINT64 / 1024)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_int_value (b, mib * 1024);
+}
+
+static void
+add_celsius (JsonBuilder *b,
+             const char  *name,
+             double       celsius)
+{
+  json_builder_set_member_name (b, name);
+  if (!isfinite (celsius))
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_double_value (b, celsius);
+}
+
+static void
+add_bool (JsonBuilder *b,
+          const char  *name,
+          gboolean     value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_boolean_value (b, value ? TRUE : FALSE);
+}
+
+static void
+add_collected (JsonBuilder        *b,
+               const JmemSnapshot *s)
+{
+  json_builder_set_member_name (b, "collected");
+  json_builder_begin_object (b);
+  add_string (b, "hostname", s->hostname);
+
+  json_builder_set_member_name (b, "timestamp");
+  if (s->timestamp_unix > 0)
+    {
+      g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (s->timestamp_unix);
+      g_autofree char *iso = dt ? g_date_time_format_iso8601 (dt) : NULL;
+
+      if (iso != NULL)
+        json_builder_add_string_value (b, iso);
+      else
+        json_builder_add_null_value (b);
+    }
+  else
+    {
+      json_builder_add_null_value (b);
+    }
+  /* 0 is what an unset snapshot holds; no real collection happens at the epoch. */
+  add_int_or_null (b, "timestamp_unix", s->timestamp_unix > 0 ? s->timestamp_unix : -1);
+  add_string (b, "sysroot", s->sysroot);
+  add_bool (b, "is_jetson", s->is_jetson);
+  json_builder_end_object (b);
+}
+
+static void
+add_identity (JsonBuilder        *b,
+              const JmemSnapshot *s)
+{
+  const JmemIdentity *id = s->identity;
+  const JmemTegraRelease *rel = s->release;
+
+  json_builder_set_member_name (b, "identity");
+  json_builder_begin_object (b);
+  add_string (b, "sku", id ? id->sku : NULL);
+  add_string (b, "generation", id ? id->generation : NULL);
+  add_string (b, "product_line", id ? id->product_line : NULL);
+  add_string (b, "variant", id ? id->variant : NULL);
+  add_string (b, "variant_source", id ? id->variant_source : NULL);
+  add_string (b, "model", id ? id->model : NULL);
+  add_int_or_null (b, "mem_total_kib", s->mem_total_kib);
+  add_string (b, "l4t_version", rel ? rel->version : NULL);
+
+  json_builder_set_member_name (b, "l4t");
+  if (rel != NULL)
+    {
+      json_builder_begin_object (b);
+      add_string (b, "major", rel->major);
+      add_string (b, "revision", rel->revision);
+      add_string (b, "gcid", rel->gcid);
+      add_string (b, "board", rel->board);
+      add_string (b, "date", rel->date);
+      add_string (b, "kernel_variant", rel->kernel_variant);
+      json_builder_end_object (b);
+    }
+  else
+    {
+      json_builder_add_null_value (b);
+    }
+  add_string (b, "default_target", s->default_target);
+  add_string (b, "kernel_release", s->kernel_release);
+  json_builder_end_object (b);
+}
+
+static gint64
+meminfo_kib (const JmemMeminfo *m,
+             const char        *name)
+{
+  return m != NULL ? jmem_meminfo_get_kib (m, name) : -1;
+}
+
+/* a - b when both are known, else -1. */
+static gint64
+known_difference (gint64 a,
+                  gint64 b)
+{
+  return a >= 0 && b >= 0 ? a - b : -1;
+}
+
+static void
+add_memory (JsonBuilder        *b,
+            const JmemSnapshot *s)
+{
+  const JmemMeminfo *m = s->meminfo;
+  gint64 total = meminfo_kib (m, "MemTotal");
+  gint64 avail = meminfo_kib (m, "MemAvailable");
+  gint64 swap_total = meminfo_kib (m, "SwapTotal");
+  gint64 swap_free = meminfo_kib (m, "SwapFree");
+
+  json_builder_set_member_name (b, "memory");
+  json_builder_begin_object (b);
+  add_bool (b, "readable", m != NULL);
+  add_int_or_null (b, "malformed_lines", m ? (gint64) m->n_malformed : -1);
+
+  /* The few numbers a person asks for first, derived from the fields below. */
+  json_builder_set_member_name (b, "summary");
+  json_builder_begin_object (b);
+  add_int_or_null (b, "mem_total_kib", total);
+  add_int_or_null (b, "mem_available_kib", avail);
+  add_int_or_null (b, "used_kib", known_difference (total, avail));
+  add_int_or_null (b, "cached_kib", meminfo_kib (m, "Cached"));
+  add_int_or_null (b, "swap_total_kib", swap_total);
+  add_int_or_null (b, "swap_used_kib", known_difference (swap_total, swap_free));
+  add_int_or_null (b, "cma_total_kib", meminfo_kib (m, "CmaTotal"));
+  add_int_or_null (b, "cma_free_kib", meminfo_kib (m, "CmaFree"));
+  add_int_or_null (b, "nvmap_mem_used_kib", meminfo_kib (m, "NvMapMemUsed"));
+  json_builder_end_object (b);
+
+  /* Every /proc/meminfo line under the kernel's own name: kB lines in
+   * fields_kib, unit-less counts (HugePages_Total, ...) in counts. */
+  json_builder_set_member_name (b, "fields_kib");
+  json_builder_begin_object (b);
+  for (guint i = 0; m != NULL && m->fields != NULL && i < m->fields->len; i++)
+    {
+      const JmemMeminfoField *f = &g_array_index (m->fields, JmemMeminfoField, i);
+      g_autofree char *name = jmem_text_make_valid (f->name, -1);
+
+      if (f->is_kib)
+        add_uint (b, name, f->value);
+    }
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "counts");
+  json_builder_begin_object (b);
+  for (guint i = 0; m != NULL && m->fields != NULL && i < m->fields->len; i++)
+    {
+      const JmemMeminfoField *f = &g_array_index (m->fields, JmemMeminfoField, i);
+      g_autofree char *name = jmem_text_make_valid (f->name, -1);
+
+      if (!f->is_kib)
+        add_uint (b, name, f->value);
+    }
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+}
+
+static void
+add_gpu (JsonBuilder        *b,
+         const JmemSnapshot *s)
+{
+  json_builder_set_member_name (b, "gpu");
+  json_builder_begin_object (b);
+  add_string (b, "stack", jmem_gpu_stack_to_string (s->gpu_stack));
+  add_string (b, "source", s->gpu_source);
+
+  json_builder_set_member_name (b, "evidence");
+  json_builder_begin_array (b);
+  for (guint i = 0; s->gpu_evidence != NULL && i < s->gpu_evidence->len; i++)
+    add_string (b, NULL, g_ptr_array_index (s->gpu_evidence, i));
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "devices");
+  json_builder_begin_array (b);
+  for (guint i = 0; s->gpus != NULL && i < s->gpus->len; i++)
+    {
+      const JmemNvsmiGpu *g = g_ptr_array_index (s->gpus, i);
+
+      json_builder_begin_object (b);
+      add_int_or_null (b, "index", g->index);
+      add_string (b, "uuid", g->uuid);
+      add_string (b, "name", g->name);
+      add_mib_as_kib (b, "memory_total_kib", g->memory_total_mib);
+      add_mib_as_kib (b, "memory_used_kib", g->memory_used_mib);
+      add_mib_as_kib (b, "memory_free_kib", g->memory_free_mib);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "processes");
+  json_builder_begin_array (b);
+  for (guint i = 0; s->gpu_apps != NULL && i < s->gpu_apps->len; i++)
+    {
+      const JmemNvsmiApp *a = g_ptr_array_index (s->gpu_apps, i);
+
+      json_builder_begin_object (b);
+      add_int_or_null (b, "pid", a->pid);
+      add_string (b, "gpu_uuid", a->gpu_uuid);
+      add_mib_as_kib (b, "used_memory_kib", a->used_memory_mib);
+      add_string (b, "process_name", a->process_name);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+static void
+add_nvmap (JsonBuilder        *b,
+           const JmemSnapshot *s)
+{
+  const JmemNvmapClients *c = s->nvmap_clients;
+
+  json_builder_set_member_name (b, "nvmap");
+  json_builder_begin_object (b);
+  add_bool (b, "readable", s->nvmap_readable);
+  add_string (b, "via", s->nvmap_via);
+  add_string (b, "error", s->nvmap_error);
+  if (c != NULL && c->has_total)
+    add_uint (b, "total_kib", c->total_kib);
+  else
+    add_int_or_null (b, "total_kib", -1);
+  add_int_or_null (b, "stats_total_bytes", s->nvmap_stats_total_bytes);
+
+  json_builder_set_member_name (b, "clients");
+  json_builder_begin_array (b);
+  for (guint i = 0; c != NULL && c->clients != NULL && i < c->clients->len; i++)
+    {
+      const JmemNvmapClient *row = g_ptr_array_index (c->clients, i);
+
+      json_builder_begin_object (b);
+      add_string (b, "client", row->client);
+      add_string (b, "process", row->process);
+      add_uint (b, "pid", row->pid);
+      add_uint (b, "size_kib", row->size_kib);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "by_pid");
+  json_builder_begin_array (b);
+  for (guint i = 0; s->nvmap_by_pid != NULL && i < s->nvmap_by_pid->len; i++)
+    {
+      const JmemNvmapPidTotal *t = g_ptr_array_index (s->nvmap_by_pid, i);
+
+      json_builder_begin_object (b);
+      add_int_or_null (b, "pid", t->pid);
+      add_string (b, "process", t->process);
+      add_uint (b, "n_clients", t->n_clients);
+      add_uint (b, "size_kib", t->size_kib);
+      add_bool (b, "pid_exists", t->pid_exists);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  /* Negative is meaningful here (rows above the total); only -1 is unknown. */
+  json_builder_set_member_name (b, "unattributed_kib");
+  if (s->nvmap_unattributed_kib == -1)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_int_value (b, s->nvmap_unattributed_kib);
+  add_int_or_null (b, "malformed_lines", c ? (gint64) c->n_malformed : -1);
+  add_string (b, "layout", c ? jmem_nvmap_layout_to_string (c->layout) : NULL);
+  json_builder_end_object (b);
+}
+
+static void
+add_process (JsonBuilder       *b,
+             const JmemProcess *p)
+{
+  char state[2] = { p->state, '\0' };
+
+  json_builder_begin_object (b);
+  add_int_or_null (b, "pid", p->pid);
+  add_string (b, "name", p->name);
+  add_string (b, "user", p->user);
+  add_int_or_null (b, "uid", p->uid);
+  add_string (b, "state", g_ascii_isgraph (p->state) && p->state != '?' ? state : NULL);
+  add_int_or_null (b, "rss_kib", p->rss_kib);
+  add_int_or_null (b, "pss_kib", p->pss_kib);
+  add_int_or_null (b, "swap_kib", p->swap_kib);
+  add_int_or_null (b, "nvmap_kib", p->nvmap_kib);
+  add_int_or_null (b, "gpu_kib", p->gpu_kib);
+  add_int_or_null (b, "footprint_kib", p->footprint_kib);
+
+  json_builder_set_member_name (b, "container");
+  if (p->container_runtime != NULL || p->container_id != NULL)
+    {
+      json_builder_begin_object (b);
+      add_string (b, "runtime", p->container_runtime);
+      add_string (b, "id", p->container_id);
+      json_builder_end_object (b);
+    }
+  else
+    {
+      json_builder_add_null_value (b);
+    }
+  add_string (b, "cmdline", p->cmdline);
+  json_builder_end_object (b);
+}
+
+static void
+add_processes (JsonBuilder        *b,
+               const JmemSnapshot *s)
+{
+  guint shown = s->processes != NULL ? s->processes->len : 0;
+
+  json_builder_set_member_name (b, "processes");
+  json_builder_begin_object (b);
+  add_uint (b, "total", MAX (s->n_processes_total, shown));
+  add_uint (b, "shown", shown);
+  add_uint (b, "vanished", s->n_processes_vanished);
+  json_builder_set_member_name (b, "list");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < shown; i++)
+    add_process (b, g_ptr_array_index (s->processes, i));
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+static void
+add_host (JsonBuilder        *b,
+          const JmemSnapshot *s)
+{
+  json_builder_set_member_name (b, "thermal");
+  json_builder_begin_array (b);
+  for (guint i = 0; s->thermal != NULL && i < s->thermal->len; i++)
+    {
+      const JmemThermal *t = g_ptr_array_index (s->thermal, i);
+
+      json_builder_begin_object (b);
+      add_string (b, "zone", t->zone);
+      add_string (b, "type", t->type);
+      add_celsius (b, "celsius", t->celsius);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  add_string (b, "power_mode", s->power_mode);
+
+  json_builder_set_member_name (b, "disks");
+  json_builder_begin_array (b);
+  for (guint i = 0; s->disks != NULL && i < s->disks->len; i++)
+    {
+      const JmemDisk *d = g_ptr_array_index (s->disks, i);
+
+      json_builder_begin_object (b);
+      add_string (b, "mount_point", d->mount_point);
+      add_string (b, "device", d->device);
+      add_string (b, "fs_type", d->fs_type);
+      add_uint (b, "size_kib", d->size_kib);
+      add_uint (b, "used_kib", d->used_kib);
+      add_uint (b, "available_kib", d->available_kib);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "services");
+  if (s->services != NULL)
+    {
+      json_builder_begin_array (b);
+      for (guint i = 0; i < s->services->len; i++)
+        {
+          const JmemService *svc = g_ptr_array_index (s->services, i);
+
+          json_builder_begin_object (b);
+          add_string (b, "name", svc->name);
+          add_string (b, "load_state", svc->load_state);
+          add_string (b, "active_state", svc->active_state);
+          add_string (b, "unit_file_state", svc->unit_file_state);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+    }
+  else
+    {
+      json_builder_add_null_value (b);
+    }
+}
+
+/* A GArray of gint64 where -1 (cpu "off", no reading) is null. */
+static void
+add_int_array (JsonBuilder  *b,
+               const char   *name,
+               const GArray *values)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_array (b);
+  for (guint i = 0; values != NULL && i < values->len; i++)
+    {
+      gint64 v = g_array_index (values, gint64, i);
+
+      if (v < 0)
+        json_builder_add_null_value (b);
+      else
+        json_builder_add_int_value (b, v);
+    }
+  json_builder_end_array (b);
+}
+
+static void
+add_tegrastats (JsonBuilder        *b,
+                const JmemSnapshot *s)
+{
+  const JmemTegrastats *t = s->tegrastats;
+
+  json_builder_set_member_name (b, "tegrastats");
+  if (t == NULL)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_object (b);
+  add_string (b, "timestamp", t->timestamp);
+  add_mib_as_kib (b, "ram_used_kib", t->ram_used_mib);
+  add_mib_as_kib (b, "ram_total_kib", t->ram_total_mib);
+  add_int_or_null (b, "lfb_blocks", t->lfb_blocks);
+  add_int_or_null (b, "lfb_block_kib", t->lfb_block_kib);
+  add_mib_as_kib (b, "swap_used_kib", t->swap_used_mib);
+  add_mib_as_kib (b, "swap_total_kib", t->swap_total_mib);
+  add_mib_as_kib (b, "swap_cached_kib", t->swap_cached_mib);
+  add_int_or_null (b, "emc_freq_percent", t->emc_freq_percent);
+  add_int_or_null (b, "emc_freq_mhz", t->emc_freq_mhz);
+  add_int_or_null (b, "gr3d_freq_percent", t->gr3d_freq_percent);
+  add_int_array (b, "gr3d_freq_mhz", t->gr3d_freq_mhz);
+  add_int_array (b, "cpu_percent", t->cpu_percent);
+
+  json_builder_set_member_name (b, "temps");
+  json_builder_begin_array (b);
+  for (guint i = 0; t->temps != NULL && i < t->temps->len; i++)
+    {
+      const JmemTegrastatsTemp *temp = g_ptr_array_index (t->temps, i);
+
+      json_builder_begin_object (b);
+      add_string (b, "name", temp->name);
+      add_celsius (b, "celsius", temp->celsius);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "rails");
+  json_builder_begin_array (b);
+  for (guint i = 0; t->rails != NULL && i < t->rails->len; i++)
+    {
+      const JmemTegrastatsRail *r = g_ptr_array_index (t->rails, i);
+
+      json_builder_begin_object (b);
+      add_string (b, "name", r->name);
+      add_int_or_null (b, "current_mw", r->current_mw);
+      add_int_or_null (b, "average_mw", r->average_mw);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  add_uint (b, "unknown_tokens", t->n_unknown_tokens);
+  json_builder_end_object (b);
+}
+
+static void
+add_warnings (JsonBuilder        *b,
+              const JmemSnapshot *s)
+{
+  json_builder_set_member_name (b, "warnings");
+  json_builder_begin_array (b);
+  for (guint i = 0; s->warnings != NULL && i < s->warnings->len; i++)
+    {
+      const JmemWarning *w = g_ptr_array_index (s->warnings, i);
+
+      json_builder_begin_object (b);
+      add_string (b, "source", w->source);
+      add_string (b, "message", w->message);
+      add_string (b, "action", w->action);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+JsonNode *
+jmem_snapshot_to_json (const JmemSnapshot *snapshot)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  g_return_val_if_fail (snapshot != NULL, NULL);
+
+  json_builder_begin_object (b);
+  add_string (b, "schema", JMEM_SNAPSHOT_SCHEMA_NAME);
+  json_builder_set_member_name (b, "schema_version");
+  json_builder_add_int_value (b, JMEM_SNAPSHOT_SCHEMA_VERSION);
+  add_string (b, "jmem_version", JMEM_VERSION);
+  add_collected (b, snapshot);
+  add_identity (b, snapshot);
+  add_memory (b, snapshot);
+  add_gpu (b, snapshot);
+  add_nvmap (b, snapshot);
+  add_processes (b, snapshot);
+  add_host (b, snapshot);
+  add_tegrastats (b, snapshot);
+  add_warnings (b, snapshot);
+  json_builder_end_object (b);
+
+  return json_builder_get_root (b);
+}
+
+char *
+jmem_snapshot_to_json_string (const JmemSnapshot *snapshot,
+                              gboolean            pretty)
+{
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(JsonGenerator) gen = NULL;
+
+  g_return_val_if_fail (snapshot != NULL, NULL);
+
+  root = jmem_snapshot_to_json (snapshot);
+  gen = json_generator_new ();
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, pretty);
+  json_generator_set_indent (gen, 2);
+  return json_generator_to_data (gen, NULL);
+}
