@@ -2,7 +2,7 @@
 # and test on Debian 12, and nothing when it is all there already.
 
 JMEM_BUILD_PACKAGES=(
-  meson ninja-build pkg-config gcc clang
+  meson ninja-build pkg-config gcc libc6-dev clang
   libglib2.0-dev libglib2.0-dev-bin libjson-glib-dev libcap-dev
   libpolkit-gobject-1-dev libdbus-1-dev systemd
 )
@@ -10,6 +10,7 @@ JMEM_TEST_PACKAGES=(
   dbus dbus-daemon polkitd util-linux procps passwd
   python3 python3-jsonschema valgrind libclang-rt-14-dev smem
 )
+JMEM_BENCH_PACKAGES=(smem time procps)
 
 jmem_install_deps () {
   local missing=() pkg
@@ -24,6 +25,7 @@ jmem_install_deps () {
   fi
   echo "jmem: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -q >/dev/null
-  apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+  apt-get -o DPkg::Lock::Timeout=300 update -q >/dev/null
+  apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends \
+    "${missing[@]}" >/dev/null
 }
