@@ -21,6 +21,16 @@ JmemNvmapClients *jmem_helper_get_nvmap_clients (const JmemHelperCallOptions *op
 JmemNvmapAllocations *jmem_helper_get_nvmap_allocations (const JmemHelperCallOptions *options,
                                                          GError                     **error);
 
+/* DropCaches: sync(), then @level (1 page cache, 2 dentries and inodes, 3
+ * both) to /proc/sys/vm/drop_caches; @compact also compacts memory. At most
+ * once per 10 s on the whole system (JMEM_ERROR_RATE_LIMITED otherwise).
+ * *result (nullable) receives what the helper wrote, an a{sv}. */
+gboolean jmem_helper_drop_caches (const JmemHelperCallOptions *options,
+                                  guint                        level,
+                                  gboolean                     compact,
+                                  GVariant                   **result,
+                                  GError                     **error);
+
 /* What a person should do about @error from one of the calls above (group
  * membership, install the helper, start polkit, ...), or NULL when there is
  * nothing to do. */

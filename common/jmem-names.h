@@ -20,3 +20,7 @@
 #define JMEM_MAX_DEBUGFS_BYTES  (32u * 1024u * 1024u)
 #define JMEM_MAX_PROC_BYTES     (4u * 1024u * 1024u)
 #define JMEM_MAX_SMALL_BYTES    (64u * 1024u)
+
+/* The helper's AccessDenied message starts with this when polkit cannot be
+ * asked; the client tells that apart from a plain refusal. */
+#define JMEM_POLKIT_UNAVAILABLE "polkit is unavailable"

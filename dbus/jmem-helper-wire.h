@@ -1,0 +1,31 @@
+/* The NvMap model on the wire of dev.jmem.Helper1: the helper builds the
+ * replies, the client reads them back. Both directions live here so that one
+ * test covers the pair (see dev.jmem.Helper1.xml for the signatures). */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "jmem-nvmap.h"
+
+G_BEGIN_DECLS
+
+#define JMEM_WIRE_CLIENTS_REPLY_TYPE     "(a(ssut)ta{sv})"
+#define JMEM_WIRE_ALLOCATIONS_REPLY_TYPE "(a(ssuta(ttuuuuuuuis))ta{sv})"
+
+/* The GetNvMapClients reply. @stats_total_bytes < 0 leaves it out of info.
+ * Strings that are not valid UTF-8 are repaired, never passed through. */
+GVariant *jmem_wire_clients_to_variant (const JmemNvmapClients *clients,
+                                        gint64                  stats_total_bytes);
+
+/* Reads a GetNvMapClients reply; *stats_total_bytes is -1 when absent. Fails
+ * with JMEM_ERROR_FAILED on a reply of the wrong type. */
+JmemNvmapClients *jmem_wire_clients_from_variant (GVariant  *reply,
+                                                  gint64    *stats_total_bytes,
+                                                  GError   **error);
+
+GVariant *jmem_wire_allocations_to_variant (const JmemNvmapAllocations *allocations);
+
+JmemNvmapAllocations *jmem_wire_allocations_from_variant (GVariant  *reply,
+                                                          GError   **error);
+
+G_END_DECLS
