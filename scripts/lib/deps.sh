@@ -10,7 +10,8 @@ JMEM_TEST_PACKAGES=(
   dbus dbus-daemon polkitd util-linux procps passwd
   python3 python3-jsonschema valgrind libclang-rt-14-dev smem
 )
-JMEM_BENCH_PACKAGES=(smem time procps)
+JMEM_DEMO_PACKAGES=(dbus dbus-daemon polkitd util-linux procps passwd python3)
+JMEM_BENCH_PACKAGES=(smem procps python3)
 
 jmem_install_deps () {
   local missing=() pkg
