@@ -68,6 +68,7 @@ typedef struct {
   guint64    total_kib;
   guint      n_malformed;
   gboolean   has_hugetlbfs_column;
+  gboolean   has_map_columns;  /* FALSE on 2011-2014 kernels: kmaps, umaps, share read 0 */
   JmemNvmapLayout layout;
 } JmemNvmapAllocations;
 
