@@ -1,0 +1,187 @@
+#include "jmem-cmd.h"
+
+#include "jmem-error.h"
+#include "jmem-nvmap-source.h"
+#include "jmem-text.h"
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+#include <unistd.h>
+
+static gboolean
+is_refusal (const GError *error)
+{
+  return g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED) ||
+         g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_AUTH_FAILED) ||
+         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED) ||
+         (error != NULL && error->domain == G_DBUS_ERROR &&
+          g_dbus_error_is_remote_error (error) &&
+          g_str_has_suffix (g_dbus_error_get_remote_error (error), "InteractiveAuthorizationRequired"));
+}
+
+static void
+add_handle (JsonBuilder *b, const JmemNvmapHandle *h)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "base");
+  json_builder_add_int_value (b, (gint64) MIN (h->base, (guint64) G_MAXINT64));
+  json_builder_set_member_name (b, "size_kib");
+  json_builder_add_int_value (b, (gint64) MIN (h->size_kib, (guint64) G_MAXINT64));
+#define U32(field) json_builder_set_member_name (b, #field); json_builder_add_int_value (b, h->field)
+  U32 (flags); U32 (refs); U32 (dupes); U32 (pins); U32 (kmaps); U32 (umaps); U32 (share);
+#undef U32
+  json_builder_set_member_name (b, "from_hugetlbfs");
+  if (h->from_hugetlbfs < 0)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_boolean_value (b, h->from_hugetlbfs != 0);
+  json_builder_set_member_name (b, "tag");
+  json_builder_add_string_value (b, h->tag ? h->tag : "");
+  json_builder_end_object (b);
+}
+
+static char *
+to_json (const JmemNvmapAllocations *a, const char *via, gint64 pid)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "schema");
+  json_builder_add_string_value (b, "jmem-allocations");
+  json_builder_set_member_name (b, "schema_version");
+  json_builder_add_int_value (b, 1);
+  json_builder_set_member_name (b, "via");
+  json_builder_add_string_value (b, via);
+  json_builder_set_member_name (b, "layout");
+  json_builder_add_string_value (b, jmem_nvmap_layout_to_string (a->layout));
+  json_builder_set_member_name (b, "total_kib");
+  if (a->has_total && pid < 0)
+    json_builder_add_int_value (b, (gint64) MIN (a->total_kib, (guint64) G_MAXINT64));
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "n_malformed");
+  json_builder_add_int_value (b, a->n_malformed);
+  json_builder_set_member_name (b, "clients");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < a->clients->len; i++)
+    {
+      const JmemNvmapClientHandles *ch = g_ptr_array_index (a->clients, i);
+
+      if (pid >= 0 && ch->client->pid != pid)
+        continue;
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "client");
+      json_builder_add_string_value (b, ch->client->client);
+      json_builder_set_member_name (b, "process");
+      json_builder_add_string_value (b, ch->client->process);
+      json_builder_set_member_name (b, "pid");
+      json_builder_add_int_value (b, ch->client->pid);
+      json_builder_set_member_name (b, "size_kib");
+      json_builder_add_int_value (b, (gint64) MIN (ch->client->size_kib, (guint64) G_MAXINT64));
+      json_builder_set_member_name (b, "handles");
+      json_builder_begin_array (b);
+      for (guint j = 0; j < ch->handles->len; j++)
+        add_handle (b, g_ptr_array_index (ch->handles, j));
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  return json_generator_to_data (gen, NULL);
+}
+
+static char *
+to_text (const JmemNvmapAllocations *a, const char *via, gint64 pid)
+{
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out, "NvMap allocations (via %s)\n", via);
+  for (guint i = 0; i < a->clients->len; i++)
+    {
+      const JmemNvmapClientHandles *ch = g_ptr_array_index (a->clients, i);
+      g_autofree char *name = NULL;
+
+      if (pid >= 0 && ch->client->pid != pid)
+        continue;
+      name = jmem_text_escape_for_terminal (ch->client->process);
+      g_string_append_printf (out, "\n%s  PID %u  %s  %" G_GUINT64_FORMAT " KiB  %u handles\n",
+                              name, ch->client->pid, ch->client->client,
+                              ch->client->size_kib, ch->handles->len);
+      if (ch->handles->len > 0)
+        g_string_append_printf (out, "  %18s %12s %10s %5s %5s %5s %5s %5s %5s  %s\n", "BASE",
+                                "SIZE_KIB", "FLAGS", "REFS", "DUPES", "PINS", "KMAPS",
+                                "UMAPS", "SHARE", "TAG");
+      for (guint j = 0; j < ch->handles->len; j++)
+        {
+          const JmemNvmapHandle *h = g_ptr_array_index (ch->handles, j);
+          g_autofree char *tag = jmem_text_escape_for_terminal (h->tag ? h->tag : "");
+
+          g_string_append_printf (out, "  %18" G_GINT64_MODIFIER "x %12" G_GUINT64_FORMAT
+                                  " %10x %5u %5u %5u %5u %5u %5u  %s\n", h->base, h->size_kib,
+                                  h->flags, h->refs, h->dupes, h->pins, h->kmaps, h->umaps,
+                                  h->share, tag);
+        }
+    }
+  if (a->has_total && pid < 0)
+    g_string_append_printf (out, "\ntotal %" G_GUINT64_FORMAT " KiB\n", a->total_kib);
+  return g_string_free (out, FALSE);
+}
+
+int
+jmem_cmd_allocations (int argc, char **argv)
+{
+  gboolean json = FALSE, no_ask = FALSE;
+  gint64 pid = -1;
+  g_autofree char *sysroot = NULL;
+  GOptionEntry entries[] = {
+    { "pid", 0, 0, G_OPTION_ARG_INT64, &pid, "Only this process", "PID" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON", NULL },
+    { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },
+    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
+    { NULL },
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("- NvMap handles per client");
+  g_autoptr(JmemNvmapAllocations) allocations = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  JmemNvmapSourceContext sctx = { 0 };
+  const JmemNvmapSource *source;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_description (context,
+    "Reads through jmem-helper, or debugfs directly as root, or a capture.\n"
+    "Exit status: 0 ok, 64 usage error, 69 no NvMap data, 77 not authorized.");
+  if (!jmem_cmd_parse (context, &argc, &argv))
+    return JMEM_EXIT_USAGE;
+  if (argc > 1 || pid < -1 || pid > G_MAXUINT32)
+    {
+      g_printerr ("jmem allocations: bad arguments\nTry \"jmem allocations --help\".\n");
+      return JMEM_EXIT_USAGE;
+    }
+  sctx.root = sysroot && !g_str_equal (sysroot, "/") && sysroot[0] ? sysroot : NULL;
+  sctx.allow_interactive = !no_ask && isatty (STDIN_FILENO);
+
+  source = jmem_nvmap_source_choose (&sctx, &error);
+  if (source != NULL)
+    allocations = source->read_allocations (&sctx, &error);
+  if (allocations == NULL)
+    {
+      const char *action = jmem_nvmap_source_error_action (source, error);
+
+      g_printerr ("jmem allocations: %s\n", error->message);
+      if (action != NULL)
+        g_printerr ("To fix: %s\n", action);
+      return is_refusal (error) ? JMEM_EXIT_NOT_AUTHORIZED : JMEM_EXIT_NO_DATA;
+    }
+
+  text = json ? to_json (allocations, source->via, pid) : to_text (allocations, source->via, pid);
+  if (!jmem_cmd_write_stdout (text, strlen (text)) || (json && !jmem_cmd_write_stdout ("\n", 1)))
+    return JMEM_EXIT_CANT_CREATE;
+  return JMEM_EXIT_OK;
+}

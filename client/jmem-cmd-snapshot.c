@@ -1,0 +1,85 @@
+#include "jmem-cmd.h"
+
+#include "jmem-collect.h"
+#include "jmem-error.h"
+#include "jmem-output-human.h"
+#include "jmem-snapshot-json.h"
+
+#include <unistd.h>
+
+int
+jmem_cmd_snapshot (int argc, char **argv)
+{
+  gboolean json = FALSE, all = FALSE, no_ask = FALSE;
+  int top = -2, tegrastats = 0;
+  g_autofree char *sysroot = NULL;
+  GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON (docs/snapshot.schema.json)", NULL },
+    { "top", 0, 0, G_OPTION_ARG_INT, &top, "Show the N largest processes (default 10)", "N" },
+    { "all", 0, 0, G_OPTION_ARG_NONE, &all, "Show every process", NULL },
+    { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },
+    { "tegrastats", 0, 0, G_OPTION_ARG_INT, &tegrastats, "Add one tegrastats line (takes that long)", "SECONDS" },
+    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
+    { NULL },
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("- what holds memory now");
+  g_autoptr(JmemSnapshot) snapshot = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  JmemCollectOptions options = { 0 };
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_description (context,
+    "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot), 70 internal error.");
+  if (!jmem_cmd_parse (context, &argc, &argv))
+    return JMEM_EXIT_USAGE;
+  if (argc > 1)
+    {
+      g_printerr ("jmem snapshot: unexpected argument \"%s\"\n", argv[1]);
+      return JMEM_EXIT_USAGE;
+    }
+  if ((top != -2 && (top < 0 || all)))
+    {
+      g_printerr ("jmem snapshot: --top takes a count of 0 or more and excludes --all\n");
+      return JMEM_EXIT_USAGE;
+    }
+  if (tegrastats < 0 || tegrastats > 3600)
+    {
+      g_printerr ("jmem snapshot: --tegrastats takes 1 to 3600 seconds\n");
+      return JMEM_EXIT_USAGE;
+    }
+
+  options.sysroot = sysroot;
+  options.top = all ? -1 : top >= 0 ? top : JMEM_COLLECT_DEFAULT_TOP;
+  options.tegrastats_seconds = (guint) tegrastats;
+  options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
+
+  snapshot = jmem_collect_snapshot (&options, &error);
+  if (snapshot == NULL)
+    {
+      g_printerr ("jmem snapshot: %s\n", error->message);
+      return g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) ?
+               JMEM_EXIT_NO_DATA : JMEM_EXIT_INTERNAL;
+    }
+
+  if (json)
+    {
+      text = jmem_snapshot_to_json_string (snapshot, TRUE);
+      if (text == NULL)
+        {
+          g_printerr ("jmem snapshot: the snapshot could not be written as JSON\n");
+          return JMEM_EXIT_INTERNAL;
+        }
+      if (!jmem_cmd_write_stdout (text, strlen (text)) || !jmem_cmd_write_stdout ("\n", 1))
+        return JMEM_EXIT_CANT_CREATE;
+    }
+  else
+    {
+      g_autoptr(GString) out = g_string_new (NULL);
+
+      jmem_output_human_snapshot (snapshot, out, jmem_cmd_use_color ());
+      if (!jmem_cmd_write_stdout (out->str, out->len))
+        return JMEM_EXIT_CANT_CREATE;
+    }
+  return JMEM_EXIT_OK;
+}

@@ -1,0 +1,31 @@
+/* The jmem subcommands and their exit codes (sysexits.h values, see jmem(1)). */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  JMEM_EXIT_OK = 0,
+  JMEM_EXIT_USAGE = 64,          /* bad command line */
+  JMEM_EXIT_NO_DATA = 69,        /* nothing to report at all */
+  JMEM_EXIT_INTERNAL = 70,       /* a bug */
+  JMEM_EXIT_CANT_CREATE = 73,    /* cannot create the output */
+  JMEM_EXIT_NOT_AUTHORIZED = 77, /* the command's main data was refused */
+} JmemExit;
+
+/* Each takes argv with argv[0] = the subcommand's name. */
+int jmem_cmd_snapshot (int argc, char **argv);
+int jmem_cmd_capture (int argc, char **argv);
+int jmem_cmd_allocations (int argc, char **argv);
+
+/* Parses @argv with @context; prints the error with a hint on failure. */
+gboolean jmem_cmd_parse (GOptionContext *context, int *argc, char ***argv);
+
+/* Whether a human view on stdout may use colour (a terminal, NO_COLOR unset). */
+gboolean jmem_cmd_use_color (void);
+
+/* Writes all of @text to stdout; FALSE when it could not (closed pipe, full disk). */
+gboolean jmem_cmd_write_stdout (const char *text, gsize len);
+
+G_END_DECLS

@@ -1,0 +1,142 @@
+#include "jmem-collect-private.h"
+
+#include "jmem-names.h"
+#include "jmem-nvsmi.h"
+#include "jmem-run.h"
+#include "jmem-text.h"
+
+#include <string.h>
+
+/* One nvidia-smi query, live or from DIR/nvidia-smi/NAME.csv and
+ * NAME.exit-status ("0", "not-found", "timeout", or a number). Returns the
+ * output, or NULL with the evidence saying why not. */
+static char *
+run_query (JmemCollectContext *ctx, const char *name, const char *query, gsize *len)
+{
+  JmemSnapshot *s = ctx->snapshot;
+  g_autoptr(GError) error = NULL;
+
+  if (ctx->root != NULL)
+    {
+      g_autofree char *csv = g_strdup_printf ("/nvidia-smi/%s.csv", name);
+      g_autofree char *status_path = g_strdup_printf ("/nvidia-smi/%s.exit-status", name);
+      g_autofree char *status = jmem_collect_read_text (ctx, status_path, NULL);
+      char *data = NULL;
+
+      if (status != NULL && !g_str_equal (status, "0"))
+        {
+          g_ptr_array_add (s->gpu_evidence,
+                           g_strdup_printf ("nvidia-smi %s: %s (captured)", query,
+                                            g_str_equal (status, "not-found") ?
+                                              "not installed" : status));
+          return NULL;
+        }
+      if (!jmem_collect_read_raw (ctx, csv, JMEM_MAX_PROC_BYTES, &data, len, &error))
+        {
+          g_ptr_array_add (s->gpu_evidence,
+                           g_strdup_printf ("nvidia-smi %s: not in the capture", query));
+          return NULL;
+        }
+      return data;
+    }
+  else
+    {
+      const char *argv[] = { "nvidia-smi", query, JMEM_NVSMI_FORMAT, NULL };
+      JmemRunResult r;
+
+      if (!jmem_run (argv, ctx->timeout_ms, JMEM_MAX_PROC_BYTES, &r, &error))
+        {
+          g_ptr_array_add (s->gpu_evidence,
+                           g_error_matches (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT) ?
+                             g_strdup_printf ("nvidia-smi %s: not installed", query) :
+                             g_strdup_printf ("nvidia-smi %s: %s", query, error->message));
+          return NULL;
+        }
+      if (r.timed_out)
+        {
+          g_ptr_array_add (s->gpu_evidence,
+                           g_strdup_printf ("nvidia-smi %s: no answer within %u ms, killed",
+                                            query, ctx->timeout_ms));
+          jmem_snapshot_add_warning (s, "gpu", "check the GPU driver: sudo dmesg | grep -i nv",
+                                     "nvidia-smi did not answer within %u ms and was killed",
+                                     ctx->timeout_ms);
+          jmem_run_result_clear (&r);
+          return NULL;
+        }
+      if (r.exit_status != 0)
+        {
+          g_ptr_array_add (s->gpu_evidence,
+                           g_strdup_printf ("nvidia-smi %s: exit status %d", query, r.exit_status));
+          jmem_run_result_clear (&r);
+          return NULL;
+        }
+      *len = r.out_len;
+      return r.out;
+    }
+}
+
+static void
+add_output_evidence (JmemSnapshot *s, const char *label, const char *data, gsize len)
+{
+  g_autofree char *text = jmem_text_make_valid (data, (gssize) len);
+  g_auto(GStrv) lines = g_strsplit (text, "\n", 16);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (lines[i][0] != '\0')
+      g_ptr_array_add (s->gpu_evidence, g_strdup_printf ("%s: %s", label, g_strchomp (lines[i])));
+}
+
+void
+jmem_collect_gpu (JmemCollectContext *ctx)
+{
+  JmemSnapshot *s = ctx->snapshot;
+  g_autofree char *gpu_data = NULL;
+  g_autofree char *apps_data = NULL;
+  g_autoptr(GPtrArray) gpus = NULL;
+  g_autoptr(GPtrArray) apps = NULL;
+  g_autoptr(GError) error = NULL;
+  guint n_malformed = 0;
+  gsize len = 0;
+
+  s->gpu_stack = JMEM_GPU_STACK_NONE;
+  gpu_data = run_query (ctx, "query-gpu", JMEM_NVSMI_QUERY_GPU, &len);
+  if (gpu_data == NULL)
+    return;
+  add_output_evidence (s, "query-gpu", gpu_data, len);
+
+  gpus = jmem_nvsmi_gpus_parse (gpu_data, len, &n_malformed, &error);
+  if (gpus == NULL)
+    {
+      jmem_snapshot_add_warning (s, "gpu", NULL, "nvidia-smi output not understood: %s",
+                                 error->message);
+      return;
+    }
+  if (n_malformed > 0)
+    jmem_snapshot_add_warning (s, "gpu", NULL, "%u malformed nvidia-smi --query-gpu lines",
+                               n_malformed);
+  s->gpu_stack = jmem_nvsmi_stack_from_gpus (gpus);
+  g_ptr_array_extend_and_steal (s->gpus, g_steal_pointer (&gpus));
+  g_ptr_array_add (s->gpu_evidence,
+                   g_strdup_printf ("stack: %s", jmem_gpu_stack_to_string (s->gpu_stack)));
+  if (s->gpus->len == 0)
+    return;
+
+  apps_data = run_query (ctx, "query-compute-apps", JMEM_NVSMI_QUERY_APPS, &len);
+  if (apps_data == NULL)
+    return;
+  n_malformed = 0;
+  apps = jmem_nvsmi_apps_parse (apps_data, len, &n_malformed, &error);
+  if (apps == NULL)
+    {
+      jmem_snapshot_add_warning (s, "gpu", NULL, "nvidia-smi compute-apps output not understood: %s",
+                                 error->message);
+      return;
+    }
+  if (n_malformed > 0)
+    jmem_snapshot_add_warning (s, "gpu", NULL, "%u malformed nvidia-smi --query-compute-apps lines",
+                               n_malformed);
+  g_ptr_array_add (s->gpu_evidence,
+                   g_strdup_printf ("query-compute-apps: %u processes", apps->len));
+  g_ptr_array_extend_and_steal (s->gpu_apps, g_steal_pointer (&apps));
+  ctx->gpu_apps_read = TRUE;
+}

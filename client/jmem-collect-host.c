@@ -1,0 +1,205 @@
+/* Host facts: thermal zones, power mode, disk usage. */
+#include "jmem-collect-private.h"
+
+#include "jmem-names.h"
+#include "jmem-run.h"
+#include "jmem-text.h"
+
+#include <gio/gio.h>
+#include <string.h>
+#include <sys/statvfs.h>
+
+static int
+compare_zone (gconstpointer a, gconstpointer b)
+{
+  const JmemThermal *ta = *(JmemThermal * const *) a;
+  const JmemThermal *tb = *(JmemThermal * const *) b;
+  guint64 na = g_ascii_strtoull (ta->zone + strlen ("thermal_zone"), NULL, 10);
+  guint64 nb = g_ascii_strtoull (tb->zone + strlen ("thermal_zone"), NULL, 10);
+
+  return na < nb ? -1 : na > nb;
+}
+
+void
+jmem_collect_thermal (JmemCollectContext *ctx)
+{
+  g_autofree char *base = jmem_collect_path (ctx, "/sys/class/thermal");
+  g_autoptr(GDir) dir = g_dir_open (base, 0, NULL);
+  const char *name;
+
+  if (dir == NULL)
+    return;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *type_path = NULL;
+      g_autofree char *temp_path = NULL;
+      g_autofree char *temp = NULL;
+      JmemThermal *t;
+      gint64 milli;
+      char *end = NULL;
+
+      if (!g_str_has_prefix (name, "thermal_zone"))
+        continue;
+      type_path = g_strdup_printf ("/sys/class/thermal/%s/type", name);
+      temp_path = g_strdup_printf ("/sys/class/thermal/%s/temp", name);
+      temp = jmem_collect_read_text (ctx, temp_path, NULL);
+      if (temp == NULL)
+        continue;  /* some zones refuse reads while their sensor is off */
+      milli = g_ascii_strtoll (temp, &end, 10);
+      if (end == temp || *end != '\0')
+        continue;
+      t = g_new0 (JmemThermal, 1);
+      t->zone = jmem_text_make_valid (name, -1);
+      t->type = jmem_collect_read_text (ctx, type_path, NULL);
+      t->celsius = (double) milli / 1000.0;
+      g_ptr_array_add (ctx->snapshot->thermal, t);
+    }
+  g_ptr_array_sort (ctx->snapshot->thermal, compare_zone);
+}
+
+/* "NV Power Mode: MAXN\n0" -> "MAXN". */
+static char *
+power_mode_from_output (const char *data, gsize len)
+{
+  g_autofree char *text = jmem_text_make_valid (data, (gssize) len);
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *colon = strstr (lines[i], "Power Mode:");
+
+      if (colon != NULL)
+        return g_strstrip (g_strdup (colon + strlen ("Power Mode:")));
+    }
+  return NULL;
+}
+
+void
+jmem_collect_power_mode (JmemCollectContext *ctx)
+{
+  JmemSnapshot *s = ctx->snapshot;
+
+  if (ctx->root != NULL)
+    {
+      g_autofree char *data = NULL;
+      gsize len = 0;
+
+      if (jmem_collect_read_raw (ctx, "/nvpmodel/query.txt", JMEM_MAX_SMALL_BYTES, &data, &len, NULL))
+        s->power_mode = power_mode_from_output (data, len);
+    }
+  else
+    {
+      const char *argv[] = { "nvpmodel", "-q", NULL };
+      g_autoptr(GError) error = NULL;
+      JmemRunResult r;
+
+      if (jmem_run (argv, ctx->timeout_ms, JMEM_MAX_SMALL_BYTES, &r, &error))
+        {
+          if (r.exit_status == 0)
+            s->power_mode = power_mode_from_output (r.out, r.out_len);
+          else if (r.timed_out)
+            jmem_snapshot_add_warning (s, "power-mode", NULL,
+                                       "nvpmodel -q did not answer within %u ms and was killed",
+                                       ctx->timeout_ms);
+          jmem_run_result_clear (&r);
+        }
+    }
+  if (s->power_mode == NULL && s->is_jetson)
+    jmem_snapshot_add_warning (s, "power-mode", "install nvpmodel (package nvidia-l4t-tools)",
+                               "power mode unknown: no answer from nvpmodel -q");
+}
+
+/* One line of DIR/jmem/disks.tsv: mount, device, type, size, used, available (KiB). */
+static JmemDisk *
+disk_from_tsv (const char *line)
+{
+  g_auto(GStrv) f = g_strsplit (line, "\t", -1);
+  guint64 v[3];
+  JmemDisk *d;
+
+  if (g_strv_length (f) != 6)
+    return NULL;
+  for (int i = 0; i < 3; i++)
+    if (!g_ascii_string_to_unsigned (f[3 + i], 10, 0, G_MAXUINT64, &v[i], NULL))
+      return NULL;
+  d = g_new0 (JmemDisk, 1);
+  d->mount_point = jmem_text_make_valid (f[0], -1);
+  d->device = jmem_text_make_valid (f[1], -1);
+  d->fs_type = jmem_text_make_valid (f[2], -1);
+  d->size_kib = v[0];
+  d->used_kib = v[1];
+  d->available_kib = v[2];
+  return d;
+}
+
+/* mounts escape spaces and such as \040. */
+static char *
+unescape_mount_field (const char *field)
+{
+  g_autofree char *raw = g_strcompress (field);
+
+  return jmem_text_make_valid (raw, -1);
+}
+
+static void
+collect_live_disks (JmemSnapshot *s)
+{
+  g_autofree char *data = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  if (!g_file_get_contents ("/proc/self/mounts", &data, NULL, NULL))
+    return;
+  lines = g_strsplit (data, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) f = g_strsplit (lines[i], " ", -1);
+      g_autofree char *mount_point = NULL;
+      struct statvfs st;
+      JmemDisk *d;
+
+      if (g_strv_length (f) < 3)
+        continue;
+      /* Real filesystems sit on a block device; "/" counts whatever it is
+       * (overlay in a container). */
+      if (!g_str_has_prefix (f[0], "/dev/") && !g_str_equal (f[1], "/"))
+        continue;
+      mount_point = unescape_mount_field (f[1]);
+      if (g_hash_table_contains (seen, mount_point) ||
+          statvfs (mount_point, &st) != 0 || st.f_blocks == 0)
+        continue;
+      g_hash_table_add (seen, g_strdup (mount_point));
+      d = g_new0 (JmemDisk, 1);
+      d->mount_point = g_steal_pointer (&mount_point);
+      d->device = unescape_mount_field (f[0]);
+      d->fs_type = unescape_mount_field (f[2]);
+      d->size_kib = (guint64) st.f_blocks * st.f_frsize / 1024;
+      d->available_kib = (guint64) st.f_bavail * st.f_frsize / 1024;
+      d->used_kib = (guint64) (st.f_blocks - st.f_bfree) * st.f_frsize / 1024;
+      g_ptr_array_add (s->disks, d);
+    }
+}
+
+void
+jmem_collect_disks (JmemCollectContext *ctx)
+{
+  g_autofree char *data = NULL;
+  g_auto(GStrv) lines = NULL;
+  gsize len = 0;
+
+  if (ctx->root == NULL)
+    {
+      collect_live_disks (ctx->snapshot);
+      return;
+    }
+  if (!jmem_collect_read_raw (ctx, "/jmem/disks.tsv", JMEM_MAX_SMALL_BYTES, &data, &len, NULL))
+    return;
+  lines = g_strsplit (data, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      JmemDisk *d = lines[i][0] ? disk_from_tsv (lines[i]) : NULL;
+
+      if (d != NULL)
+        g_ptr_array_add (ctx->snapshot->disks, d);
+    }
+}

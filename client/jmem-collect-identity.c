@@ -1,0 +1,92 @@
+#include "jmem-collect-private.h"
+
+#include "jmem-names.h"
+#include "jmem-text.h"
+
+#include <string.h>
+
+/* systemd's default target: the link's file name, from the admin's
+ * /etc override first, then the vendor's. */
+static char *
+read_default_target (JmemCollectContext *ctx)
+{
+  static const char * const paths[] = {
+    "/etc/systemd/system/default.target",
+    "/lib/systemd/system/default.target",
+    "/usr/lib/systemd/system/default.target",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_autofree char *full = jmem_collect_path (ctx, paths[i]);
+      g_autofree char *target = g_file_read_link (full, NULL);
+      g_autofree char *base = NULL;
+
+      if (target == NULL)
+        continue;
+      base = g_path_get_basename (target);
+      return jmem_text_make_valid (base, -1);
+    }
+  return NULL;
+}
+
+static gint64
+read_captured_at (JmemCollectContext *ctx)
+{
+  g_autofree char *text = NULL;
+  guint64 value;
+
+  if (ctx->root == NULL)
+    return g_get_real_time () / G_USEC_PER_SEC;
+  text = jmem_collect_read_text (ctx, "/jmem/captured-at", NULL);
+  if (text != NULL && g_ascii_string_to_unsigned (text, 10, 0, G_MAXINT64, &value, NULL))
+    return (gint64) value;
+  return -1;
+}
+
+void
+jmem_collect_identity (JmemCollectContext *ctx)
+{
+  JmemSnapshot *s = ctx->snapshot;
+  g_autofree char *model = NULL;
+  g_autofree char *boot_data = NULL;
+  g_autofree char *release_data = NULL;
+  g_autoptr(GHashTable) boot_control = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize len = 0;
+
+  s->hostname = jmem_collect_read_text (ctx, "/proc/sys/kernel/hostname", NULL);
+  s->kernel_release = jmem_collect_read_text (ctx, "/proc/sys/kernel/osrelease", NULL);
+  s->timestamp_unix = read_captured_at (ctx);
+  s->default_target = read_default_target (ctx);
+
+  model = jmem_collect_read_text (ctx, "/proc/device-tree/model", NULL);
+  if (jmem_collect_read_raw (ctx, "/etc/nv_boot_control.conf", JMEM_MAX_SMALL_BYTES,
+                             &boot_data, &len, NULL))
+    boot_control = jmem_boot_control_parse (boot_data, len);
+
+  if (jmem_collect_read_raw (ctx, "/etc/nv_tegra_release", JMEM_MAX_SMALL_BYTES,
+                             &release_data, &len, NULL))
+    {
+      s->release = jmem_tegra_release_parse (release_data, len, &error);
+      if (s->release == NULL)
+        jmem_snapshot_add_warning (s, "identity", NULL,
+                                   "/etc/nv_tegra_release is unreadable: %s", error->message);
+    }
+
+  s->identity = jmem_identity_resolve (model, boot_control, s->mem_total_kib);
+  s->is_jetson = s->release != NULL ||
+                 (s->identity != NULL && s->identity->generation != NULL &&
+                  !g_str_equal (s->identity->generation, "unknown"));
+
+  if (!s->is_jetson)
+    jmem_snapshot_add_warning (s, "identity",
+                               "run jmem on the Jetson itself, or analyse a capture with --sysroot",
+                               "this machine is not a Jetson (device-tree model %s%s%s, no "
+                               "/etc/nv_tegra_release): NvMap, nvpmodel and tegrastats do not apply; "
+                               "what it has is reported",
+                               model ? "\"" : "", model ? model : "absent", model ? "\"" : "");
+  else if (s->release == NULL)
+    jmem_snapshot_add_warning (s, "identity", NULL,
+                               "no /etc/nv_tegra_release: the L4T version is unknown");
+}

@@ -1,0 +1,148 @@
+/* Everything that needs more than one source: NvMap per PID, the joins onto
+ * processes, the footprint, the order and --top. */
+#include "jmem-collect-private.h"
+
+static int
+compare_nvmap_total (gconstpointer a, gconstpointer b)
+{
+  const JmemNvmapPidTotal *x = *(JmemNvmapPidTotal * const *) a;
+  const JmemNvmapPidTotal *y = *(JmemNvmapPidTotal * const *) b;
+
+  if (x->size_kib != y->size_kib)
+    return x->size_kib > y->size_kib ? -1 : 1;
+  return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int
+compare_footprint (gconstpointer a, gconstpointer b)
+{
+  const JmemProcess *x = *(JmemProcess * const *) a;
+  const JmemProcess *y = *(JmemProcess * const *) b;
+
+  if (x->footprint_kib != y->footprint_kib)
+    return x->footprint_kib > y->footprint_kib ? -1 : 1;
+  return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static void
+aggregate_nvmap (JmemCollectContext *ctx, GHashTable *by_pid)
+{
+  JmemSnapshot *s = ctx->snapshot;
+  JmemNvmapClients *clients = s->nvmap_clients;
+  guint64 sum = 0;
+
+  for (guint i = 0; i < clients->clients->len; i++)
+    {
+      JmemNvmapClient *c = g_ptr_array_index (clients->clients, i);
+      gint64 pid = c->pid;
+      JmemNvmapPidTotal *t = g_hash_table_lookup (by_pid, &pid);
+
+      if (t == NULL)
+        {
+          g_autofree char *dir = g_strdup_printf ("/proc/%" G_GINT64_FORMAT, pid);
+          g_autofree char *full = jmem_collect_path (ctx, dir);
+
+          t = g_new0 (JmemNvmapPidTotal, 1);
+          t->pid = pid;
+          t->process = g_strdup (c->process);
+          /* Kernel clients (PID 0) have no /proc entry and are no orphans. */
+          t->pid_exists = pid == 0 || g_file_test (full, G_FILE_TEST_IS_DIR);
+          g_ptr_array_add (s->nvmap_by_pid, t);
+          g_hash_table_insert (by_pid, &t->pid, t);
+        }
+      t->n_clients++;
+      t->size_kib = t->size_kib > G_MAXUINT64 - c->size_kib ? G_MAXUINT64 : t->size_kib + c->size_kib;
+      sum = sum > G_MAXUINT64 - c->size_kib ? G_MAXUINT64 : sum + c->size_kib;
+    }
+  g_ptr_array_sort (s->nvmap_by_pid, compare_nvmap_total);
+
+  if (clients->has_total && clients->total_kib <= G_MAXINT64 && sum <= G_MAXINT64)
+    s->nvmap_unattributed_kib = (gint64) clients->total_kib - (gint64) sum;
+
+  for (guint i = 0; i < s->nvmap_by_pid->len; i++)
+    {
+      JmemNvmapPidTotal *t = g_ptr_array_index (s->nvmap_by_pid, i);
+
+      if (!t->pid_exists)
+        jmem_snapshot_add_warning (s, "nvmap", NULL,
+                                   "NvMap holds %" G_GUINT64_FORMAT " KiB for PID %" G_GINT64_FORMAT
+                                   " (%s), which has no /proc entry: a process in another PID "
+                                   "namespace, one that just exited, or a leak",
+                                   t->size_kib, t->pid, t->process ? t->process : "?");
+    }
+}
+
+/* Hostile files can claim any size: never overflow. */
+static gint64
+add_saturated (gint64 a, gint64 b)
+{
+  return a > G_MAXINT64 - b ? G_MAXINT64 : a + b;
+}
+
+static GHashTable *
+gpu_by_pid (JmemSnapshot *s)
+{
+  /* pid -> summed KiB, or -1 when a row was listed without memory */
+  GHashTable *h = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+
+  for (guint i = 0; i < s->gpu_apps->len; i++)
+    {
+      JmemNvsmiApp *a = g_ptr_array_index (s->gpu_apps, i);
+      gint64 *kib = g_hash_table_lookup (h, &a->pid);
+
+      if (kib == NULL)
+        {
+          kib = g_new (gint64, 1);
+          *kib = 0;
+          g_hash_table_insert (h, g_memdup2 (&a->pid, sizeof a->pid), kib);
+        }
+      if (a->used_memory_mib < 0 || *kib < 0)
+        *kib = -1;
+      else
+        *kib = add_saturated (*kib, MIN (a->used_memory_mib, G_MAXINT64 / 1024) * 1024);
+    }
+  return h;
+}
+
+void
+jmem_collect_join (JmemCollectContext *ctx)
+{
+  JmemSnapshot *s = ctx->snapshot;
+  g_autoptr(GHashTable) nvmap = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr(GHashTable) gpu = gpu_by_pid (s);
+  int top = ctx->options->top;
+
+  if (s->nvmap_readable)
+    aggregate_nvmap (ctx, nvmap);
+
+  if (s->gpu_stack == JMEM_GPU_STACK_UNIFIED)
+    s->gpu_source = g_strdup (s->nvmap_readable ? "nvidia-smi+nvmap" : "nvidia-smi");
+  else
+    s->gpu_source = g_strdup (s->nvmap_readable ? "nvmap" : "none");
+  if (!s->nvmap_readable && s->gpu_stack != JMEM_GPU_STACK_UNIFIED && s->is_jetson)
+    jmem_snapshot_add_warning (s, "gpu", "see the nvmap warning for how to give jmem access",
+                               "no source of GPU memory per process: nvidia-smi does not report "
+                               "it on this stack and NvMap is unread");
+
+  for (guint i = 0; i < s->processes->len; i++)
+    {
+      JmemProcess *p = g_ptr_array_index (s->processes, i);
+      JmemNvmapPidTotal *t = g_hash_table_lookup (nvmap, &p->pid);
+      gint64 *gpu_kib = g_hash_table_lookup (gpu, &p->pid);
+      gint64 base = p->pss_kib >= 0 ? p->pss_kib : MAX (p->rss_kib, 0);
+
+      if (s->nvmap_readable)
+        p->nvmap_kib = t ? (gint64) MIN (t->size_kib, (guint64) G_MAXINT64) : 0;
+      if (gpu_kib != NULL)
+        p->gpu_kib = *gpu_kib;
+      else if (ctx->gpu_apps_read && s->gpu_stack == JMEM_GPU_STACK_UNIFIED)
+        p->gpu_kib = 0;  /* the driver lists every process holding GPU memory */
+      p->footprint_kib = add_saturated (add_saturated (base, MAX (p->swap_kib, 0)),
+                                        MAX (MAX (p->nvmap_kib, p->gpu_kib), 0));
+    }
+
+  g_ptr_array_sort (s->processes, compare_footprint);
+  s->n_processes_total = s->processes->len;
+  if (top >= 0 && s->processes->len > (guint) top)
+    g_ptr_array_set_size (s->processes, top);
+}

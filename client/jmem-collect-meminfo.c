@@ -1,0 +1,25 @@
+#include "jmem-collect-private.h"
+
+#include "jmem-names.h"
+
+void
+jmem_collect_meminfo (JmemCollectContext *ctx)
+{
+  JmemSnapshot *s = ctx->snapshot;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data = NULL;
+  gsize len = 0;
+
+  if (!jmem_collect_read_raw (ctx, "/proc/meminfo", JMEM_MAX_SMALL_BYTES, &data, &len, &error) ||
+      (s->meminfo = jmem_meminfo_parse (data, len, &error)) == NULL)
+    {
+      jmem_snapshot_add_warning (s, "meminfo", NULL,
+                                 "no memory totals: %s", error->message);
+      return;
+    }
+  s->mem_total_kib = jmem_meminfo_get_kib (s->meminfo, "MemTotal");
+  if (s->meminfo->n_malformed > 0)
+    jmem_snapshot_add_warning (s, "meminfo", NULL,
+                               "%u malformed lines in /proc/meminfo were skipped",
+                               s->meminfo->n_malformed);
+}

@@ -1,0 +1,53 @@
+/* The collector's pieces: one source per file, sharing this context. */
+#pragma once
+
+#include <glib.h>
+
+#include "jmem-collect.h"
+#include "jmem-snapshot.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const JmemCollectOptions *options;
+  const char   *root;          /* NULL for the live system */
+  guint         timeout_ms;
+  JmemSnapshot *snapshot;
+  gboolean      gpu_apps_read; /* --query-compute-apps answered */
+} JmemCollectContext;
+
+/* DIR + path, or path itself on the live system. */
+char *jmem_collect_path (const JmemCollectContext *ctx, const char *path);
+
+/* A small text file under the root, made valid UTF-8 and stripped of
+ * trailing whitespace and NULs; NULL (and @error) when unreadable. */
+char *jmem_collect_read_text (const JmemCollectContext *ctx,
+                              const char               *path,
+                              GError                  **error);
+
+/* A file under the root, raw. */
+gboolean jmem_collect_read_raw (const JmemCollectContext *ctx,
+                                const char               *path,
+                                gsize                     max_bytes,
+                                char                    **data,
+                                gsize                    *len,
+                                GError                  **error);
+
+void jmem_collect_meminfo (JmemCollectContext *ctx);
+void jmem_collect_identity (JmemCollectContext *ctx);
+void jmem_collect_processes (JmemCollectContext *ctx);
+void jmem_collect_gpu (JmemCollectContext *ctx);
+void jmem_collect_nvmap (JmemCollectContext *ctx);
+void jmem_collect_thermal (JmemCollectContext *ctx);
+void jmem_collect_power_mode (JmemCollectContext *ctx);
+void jmem_collect_disks (JmemCollectContext *ctx);
+void jmem_collect_services (JmemCollectContext *ctx);
+void jmem_collect_tegrastats (JmemCollectContext *ctx);
+
+/* Per-PID NvMap totals, the joins onto processes, footprint, order, --top. */
+void jmem_collect_join (JmemCollectContext *ctx);
+
+/* The names of the services reported, NULL-terminated. */
+extern const char * const jmem_collect_service_names[];
+
+G_END_DECLS

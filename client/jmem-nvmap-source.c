@@ -1,0 +1,121 @@
+#include "jmem-nvmap-source.h"
+
+#include "jmem-error.h"
+#include "jmem-file.h"
+#include "jmem-helper-client.h"
+#include "jmem-names.h"
+
+#include <gio/gio.h>
+#include <unistd.h>
+
+/* ---- files: a captured tree, or debugfs itself as root ---- */
+
+static JmemNvmapClients *
+files_read_clients (const JmemNvmapSourceContext *ctx,
+                    gint64                       *stats_total_bytes,
+                    GError                      **error)
+{
+  g_autofree char *path = jmem_sysroot_path (ctx->root, JMEM_NVMAP_CLIENTS_PATH);
+  g_autofree char *total_path = jmem_sysroot_path (ctx->root, JMEM_NVMAP_TOTAL_MEMORY_PATH);
+  g_autofree char *data = NULL;
+  g_autofree char *total = NULL;
+  gsize len = 0, total_len = 0;
+  guint64 bytes;
+
+  *stats_total_bytes = -1;
+  if (!jmem_file_read_capped (path, JMEM_MAX_DEBUGFS_BYTES, &data, &len, error))
+    return NULL;
+  if (jmem_file_read_capped (total_path, JMEM_MAX_SMALL_BYTES, &total, &total_len, NULL) &&
+      jmem_nvmap_total_memory_parse (total, total_len, &bytes, NULL) && bytes <= G_MAXINT64)
+    *stats_total_bytes = (gint64) bytes;
+  return jmem_nvmap_clients_parse (data, len, error);
+}
+
+static JmemNvmapAllocations *
+files_read_allocations (const JmemNvmapSourceContext *ctx,
+                        GError                      **error)
+{
+  g_autofree char *path = jmem_sysroot_path (ctx->root, JMEM_NVMAP_ALLOCATIONS_PATH);
+  g_autofree char *data = NULL;
+  gsize len = 0;
+
+  if (!jmem_file_read_capped (path, JMEM_MAX_DEBUGFS_BYTES, &data, &len, error))
+    return NULL;
+  return jmem_nvmap_allocations_parse (data, len, error);
+}
+
+/* ---- the helper ---- */
+
+static JmemNvmapClients *
+helper_read_clients (const JmemNvmapSourceContext *ctx,
+                     gint64                       *stats_total_bytes,
+                     GError                      **error)
+{
+  JmemHelperCallOptions options = {
+    .allow_interactive = ctx->allow_interactive,
+    .timeout_ms = ctx->timeout_ms,
+  };
+
+  return jmem_helper_get_nvmap_clients (&options, stats_total_bytes, error);
+}
+
+static JmemNvmapAllocations *
+helper_read_allocations (const JmemNvmapSourceContext *ctx,
+                         GError                      **error)
+{
+  JmemHelperCallOptions options = {
+    .allow_interactive = ctx->allow_interactive,
+    .timeout_ms = ctx->timeout_ms,
+  };
+
+  return jmem_helper_get_nvmap_allocations (&options, error);
+}
+
+static const JmemNvmapSource sources[] = {
+  { "sysroot", files_read_clients, files_read_allocations },
+  { "debugfs", files_read_clients, files_read_allocations },
+  { "helper", helper_read_clients, helper_read_allocations },
+};
+
+const JmemNvmapSource *
+jmem_nvmap_source_choose (const JmemNvmapSourceContext *ctx,
+                          GError                      **error)
+{
+  if (ctx->root != NULL)
+    {
+      g_autofree char *path = jmem_sysroot_path (ctx->root, JMEM_NVMAP_CLIENTS_PATH);
+
+      if (g_file_test (path, G_FILE_TEST_EXISTS))
+        return &sources[0];
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE,
+                   "the capture holds no NvMap data (no %s)", JMEM_NVMAP_CLIENTS_PATH);
+      return NULL;
+    }
+
+  /* Every kernel with NvMap has its device node, readable without root. */
+  if (!g_file_test ("/dev/nvmap", G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE,
+                   "this system has no /dev/nvmap");
+      return NULL;
+    }
+  if (geteuid () == 0)
+    return &sources[1];
+  return &sources[2];
+}
+
+const char *
+jmem_nvmap_source_error_action (const JmemNvmapSource *source,
+                                const GError          *error)
+{
+  if (g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE))
+    return JMEM_NVMAP_ACTION_NO_NVMAP;
+  if (source == NULL)
+    return NULL;
+  if (g_str_equal (source->via, "helper"))
+    return jmem_helper_error_action (error);
+  if (g_str_equal (source->via, "debugfs") &&
+      g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    return "mount debugfs: sudo mount -t debugfs none /sys/kernel/debug";
+  return NULL;
+}

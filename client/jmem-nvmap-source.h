@@ -1,0 +1,40 @@
+/* Where NvMap data comes from: a captured tree, debugfs read directly when
+ * running as root, or the helper on the system bus. One table, so snapshot,
+ * allocations and capture choose the same way. */
+#pragma once
+
+#include <glib.h>
+
+#include "jmem-nvmap.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const char *root;              /* NULL for the live system */
+  gboolean    allow_interactive; /* helper calls may ask for a password */
+  int         timeout_ms;
+} JmemNvmapSourceContext;
+
+typedef struct {
+  const char *via;  /* "sysroot", "debugfs", "helper" */
+  /* *stats_total_bytes is stats/total_memory, or -1 */
+  JmemNvmapClients *(*read_clients) (const JmemNvmapSourceContext *ctx,
+                                     gint64                       *stats_total_bytes,
+                                     GError                      **error);
+  JmemNvmapAllocations *(*read_allocations) (const JmemNvmapSourceContext *ctx,
+                                             GError                      **error);
+} JmemNvmapSource;
+
+/* The source for @ctx, or NULL with JMEM_ERROR_NOT_AVAILABLE when this
+ * system (or capture) has no NvMap at all. */
+const JmemNvmapSource *jmem_nvmap_source_choose (const JmemNvmapSourceContext *ctx,
+                                                 GError                      **error);
+
+/* What to do about @error from a source's read (NULL when nothing helps). */
+const char *jmem_nvmap_source_error_action (const JmemNvmapSource *source,
+                                            const GError          *error);
+
+#define JMEM_NVMAP_ACTION_NO_NVMAP \
+  "this kernel has no NvMap: not a Jetson or JetPack without nvgpu"
+
+G_END_DECLS

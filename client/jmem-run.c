@@ -1,0 +1,135 @@
+#include "jmem-run.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void
+jmem_run_result_clear (JmemRunResult *result)
+{
+  g_clear_pointer (&result->out, g_free);
+  result->out_len = 0;
+}
+
+static void
+child_setup (gpointer user_data)
+{
+  /* Own process group, so a timeout also kills anything the tool forked. */
+  setpgid (0, 0);
+}
+
+static void
+kill_group (GPid pid)
+{
+  kill (-pid, SIGKILL);
+  kill (pid, SIGKILL);
+}
+
+/* Reaps @pid, waiting until @deadline (monotonic µs); kills on expiry. */
+static int
+reap (GPid pid, gint64 deadline, gboolean *timed_out)
+{
+  int status = 0;
+
+  for (;;)
+    {
+      pid_t r = waitpid (pid, &status, WNOHANG);
+
+      if (r == pid)
+        break;
+      if (r < 0 && errno != EINTR)
+        return -1;
+      if (g_get_monotonic_time () >= deadline)
+        {
+          *timed_out = TRUE;
+          kill_group (pid);
+          while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+            ;
+          return -1;
+        }
+      g_usleep (5000);
+    }
+  /* Whatever the tool left behind in its group goes with it. */
+  kill (-pid, SIGKILL);
+  if (WIFEXITED (status))
+    return WEXITSTATUS (status);
+  return -1;
+}
+
+gboolean
+jmem_run (const char * const *argv,
+          guint               timeout_ms,
+          gsize               max_bytes,
+          JmemRunResult      *result,
+          GError            **error)
+{
+  g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "LC_ALL", "C", TRUE);
+  g_autoptr(GByteArray) buf = g_byte_array_new ();
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  GPid pid = 0;
+  int out_fd = -1;
+
+  memset (result, 0, sizeof *result);
+  result->exit_status = -1;
+
+  if (!g_spawn_async_with_pipes_and_fds (NULL, argv, (const char * const *) envp,
+                                         G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
+                                         G_SPAWN_STDERR_TO_DEV_NULL | G_SPAWN_STDIN_FROM_DEV_NULL |
+                                         G_SPAWN_CLOEXEC_PIPES,
+                                         child_setup, NULL, -1, -1, -1, NULL, NULL, 0,
+                                         &pid, NULL, &out_fd, NULL, error))
+    return FALSE;
+
+  for (;;)
+    {
+      gint64 left_ms = (deadline - g_get_monotonic_time ()) / 1000;
+      struct pollfd pfd = { .fd = out_fd, .events = POLLIN };
+      guint8 chunk[4096];
+      ssize_t n;
+      int r;
+
+      if (left_ms <= 0)
+        {
+          result->timed_out = TRUE;
+          kill_group (pid);
+          break;
+        }
+      r = poll (&pfd, 1, (int) MIN (left_ms, 1000));
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r == 0)
+        continue;
+      n = read (out_fd, chunk, sizeof chunk);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        continue;
+      if (n <= 0)
+        break;
+      if (buf->len + (gsize) n > max_bytes)
+        {
+          g_byte_array_append (buf, chunk, (guint) (max_bytes - buf->len));
+          result->truncated = TRUE;
+          kill_group (pid);
+          break;
+        }
+      g_byte_array_append (buf, chunk, (guint) n);
+    }
+  close (out_fd);
+
+  if (result->timed_out || result->truncated)
+    {
+      int status;
+      while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    }
+  else
+    result->exit_status = reap (pid, deadline, &result->timed_out);
+  g_spawn_close_pid (pid);
+
+  result->out_len = buf->len;
+  g_byte_array_append (buf, (const guint8 *) "", 1);
+  result->out = (char *) g_byte_array_free (g_steal_pointer (&buf), FALSE);
+  return TRUE;
+}

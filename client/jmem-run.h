@@ -1,0 +1,28 @@
+/* Running a helper program (nvidia-smi, nvpmodel, tegrastats) without ever hanging. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char     *out;          /* stdout, NUL-terminated, at most the cap given */
+  gsize     out_len;
+  int       exit_status;  /* exit code; -1 when killed or ended by a signal */
+  gboolean  timed_out;    /* the deadline passed and the process group was killed */
+  gboolean  truncated;    /* output exceeded the cap; the process group was killed */
+} JmemRunResult;
+
+void jmem_run_result_clear (JmemRunResult *result);
+
+/* Runs @argv (searched in PATH, stdin and stderr on /dev/null, LC_ALL=C) in
+ * its own process group; kills the whole group when @timeout_ms passes.
+ * Fails only when the program cannot be started: G_SPAWN_ERROR_NOENT when it
+ * is not installed. */
+gboolean jmem_run (const char * const *argv,
+                   guint               timeout_ms,
+                   gsize               max_bytes,
+                   JmemRunResult      *result,
+                   GError            **error);
+
+G_END_DECLS

@@ -1,0 +1,18 @@
+/* uid -> user name, from the live system or a captured /etc/passwd. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _JmemUsers JmemUsers;
+
+/* @root NULL: getpwuid(); otherwise ROOT/etc/passwd (absent: no names). */
+JmemUsers *jmem_users_new (const char *root);
+void jmem_users_free (JmemUsers *users);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemUsers, jmem_users_free)
+
+/* A new string, valid UTF-8, or NULL when the uid has no name. */
+char *jmem_users_lookup (JmemUsers *users, gint64 uid);
+
+G_END_DECLS

@@ -1,0 +1,85 @@
+/* jmem: who holds memory on this Jetson. */
+#include "jmem-cmd.h"
+
+#include "jmem-config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct {
+  const char *name;
+  int (*run) (int argc, char **argv);
+  const char *summary;
+} commands[] = {
+  { "snapshot", jmem_cmd_snapshot, "What holds memory now: processes, GPU, NvMap, host facts" },
+  { "capture", jmem_cmd_capture, "Write the raw inputs of a snapshot into a directory" },
+  { "allocations", jmem_cmd_allocations, "NvMap handles per client (needs the helper or root)" },
+};
+
+gboolean
+jmem_cmd_parse (GOptionContext *context, int *argc, char ***argv)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (g_option_context_parse (context, argc, argv, &error))
+    return TRUE;
+  g_printerr ("jmem: %s\nTry \"jmem %s --help\".\n", error->message, (*argv)[0]);
+  return FALSE;
+}
+
+gboolean
+jmem_cmd_use_color (void)
+{
+  const char *term = g_getenv ("TERM");
+
+  return isatty (STDOUT_FILENO) && g_getenv ("NO_COLOR") == NULL &&
+         term != NULL && !g_str_equal (term, "dumb");
+}
+
+gboolean
+jmem_cmd_write_stdout (const char *text, gsize len)
+{
+  return fwrite (text, 1, len, stdout) == len && fflush (stdout) == 0;
+}
+
+static void
+usage (FILE *out)
+{
+  fprintf (out, "Usage: jmem COMMAND [OPTION…]\n\nCommands:\n");
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out, "\nOptions:\n  --help       Show this help\n  --version    Show the version\n"
+                "\n\"jmem COMMAND --help\" explains each command.\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  setlocale (LC_ALL, "");
+
+  if (argc < 2)
+    {
+      usage (stderr);
+      return JMEM_EXIT_USAGE;
+    }
+  if (g_str_equal (argv[1], "--version"))
+    {
+      printf ("jmem %s\n", JMEM_VERSION);
+      return JMEM_EXIT_OK;
+    }
+  if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
+      g_str_equal (argv[1], "help"))
+    {
+      usage (stdout);
+      return JMEM_EXIT_OK;
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (g_str_equal (argv[1], commands[i].name))
+      return commands[i].run (argc - 1, argv + 1);
+
+  fprintf (stderr, "jmem: unknown command \"%s\"\n\n", argv[1]);
+  usage (stderr);
+  return JMEM_EXIT_USAGE;
+}
