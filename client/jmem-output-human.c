@@ -1,0 +1,525 @@
+#include "jmem-output-human.h"
+
+#include <math.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "jmem-meminfo.h"
+#include "jmem-nvmap.h"
+#include "jmem-nvsmi.h"
+#include "jmem-text.h"
+
+#define DEFAULT_WIDTH 100
+#define MIN_WIDTH     60
+
+#define SGR_BOLD   "\033[1m"
+#define SGR_YELLOW "\033[33m"
+#define SGR_DIM    "\033[2m"
+#define SGR_RESET  "\033[0m"
+
+typedef struct {
+  GString *out;
+  gboolean color;
+  guint    width;
+} Report;
+
+/* Safe to print: valid UTF-8 first (escaping needs it), then no control
+ * characters. NULL becomes "-". */
+static char *
+esc (const char *text)
+{
+  g_autofree char *valid = NULL;
+
+  if (text == NULL)
+    return g_strdup ("-");
+  valid = jmem_text_make_valid (text, -1);
+  return jmem_text_escape_for_terminal (valid);
+}
+
+/* At most @max characters of an escaped string, "…" marking a cut. */
+static char *
+fit (const char *escaped,
+     guint       max)
+{
+  glong n = g_utf8_strlen (escaped, -1);
+  g_autofree char *head = NULL;
+  const char *end;
+
+  if (max == 0)
+    return g_strdup ("");
+  if ((gulong) n <= max)
+    return g_strdup (escaped);
+  end = g_utf8_offset_to_pointer (escaped, (glong) max - 1);
+  head = g_strndup (escaped, end - escaped);
+  return g_strconcat (head, "…", NULL);
+}
+
+/* Appends @escaped cut and left-aligned to exactly @cols characters. */
+static void
+append_cell (GString    *out,
+             const char *escaped,
+             guint       cols)
+{
+  g_autofree char *cut = fit (escaped, cols);
+  glong n = g_utf8_strlen (cut, -1);
+
+  g_string_append (out, cut);
+  for (glong i = n; i < (glong) cols; i++)
+    g_string_append_c (out, ' ');
+}
+
+/* 512 KiB, 12.3 MiB, 1.2 GiB; "-" when unknown. */
+static char *
+size_text (gint64 kib)
+{
+  if (kib < 0)
+    return g_strdup ("-");
+  if (kib < 1024)
+    return g_strdup_printf ("%" G_GINT64_FORMAT " KiB", kib);
+  if (kib < 1024 * 1024)
+    return g_strdup_printf ("%.1f MiB", kib / 1024.0);
+  if (kib < (gint64) 1024 * 1024 * 1024)
+    return g_strdup_printf ("%.1f GiB", kib / (1024.0 * 1024.0));
+  return g_strdup_printf ("%.1f TiB", kib / (1024.0 * 1024.0 * 1024.0));
+}
+
+static gint64
+u64_kib (guint64 kib)
+{
+  return kib > (guint64) G_MAXINT64 ? -1 : (gint64) kib;
+}
+
+static gint64
+mib_to_kib (gint64 mib)
+{
+  return mib < 0 || mib > G_MAXINT64 / 1024 ? -1 : mib * 1024;
+}
+
+static void
+heading (Report     *r,
+         const char *title)
+{
+  g_string_append_printf (r->out, "\n%s%s%s\n",
+                          r->color ? SGR_BOLD : "", title, r->color ? SGR_RESET : "");
+}
+
+/* Ends a table row without the blanks that padded its last cell. */
+static void
+end_line (Report *r)
+{
+  while (r->out->len > 0 && r->out->str[r->out->len - 1] == ' ')
+    g_string_truncate (r->out, r->out->len - 1);
+  g_string_append_c (r->out, '\n');
+}
+
+static void
+add_header (Report             *r,
+            const JmemSnapshot *s)
+{
+  const JmemIdentity *id = s->identity;
+  g_autofree char *model = esc (id && id->model ? id->model : "unknown model");
+  g_autofree char *host = esc (s->hostname);
+  g_autofree char *sku = esc (id ? id->sku : NULL);
+  g_autofree char *variant = esc (id ? id->variant : NULL);
+  g_autofree char *vsource = esc (id ? id->variant_source : NULL);
+  g_autofree char *l4t = esc (s->release ? s->release->version : NULL);
+  g_autofree char *kernel = esc (s->kernel_release);
+  g_autofree char *target = esc (s->default_target);
+
+  g_string_append_printf (r->out, "%s%s%s\n",
+                          r->color ? SGR_BOLD : "", model, r->color ? SGR_RESET : "");
+  g_string_append_printf (r->out, "  host %s   sku %s", host, sku);
+  if (id != NULL && id->variant != NULL)
+    g_string_append_printf (r->out, "   variant %s (from %s)", variant, vsource);
+  g_string_append_printf (r->out, "\n  L4T %s   kernel %s   default target %s\n", l4t, kernel, target);
+  if (!s->is_jetson)
+    g_string_append (r->out, "  not a Jetson: reporting what this machine has\n");
+  if (s->timestamp_unix > 0)
+    {
+      g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (s->timestamp_unix);
+      g_autofree char *iso = dt ? g_date_time_format_iso8601 (dt) : NULL;
+
+      g_string_append_printf (r->out, "  collected %s", iso ? iso : "-");
+    }
+  else
+    {
+      g_string_append (r->out, "  collected -");
+    }
+  if (s->sysroot != NULL)
+    {
+      g_autofree char *root = esc (s->sysroot);
+
+      g_string_append_printf (r->out, " from the captured tree %s", root);
+    }
+  g_string_append_c (r->out, '\n');
+}
+
+static gint64
+nvmap_total_kib (const JmemSnapshot *s)
+{
+  if (s->nvmap_clients != NULL && s->nvmap_clients->has_total)
+    return u64_kib (s->nvmap_clients->total_kib);
+  if (s->meminfo != NULL)
+    return jmem_meminfo_get_kib (s->meminfo, "NvMapMemUsed");
+  return -1;
+}
+
+static void
+add_memory (Report             *r,
+            const JmemSnapshot *s)
+{
+  const JmemMeminfo *m = s->meminfo;
+  gint64 total, avail, swap_total, swap_free;
+  g_autofree char *t_total = NULL, *t_avail = NULL, *t_used = NULL, *t_cached = NULL;
+  g_autofree char *t_swap_used = NULL, *t_swap_total = NULL;
+  g_autofree char *t_cma_total = NULL, *t_cma_free = NULL, *t_nvmap = NULL;
+
+  heading (r, "Memory");
+  if (m == NULL)
+    {
+      g_string_append (r->out, "  /proc/meminfo was not readable\n");
+      return;
+    }
+  total = jmem_meminfo_get_kib (m, "MemTotal");
+  avail = jmem_meminfo_get_kib (m, "MemAvailable");
+  swap_total = jmem_meminfo_get_kib (m, "SwapTotal");
+  swap_free = jmem_meminfo_get_kib (m, "SwapFree");
+  t_total = size_text (total);
+  t_avail = size_text (avail);
+  t_used = size_text (total >= 0 && avail >= 0 ? total - avail : -1);
+  t_cached = size_text (jmem_meminfo_get_kib (m, "Cached"));
+  t_swap_total = size_text (swap_total);
+  t_swap_used = size_text (swap_total >= 0 && swap_free >= 0 ? swap_total - swap_free : -1);
+  t_cma_total = size_text (jmem_meminfo_get_kib (m, "CmaTotal"));
+  t_cma_free = size_text (jmem_meminfo_get_kib (m, "CmaFree"));
+  t_nvmap = size_text (nvmap_total_kib (s));
+
+  g_string_append_printf (r->out, "  MemTotal %s   MemAvailable %s   used %s   Cached %s\n",
+                          t_total, t_avail, t_used, t_cached);
+  g_string_append_printf (r->out, "  swap used %s of %s   CMA %s (free %s)   NvMap %s\n",
+                          t_swap_used, t_swap_total, t_cma_total, t_cma_free, t_nvmap);
+}
+
+static void
+add_gpu (Report             *r,
+         const JmemSnapshot *s)
+{
+  g_autofree char *source = esc (s->gpu_source);
+
+  heading (r, "GPU");
+  g_string_append_printf (r->out, "  source %s (driver stack %s)\n",
+                          source, jmem_gpu_stack_to_string (s->gpu_stack));
+  for (guint i = 0; s->gpu_evidence != NULL && i < s->gpu_evidence->len; i++)
+    {
+      g_autofree char *line = esc (g_ptr_array_index (s->gpu_evidence, i));
+
+      g_string_append_printf (r->out, "  evidence: %s\n", line);
+    }
+  for (guint i = 0; s->gpus != NULL && i < s->gpus->len; i++)
+    {
+      const JmemNvsmiGpu *g = g_ptr_array_index (s->gpus, i);
+      g_autofree char *name = esc (g->name);
+      g_autofree char *used = size_text (mib_to_kib (g->memory_used_mib));
+      g_autofree char *gtotal = size_text (mib_to_kib (g->memory_total_mib));
+
+      g_string_append_printf (r->out, "  GPU %" G_GINT64_FORMAT " %s: used %s of %s\n",
+                              g->index, name, used, gtotal);
+    }
+  for (guint i = 0; s->gpu_apps != NULL && i < s->gpu_apps->len; i++)
+    {
+      const JmemNvsmiApp *a = g_ptr_array_index (s->gpu_apps, i);
+      g_autofree char *name = esc (a->process_name);
+      g_autofree char *used = size_text (mib_to_kib (a->used_memory_mib));
+
+      g_string_append_printf (r->out, "  process %7" G_GINT64_FORMAT " %9s  ", a->pid, used);
+      append_cell (r->out, name, r->width > 30 ? r->width - 30 : 0);
+      end_line (r);
+    }
+}
+
+static void
+add_nvmap (Report             *r,
+           const JmemSnapshot *s)
+{
+  g_autofree char *total = size_text (nvmap_total_kib (s));
+
+  heading (r, "NvMap");
+  if (!s->nvmap_readable)
+    {
+      g_autofree char *why = esc (s->nvmap_error ? s->nvmap_error : "not read");
+
+      g_string_append_printf (r->out, "  not readable: %s\n", why);
+      return;
+    }
+  {
+    g_autofree char *via = esc (s->nvmap_via);
+
+    g_string_append_printf (r->out,
+                            "  total %s (via %s); per-PID sizes are proportional shares of\n"
+                            "  shared buffers and need not add up to the total\n",
+                            total, via);
+  }
+  if (s->nvmap_by_pid != NULL && s->nvmap_by_pid->len > 0)
+    {
+      g_string_append_printf (r->out, "  %8s  %10s  %7s  %s\n", "PID", "SIZE", "CLIENTS", "PROCESS");
+      for (guint i = 0; i < s->nvmap_by_pid->len; i++)
+        {
+          const JmemNvmapPidTotal *t = g_ptr_array_index (s->nvmap_by_pid, i);
+          g_autofree char *name = esc (t->process);
+          g_autofree char *size = size_text (u64_kib (t->size_kib));
+
+          gboolean gone = !t->pid_exists && t->pid > 0;
+          guint cols = r->width > 34 ? r->width - 34 : 0;
+
+          g_string_append_printf (r->out, "  %8" G_GINT64_FORMAT "  %10s  %7u  ",
+                                  t->pid, size, t->n_clients);
+          /* a PID with NvMap memory but no /proc entry: leaked or exited */
+          append_cell (r->out, name, gone && cols > 20 ? cols - 18 : cols);
+          if (gone)
+            g_string_append (r->out, " (no such process)");
+          end_line (r);
+        }
+    }
+  if (s->nvmap_unattributed_kib != -1)
+    {
+      gint64 u = s->nvmap_unattributed_kib;
+      g_autofree char *un = size_text (u < 0 ? -u : u);
+
+      g_string_append_printf (r->out, "  unattributed (total minus rows): %s%s\n",
+                              u < 0 ? "-" : "", un);
+    }
+  if (s->nvmap_clients != NULL && s->nvmap_clients->n_malformed > 0)
+    g_string_append_printf (r->out, "  %u malformed line(s) skipped\n",
+                            s->nvmap_clients->n_malformed);
+}
+
+static gint64
+gpu_or_nvmap_kib (const JmemProcess *p)
+{
+  return MAX (p->gpu_kib, p->nvmap_kib);
+}
+
+/* The container's short id, as `docker ps` shows it; "-" outside one. */
+static char *
+container_text (const JmemProcess *p)
+{
+  g_autofree char *valid = NULL;
+
+  if (p->container_id == NULL)
+    return esc (p->container_runtime);
+  valid = jmem_text_make_valid (p->container_id, -1);
+  if (g_utf8_strlen (valid, -1) > 12)
+    *g_utf8_offset_to_pointer (valid, 12) = '\0';
+  return jmem_text_escape_for_terminal (valid);
+}
+
+static void
+add_processes (Report             *r,
+               const JmemSnapshot *s)
+{
+  guint shown = s->processes != NULL ? s->processes->len : 0;
+  /* "  PID USER RSS PSS SWAP GPU/NVMAP CONTAINER ": the name and command get the rest */
+  const guint fixed = 2 + 7 + 1 + 8 + 1 + 4 * (9 + 1) + 12 + 1;
+  guint rest = r->width > fixed ? r->width - fixed : 0;
+  g_autofree char *title = g_strdup_printf ("Processes by footprint (%u of %u)",
+                                            shown, MAX (s->n_processes_total, shown));
+
+  heading (r, title);
+  if (s->n_processes_vanished > 0)
+    g_string_append_printf (r->out, "  %u process(es) exited while being read\n",
+                            s->n_processes_vanished);
+  if (shown == 0)
+    return;
+  g_string_append_printf (r->out, "  %7s %-8s %9s %9s %9s %9s %-12s NAME  COMMAND\n",
+                          "PID", "USER", "RSS", "PSS", "SWAP", "GPU/NVMAP", "CONTAINER");
+  for (guint i = 0; i < shown; i++)
+    {
+      const JmemProcess *p = g_ptr_array_index (s->processes, i);
+      g_autofree char *user = p->user ? esc (p->user)
+                                      : g_strdup_printf ("%" G_GINT64_FORMAT, p->uid);
+      g_autofree char *name = esc (p->name);
+      g_autofree char *cmd = esc (p->cmdline ? p->cmdline : "");
+      g_autofree char *rss = size_text (p->rss_kib);
+      g_autofree char *pss = size_text (p->pss_kib);
+      g_autofree char *swap = size_text (p->swap_kib);
+      g_autofree char *gpu = size_text (gpu_or_nvmap_kib (p));
+      g_autofree char *container = container_text (p);
+      g_autofree char *last = g_strdup_printf ("%s  %s", name, cmd);
+
+      g_string_append_printf (r->out, "  %7" G_GINT64_FORMAT " ", p->pid);
+      append_cell (r->out, user, 8);
+      g_string_append_printf (r->out, " %9s %9s %9s %9s ", rss, pss, swap, gpu);
+      append_cell (r->out, container, 12);
+      g_string_append_c (r->out, ' ');
+      append_cell (r->out, last, rest);
+      end_line (r);
+    }
+}
+
+static void
+add_host (Report             *r,
+          const JmemSnapshot *s)
+{
+  if (s->thermal != NULL && s->thermal->len > 0)
+    {
+      heading (r, "Thermal");
+      for (guint i = 0; i < s->thermal->len; i++)
+        {
+          const JmemThermal *t = g_ptr_array_index (s->thermal, i);
+          g_autofree char *type = esc (t->type ? t->type : t->zone);
+
+          if (isfinite (t->celsius))
+            g_string_append_printf (r->out, "  %-24s %6.1f °C\n", type, t->celsius);
+          else
+            g_string_append_printf (r->out, "  %-24s      - °C\n", type);
+        }
+    }
+
+  {
+    g_autofree char *mode = esc (s->power_mode);
+
+    g_string_append_printf (r->out, "\nPower mode: %s\n", s->power_mode ? mode : "unknown (no nvpmodel)");
+  }
+
+  if (s->disks != NULL && s->disks->len > 0)
+    {
+      heading (r, "Disks");
+      for (guint i = 0; i < s->disks->len; i++)
+        {
+          const JmemDisk *d = g_ptr_array_index (s->disks, i);
+          g_autofree char *mount = esc (d->mount_point);
+          g_autofree char *dev = esc (d->device);
+          g_autofree char *fstype = esc (d->fs_type);
+          g_autofree char *used = size_text (u64_kib (d->used_kib));
+          g_autofree char *size = size_text (u64_kib (d->size_kib));
+          g_autofree char *avail = size_text (u64_kib (d->available_kib));
+
+          g_string_append_printf (r->out, "  %-20s %s used of %s, %s free (%s, %s)\n",
+                                  mount, used, size, avail, dev, fstype);
+        }
+    }
+
+  heading (r, "Services that are active");
+  if (s->services == NULL)
+    {
+      g_string_append (r->out, "  unknown: systemd was not reachable\n");
+    }
+  else
+    {
+      guint n_active = 0;
+
+      for (guint i = 0; i < s->services->len; i++)
+        {
+          const JmemService *svc = g_ptr_array_index (s->services, i);
+          g_autofree char *name = NULL;
+          g_autofree char *state = NULL;
+
+          if (g_strcmp0 (svc->active_state, "active") != 0)
+            continue;
+          name = esc (svc->name);
+          state = esc (svc->unit_file_state);
+          g_string_append_printf (r->out, "  %-28s %s\n", name, state);
+          n_active++;
+        }
+      if (n_active == 0)
+        g_string_append (r->out, "  none of the services jmem checks is active\n");
+    }
+}
+
+static void
+add_tegrastats (Report             *r,
+                const JmemSnapshot *s)
+{
+  const JmemTegrastats *t = s->tegrastats;
+  g_autofree char *used = NULL, *total = NULL;
+
+  if (t == NULL)
+    return;
+  heading (r, "tegrastats");
+  used = size_text (mib_to_kib (t->ram_used_mib));
+  total = size_text (mib_to_kib (t->ram_total_mib));
+  g_string_append_printf (r->out, "  RAM %s of %s", used, total);
+  if (t->lfb_blocks >= 0 && t->lfb_block_kib >= 0)
+    g_string_append_printf (r->out, "   largest free blocks %" G_GINT64_FORMAT " x %" G_GINT64_FORMAT " KiB",
+                            t->lfb_blocks, t->lfb_block_kib);
+  if (t->gr3d_freq_percent >= 0)
+    g_string_append_printf (r->out, "   GR3D %" G_GINT64_FORMAT "%%", t->gr3d_freq_percent);
+  if (t->emc_freq_percent >= 0)
+    g_string_append_printf (r->out, "   EMC %" G_GINT64_FORMAT "%%", t->emc_freq_percent);
+  g_string_append_c (r->out, '\n');
+}
+
+static void
+add_warnings (Report             *r,
+              const JmemSnapshot *s)
+{
+  if (s->warnings == NULL || s->warnings->len == 0)
+    return;
+  heading (r, "Warnings");
+  for (guint i = 0; i < s->warnings->len; i++)
+    {
+      const JmemWarning *w = g_ptr_array_index (s->warnings, i);
+      g_autofree char *source = esc (w->source);
+      g_autofree char *message = esc (w->message);
+
+      g_string_append_printf (r->out, "  %s%s: %s%s\n",
+                              r->color ? SGR_YELLOW : "", source, message,
+                              r->color ? SGR_RESET : "");
+      if (w->action != NULL)
+        {
+          g_autofree char *action = esc (w->action);
+
+          g_string_append_printf (r->out, "    %s→ %s%s\n",
+                                  r->color ? SGR_DIM : "", action, r->color ? SGR_RESET : "");
+        }
+    }
+}
+
+void
+jmem_output_human_snapshot_width (const JmemSnapshot *snapshot,
+                                  GString            *out,
+                                  gboolean            color,
+                                  guint               width)
+{
+  Report r = { out, color, MAX (width, MIN_WIDTH) };
+
+  g_return_if_fail (snapshot != NULL);
+  g_return_if_fail (out != NULL);
+
+  add_header (&r, snapshot);
+  add_memory (&r, snapshot);
+  add_gpu (&r, snapshot);
+  add_nvmap (&r, snapshot);
+  add_processes (&r, snapshot);
+  add_host (&r, snapshot);
+  add_tegrastats (&r, snapshot);
+  add_warnings (&r, snapshot);
+}
+
+static guint
+terminal_width (void)
+{
+  struct winsize ws = { 0 };
+  const char *columns;
+
+  if (isatty (STDOUT_FILENO) && ioctl (STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+    return ws.ws_col;
+  columns = g_getenv ("COLUMNS");
+  if (columns != NULL)
+    {
+      guint64 n = 0;
+
+      if (g_ascii_string_to_unsigned (columns, 10, 1, 10000, &n, NULL))
+        return (guint) n;
+    }
+  return DEFAULT_WIDTH;
+}
+
+void
+jmem_output_human_snapshot (const JmemSnapshot *snapshot,
+                            GString            *out,
+                            gboolean            color)
+{
+  jmem_output_human_snapshot_width (snapshot, out, color, terminal_width ());
+}
