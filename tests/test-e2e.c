@@ -1,0 +1,1149 @@
+/* End-to-end tests: the helper from the build tree, activated by a private
+ * system bus, gated by the real polkitd (or a mock), called by real
+ * unprivileged accounts. Runs inside tests/e2e/jmem-sandbox, which sets the
+ * JMEM_SANDBOX_* variables read here; which cases run depends on the
+ * sandbox's polkit mode. */
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "jmem-names.h"
+
+#define HELPER_CAPS_ALLOWED  ((G_GUINT64_CONSTANT (1) << 2) | (G_GUINT64_CONSTANT (1) << 21))
+/* A caller must learn that polkit is absent or stuck well before the D-Bus
+ * default timeout of 25 s (the helper bounds its own wait for polkit). */
+#define FAIL_CLOSED_BOUND_S  20
+#define DENIED               "org.freedesktop.DBus.Error.AccessDenied"
+#define INTERACTIVE_REQUIRED "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired"
+
+static const char *build_dir;
+static const char *polkit_mode;
+static const char *agent_user;
+static const char *outsider_user;
+static const char *group_name;
+
+/* ---- accounts and connections ------------------------------------------- */
+
+static struct passwd *
+lookup_user (const char *name)
+{
+  struct passwd *pw = getpwnam (name);
+
+  g_assert_nonnull (pw);
+  return pw;
+}
+
+/* A private connection to the sandbox's bus that the bus (and so polkit)
+ * sees as @user: the kernel records the connecting credentials, so only the
+ * connect and the authentication run with the user's effective ids. */
+static GDBusConnection *
+bus_open_as (const char *user)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *address = g_dbus_address_get_for_bus_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
+  gid_t saved_groups[64];
+  int n_saved;
+  GDBusConnection *connection;
+
+  g_assert_no_error (error);
+  n_saved = getgroups (G_N_ELEMENTS (saved_groups), saved_groups);
+  g_assert_cmpint (n_saved, >=, 0);
+
+  if (user != NULL)
+    {
+      struct passwd *pw = lookup_user (user);
+      g_assert_cmpint (initgroups (pw->pw_name, pw->pw_gid), ==, 0);
+      g_assert_cmpint (setegid (pw->pw_gid), ==, 0);
+      g_assert_cmpint (seteuid (pw->pw_uid), ==, 0);
+    }
+
+  connection = g_dbus_connection_new_for_address_sync (address,
+                                                       G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                                                       G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+                                                       NULL, NULL, &error);
+  if (user != NULL)
+    {
+      g_assert_cmpint (seteuid (0), ==, 0);
+      g_assert_cmpint (setegid (0), ==, 0);
+      g_assert_cmpint (setgroups (n_saved, saved_groups), ==, 0);
+    }
+  g_assert_no_error (error);
+  g_dbus_connection_set_exit_on_close (connection, FALSE);
+  return connection;
+}
+
+static char *
+remote_error_name (const GError *error)
+{
+  char *name;
+
+  g_assert_nonnull (error);
+  name = g_dbus_error_get_remote_error (error);
+  if (name == NULL)
+    name = g_strdup_printf ("(local %s %d: %s)", g_quark_to_string (error->domain),
+                            error->code, error->message);
+  return name;
+}
+
+static GVariant *
+helper_call (GDBusConnection *bus,
+             const char      *method,
+             GVariant        *parameters,
+             GDBusCallFlags   flags,
+             int              timeout_ms,
+             GError         **error)
+{
+  return g_dbus_connection_call_sync (bus, JMEM_DBUS_NAME, JMEM_DBUS_PATH, JMEM_DBUS_INTERFACE,
+                                      method, parameters, NULL, flags, timeout_ms, NULL, error);
+}
+
+/* Asserts that @method fails with the D-Bus error @expected. */
+static void
+assert_call_error (GDBusConnection *bus,
+                   const char      *method,
+                   GVariant        *parameters,
+                   GDBusCallFlags   flags,
+                   const char      *expected)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = helper_call (bus, method, parameters, flags, 30000, &error);
+  g_autofree char *name = NULL;
+
+  if (reply != NULL)
+    g_error ("%s succeeded (%s), expected %s", method, g_variant_print (reply, FALSE), expected);
+  name = remote_error_name (error);
+  if (g_strcmp0 (name, expected) != 0)
+    g_error ("%s failed with %s (%s), expected %s", method, name, error->message, expected);
+  g_assert_cmpstr (error->message, !=, "");
+}
+
+static guint32
+bus_get_pid (GDBusConnection *bus, const char *name)
+{
+  g_autoptr(GVariant) reply = NULL;
+  guint32 pid = 0;
+
+  reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "GetConnectionUnixProcessID",
+                                       g_variant_new ("(s)", name), G_VARIANT_TYPE ("(u)"),
+                                       G_DBUS_CALL_FLAGS_NONE, 5000, NULL, NULL);
+  if (reply != NULL)
+    g_variant_get (reply, "(u)", &pid);
+  return pid;
+}
+
+/* Starts the helper when it is not running (a Peer.Ping needs no
+ * authorization, and any call to the name activates it); returns its PID. */
+static guint32
+helper_ensure_running (GDBusConnection *bus)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  guint32 pid;
+
+  reply = g_dbus_connection_call_sync (bus, JMEM_DBUS_NAME, JMEM_DBUS_PATH, "org.freedesktop.DBus.Peer",
+                                       "Ping", NULL, NULL, G_DBUS_CALL_FLAGS_NONE, 30000, NULL, &error);
+  g_assert_no_error (error);
+  pid = bus_get_pid (bus, JMEM_DBUS_NAME);
+  g_assert_cmpuint (pid, >, 0);
+  return pid;
+}
+
+static gboolean
+pid_alive (guint32 pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%u/stat", pid);
+  g_autofree char *stat = NULL;
+  const char *state;
+
+  if (!g_file_get_contents (path, &stat, NULL, NULL))
+    return FALSE;
+  state = strrchr (stat, ')');
+  return state != NULL && state[1] == ' ' && state[2] != 'Z' && state[2] != 'X';
+}
+
+/* ---- /proc of the helper ------------------------------------------------- */
+
+static gboolean
+status_field (guint32 pid, const char *field, char **value)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%u/status", pid);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  gsize field_len = strlen (field);
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return FALSE;
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (strncmp (lines[i], field, field_len) == 0 && lines[i][field_len] == ':')
+      {
+        *value = g_strstrip (g_strdup (lines[i] + field_len + 1));
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static guint64
+status_kib (guint32 pid, const char *field)
+{
+  g_autofree char *value = NULL;
+
+  g_assert_true (status_field (pid, field, &value));
+  return g_ascii_strtoull (value, NULL, 10);
+}
+
+static guint
+count_fds (guint32 pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%u/fd", pid);
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+/* ---- running programs as the test accounts ------------------------------- */
+
+typedef struct {
+  int    status;  /* wait status */
+  char  *out;
+  char  *err;
+  double seconds;
+} RunResult;
+
+static void
+run_result_clear (RunResult *result)
+{
+  g_clear_pointer (&result->out, g_free);
+  g_clear_pointer (&result->err, g_free);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RunResult, run_result_clear)
+
+static char **
+user_argv (const char *user, const char *const *command)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  if (user != NULL)
+    {
+      struct passwd *pw = lookup_user (user);
+      g_autofree char *uid = g_strdup_printf ("--reuid=%u", (unsigned) pw->pw_uid);
+      g_autofree char *gid = g_strdup_printf ("--regid=%u", (unsigned) pw->pw_gid);
+
+      g_strv_builder_add_many (builder, "setpriv", uid, gid, "--init-groups", NULL);
+    }
+  g_strv_builder_addv (builder, (const char **) command);
+  return g_strv_builder_end (builder);
+}
+
+static char **
+user_envp (void)
+{
+  char **envp = g_get_environ ();
+
+  envp = g_environ_setenv (envp, "HOME", "/nonexistent", TRUE);
+  envp = g_environ_setenv (envp, "LC_ALL", "C.UTF-8", TRUE);
+  return envp;
+}
+
+static void
+run_as (const char *user, const char *const *command, RunResult *result)
+{
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) argv = user_argv (user, command);
+  g_auto(GStrv) envp = user_envp ();
+  gint64 start = g_get_monotonic_time ();
+
+  g_spawn_sync ("/", argv, envp, G_SPAWN_SEARCH_PATH | G_SPAWN_STDIN_FROM_DEV_NULL,
+                NULL, NULL, &result->out, &result->err, &result->status, &error);
+  g_assert_no_error (error);
+  result->seconds = (g_get_monotonic_time () - start) / 1e6;
+  g_test_message ("as %s: %s → status %d in %.1f s\nstdout: %.2000s\nstderr: %.2000s",
+                  user ? user : "root", command[0], result->status, result->seconds,
+                  result->out, result->err);
+}
+
+static char *
+client_path (void)
+{
+  return g_build_filename (build_dir, "client", "jmem", NULL);
+}
+
+static void
+assert_failed_exit (const RunResult *result)
+{
+  g_assert_true (WIFEXITED (result->status));
+  g_assert_cmpint (WEXITSTATUS (result->status), !=, 0);
+}
+
+static gboolean
+contains_ci (const char *haystack, const char *needle)
+{
+  g_autofree char *h = g_ascii_strdown (haystack, -1);
+  g_autofree char *n = g_ascii_strdown (needle, -1);
+
+  return strstr (h, n) != NULL;
+}
+
+/* ---- the fixture ----------------------------------------------------------- */
+
+typedef struct {
+  char    *client;
+  char    *process;
+  guint32  pid;
+  guint64  size_kib;
+} Row;
+
+static void
+row_free (Row *row)
+{
+  g_free (row->client);
+  g_free (row->process);
+  g_free (row);
+}
+
+typedef struct {
+  GPtrArray *rows;
+  gboolean   has_total;
+  guint64    total_kib;
+} Fixture;
+
+static void
+fixture_free (Fixture *fixture)
+{
+  g_ptr_array_unref (fixture->rows);
+  g_free (fixture);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Fixture, fixture_free)
+
+/* The iovmm/clients the sandbox mounted where the helper reads it, read by
+ * the kernel's fixed columns ("%-18s %18s %8u %10lluK") independently of
+ * the project's parser. */
+static Fixture *
+fixture_load (void)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  Fixture *fixture;
+
+  if (!g_file_get_contents (JMEM_NVMAP_CLIENTS_PATH, &text, NULL, NULL))
+    return NULL;
+
+  fixture = g_new0 (Fixture, 1);
+  fixture->rows = g_ptr_array_new_with_free_func ((GDestroyNotify) row_free);
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *line = lines[i];
+      gsize len = strlen (line);
+      char *end = NULL;
+
+      if (g_str_has_prefix (line, "CLIENT") || len == 0)
+        continue;
+      if (g_str_has_prefix (line, "total"))
+        {
+          g_autofree char *size = g_strstrip (g_strndup (line + 5, len - 5));
+          fixture->has_total = TRUE;
+          fixture->total_kib = g_ascii_strtoull (size, &end, 10);
+          g_assert_cmpstr (end, ==, "K");
+          continue;
+        }
+      if (len < 49 || line[len - 1] != 'K')
+        continue;  /* a Note: line of old kernels */
+      Row *row = g_new0 (Row, 1);
+      row->client = g_strstrip (g_strndup (line, 18));
+      row->process = g_strstrip (g_strndup (line + 19, 18));
+      row->pid = (guint32) g_ascii_strtoull (line + 38, NULL, 10);
+      row->size_kib = g_ascii_strtoull (line + 47, &end, 10);
+      g_assert_cmpstr (end, ==, "K");
+      g_ptr_array_add (fixture->rows, row);
+    }
+  g_assert_cmpuint (fixture->rows->len, >, 0);
+  return fixture;
+}
+
+static Fixture *
+fixture_require (void)
+{
+  Fixture *fixture = fixture_load ();
+
+  if (fixture == NULL)
+    g_error ("the sandbox mounted no NvMap fixture (--fixture-tree, --nvmap-file)");
+  return fixture;
+}
+
+static void
+assert_row_matches (const Row *expected, const char *client, const char *process,
+                    guint64 pid, guint64 size_kib)
+{
+  g_assert_cmpuint (pid, ==, expected->pid);
+  g_assert_cmpuint (size_kib, ==, expected->size_kib);
+  g_assert_cmpstr (client, ==, expected->client);
+  g_assert_true (g_utf8_validate (process, -1, NULL));
+  /* the fixed columns pad names; printable ASCII names must come back whole */
+  if (g_str_is_ascii (expected->process))
+    g_assert_cmpstr (process, ==, expected->process);
+}
+
+static void
+assert_clients_reply (GVariant *reply, const Fixture *fixture)
+{
+  g_autoptr(GVariantIter) iter = NULL;
+  g_autoptr(GVariant) info = NULL;
+  const char *client, *process;
+  guint32 pid;
+  guint64 size_kib, total_kib;
+  guint i = 0;
+
+  g_assert_true (g_variant_is_of_type (reply, G_VARIANT_TYPE ("(a(ssut)ta{sv})")));
+  g_variant_get (reply, "(a(ssut)t@a{sv})", &iter, &total_kib, &info);
+  while (g_variant_iter_loop (iter, "(&s&sut)", &client, &process, &pid, &size_kib))
+    {
+      g_assert_cmpuint (i, <, fixture->rows->len);
+      assert_row_matches (g_ptr_array_index (fixture->rows, i), client, process, pid, size_kib);
+      i++;
+    }
+  g_assert_cmpuint (i, ==, fixture->rows->len);
+  if (fixture->has_total)
+    g_assert_cmpuint (total_kib, ==, fixture->total_kib);
+}
+
+/* ---- cases: the real polkitd ------------------------------------------------ */
+
+/* The harness itself: our rules reached polkitd, host rules did not. */
+static void
+test_polkit_rules (void)
+{
+  const char *check[] = { "sh", "-c", "exec pkcheck --action-id " JMEM_ACTION_READ_NVMAP " --process $$", NULL };
+  g_auto(RunResult) agent = { 0 };
+  g_auto(RunResult) outsider = { 0 };
+
+  run_as (agent_user, check, &agent);
+  g_assert_true (WIFEXITED (agent.status));
+  g_assert_cmpint (WEXITSTATUS (agent.status), ==, 0);
+
+  run_as (outsider_user, check, &outsider);
+  g_assert_true (WIFEXITED (outsider.status));
+  g_assert_cmpint (WEXITSTATUS (outsider.status), ==, 2);  /* needs authentication */
+}
+
+static void
+test_agent_clients (void)
+{
+  g_autoptr(Fixture) fixture = fixture_require ();
+  g_autoptr(GDBusConnection) bus = bus_open_as (agent_user);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = helper_call (bus, "GetNvMapClients", NULL, G_DBUS_CALL_FLAGS_NONE, 30000, &error);
+
+  g_assert_no_error (error);
+  assert_clients_reply (reply, fixture);
+}
+
+static void
+test_agent_snapshot (void)
+{
+  g_autoptr(Fixture) fixture = fixture_require ();
+  g_autofree char *jmem = client_path ();
+  const char *command[] = { jmem, "snapshot", "--json", NULL };
+  g_auto(RunResult) run = { 0 };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *nvmap;
+  JsonArray *clients;
+
+  run_as (agent_user, command, &run);
+  g_assert_true (WIFEXITED (run.status));
+  g_assert_cmpint (WEXITSTATUS (run.status), ==, 0);
+  json_parser_load_from_data (parser, run.out, -1, &error);
+  g_assert_no_error (error);
+
+  nvmap = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "nvmap");
+  g_assert_nonnull (nvmap);
+  g_assert_true (json_object_get_boolean_member (nvmap, "readable"));
+  g_assert_cmpstr (json_object_get_string_member (nvmap, "via"), ==, "helper");
+  clients = json_object_get_array_member (nvmap, "clients");
+  g_assert_cmpuint (json_array_get_length (clients), ==, fixture->rows->len);
+  for (guint i = 0; i < fixture->rows->len; i++)
+    {
+      JsonObject *row = json_array_get_object_element (clients, i);
+      assert_row_matches (g_ptr_array_index (fixture->rows, i),
+                          json_object_get_string_member (row, "client"),
+                          json_object_get_string_member (row, "process"),
+                          json_object_get_int_member (row, "pid"),
+                          json_object_get_int_member (row, "size_kib"));
+    }
+}
+
+static void
+test_agent_allocations (void)
+{
+  g_autoptr(Fixture) fixture = fixture_require ();
+  g_autoptr(GDBusConnection) bus = bus_open_as (agent_user);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariant) clients = NULL;
+  g_autofree char *jmem = client_path ();
+  const char *command[] = { jmem, "allocations", NULL };
+  g_auto(RunResult) run = { 0 };
+  guint n_handles = 0;
+
+  reply = helper_call (bus, "GetNvMapAllocations", NULL, G_DBUS_CALL_FLAGS_NONE, 30000, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_variant_is_of_type (reply, G_VARIANT_TYPE ("(a(ssuta(ttuuuuuuuis))ta{sv})")));
+  clients = g_variant_get_child_value (reply, 0);
+  g_assert_cmpuint (g_variant_n_children (clients), >, 0);
+  for (gsize i = 0; i < g_variant_n_children (clients); i++)
+    {
+      g_autoptr(GVariant) entry = g_variant_get_child_value (clients, i);
+      g_autoptr(GVariant) handles = g_variant_get_child_value (entry, 4);
+      const char *process = NULL;
+
+      g_variant_get_child (entry, 1, "&s", &process);
+      g_assert_true (g_utf8_validate (process, -1, NULL));
+      n_handles += g_variant_n_children (handles);
+    }
+  g_assert_cmpuint (n_handles, >, 0);
+
+  run_as (agent_user, command, &run);
+  g_assert_true (WIFEXITED (run.status));
+  g_assert_cmpint (WEXITSTATUS (run.status), ==, 0);
+  g_assert_true (g_utf8_validate (run.out, -1, NULL));
+  for (gsize i = 0; i < g_variant_n_children (clients); i++)
+    {
+      g_autoptr(GVariant) entry = g_variant_get_child_value (clients, i);
+      guint32 pid = 0;
+      g_autofree char *pid_text = NULL;
+
+      g_variant_get_child (entry, 2, "u", &pid);
+      pid_text = g_strdup_printf ("%u", pid);
+      g_assert_nonnull (strstr (run.out, pid_text));
+    }
+}
+
+static char *
+read_knob (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  char *text = NULL;
+
+  g_file_get_contents (path, &text, NULL, &error);
+  g_assert_no_error (error);
+  return g_strstrip (text);
+}
+
+static void
+clear_knob (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, "", 0, &error);
+  if (error != NULL)  /* a bind mount cannot be replaced by rename: truncate */
+    {
+      FILE *f = fopen (path, "w");
+      g_assert_nonnull (f);
+      fclose (f);
+    }
+}
+
+static void
+test_agent_drop_caches (void)
+{
+  g_autoptr(GDBusConnection) bus = bus_open_as (agent_user);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autofree char *level = NULL;
+  g_autofree char *compact = NULL;
+  g_autofree char *name = NULL;
+
+  clear_knob (JMEM_DROP_CACHES_PATH);
+  clear_knob (JMEM_COMPACT_MEMORY_PATH);
+
+  /* refused before anything is written, and without using up the rate */
+  assert_call_error (bus, "DropCaches", g_variant_new_parsed ("(@u 7, @a{sv} {})"),
+                     G_DBUS_CALL_FLAGS_NONE, "dev.jmem.Error.InvalidArgument");
+  level = read_knob (JMEM_DROP_CACHES_PATH);
+  g_assert_cmpstr (level, ==, "");
+  g_clear_pointer (&level, g_free);
+
+  reply = helper_call (bus, "DropCaches", g_variant_new_parsed ("(@u 3, {'compact': <true>})"),
+                       G_DBUS_CALL_FLAGS_NONE, 30000, &error);
+  g_assert_no_error (error);
+  level = read_knob (JMEM_DROP_CACHES_PATH);
+  g_assert_cmpstr (level, ==, "3");
+  compact = read_knob (JMEM_COMPACT_MEMORY_PATH);
+  g_assert_cmpstr (compact, ==, "1");
+
+  /* a second drop within 10 s, from anyone, is refused and writes nothing */
+  clear_knob (JMEM_DROP_CACHES_PATH);
+  g_clear_pointer (&reply, g_variant_unref);
+  reply = helper_call (bus, "DropCaches", g_variant_new_parsed ("(@u 1, @a{sv} {})"),
+                       G_DBUS_CALL_FLAGS_NONE, 30000, &error);
+  g_assert_null (reply);
+  name = remote_error_name (error);
+  g_assert_cmpstr (name, ==, "dev.jmem.Error.RateLimited");
+  g_clear_pointer (&level, g_free);
+  level = read_knob (JMEM_DROP_CACHES_PATH);
+  g_assert_cmpstr (level, ==, "");
+}
+
+static const char *const helper_methods[][2] = {
+  { "GetNvMapClients", NULL },
+  { "GetNvMapAllocations", NULL },
+  { "DropCaches", "(@u 3, @a{sv} {})" },
+};
+
+static void
+test_outsider_denied (void)
+{
+  g_autofree char *jmem = client_path ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (helper_methods); i++)
+    {
+      g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+      g_auto(RunResult) run = { 0 };
+
+      g_ptr_array_add (argv, g_strdup ("gdbus"));
+      g_ptr_array_add (argv, g_strdup ("call"));
+      g_ptr_array_add (argv, g_strdup ("--system"));
+      g_ptr_array_add (argv, g_strdup ("--dest=" JMEM_DBUS_NAME));
+      g_ptr_array_add (argv, g_strdup ("--object-path=" JMEM_DBUS_PATH));
+      g_ptr_array_add (argv, g_strdup_printf ("--method=" JMEM_DBUS_INTERFACE ".%s", helper_methods[i][0]));
+      if (g_strcmp0 (helper_methods[i][0], "DropCaches") == 0)
+        {
+          g_ptr_array_add (argv, g_strdup ("3"));
+          g_ptr_array_add (argv, g_strdup ("{}"));
+        }
+      g_ptr_array_add (argv, NULL);
+
+      clear_knob (JMEM_DROP_CACHES_PATH);
+      run_as (outsider_user, (const char *const *) argv->pdata, &run);
+      assert_failed_exit (&run);
+      g_assert_nonnull (strstr (run.err, DENIED));
+      g_assert_cmpstr (run.out, ==, "");
+      g_autofree char *level = read_knob (JMEM_DROP_CACHES_PATH);
+      g_assert_cmpstr (level, ==, "");
+    }
+
+  /* the client says what to do: the group to join */
+  {
+    const char *command[] = { jmem, "allocations", NULL };
+    g_auto(RunResult) run = { 0 };
+
+    run_as (outsider_user, command, &run);
+    assert_failed_exit (&run);
+    g_assert_true (g_utf8_validate (run.err, -1, NULL));
+    g_assert_true (contains_ci (run.err, group_name));
+  }
+  {
+    const char *command[] = { jmem, "snapshot", "--json", NULL };
+    g_auto(RunResult) run = { 0 };
+    g_autoptr(JsonParser) parser = json_parser_new ();
+    g_autoptr(GError) error = NULL;
+    g_autoptr(JsonGenerator) generator = json_generator_new ();
+    g_autofree char *warnings = NULL;
+    JsonObject *root, *nvmap;
+
+    run_as (outsider_user, command, &run);
+    json_parser_load_from_data (parser, run.out, -1, &error);
+    g_assert_no_error (error);
+    root = json_node_get_object (json_parser_get_root (parser));
+    nvmap = json_object_get_object_member (root, "nvmap");
+    g_assert_false (json_object_get_boolean_member (nvmap, "readable"));
+    g_assert_cmpuint (json_array_get_length (json_object_get_array_member (nvmap, "clients")), ==, 0);
+    json_generator_set_root (generator, json_object_get_member (root, "warnings"));
+    warnings = json_generator_to_data (generator, NULL);
+    g_assert_true (contains_ci (warnings, group_name));
+  }
+}
+
+static void
+test_root_caller (void)
+{
+  g_autoptr(Fixture) fixture = fixture_require ();
+  g_autoptr(GDBusConnection) bus = bus_open_as (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = helper_call (bus, "GetNvMapClients", NULL, G_DBUS_CALL_FLAGS_NONE, 30000, &error);
+
+  g_assert_no_error (error);
+  assert_clients_reply (reply, fixture);
+}
+
+/* A caller polkit would ask to authenticate: without the interactive flag
+ * the helper says interaction could help; with it, polkit finds no agent to
+ * ask and the answer is a plain refusal. No data either way. */
+static void
+check_challenged_caller (const char *user)
+{
+  g_autoptr(GDBusConnection) bus = bus_open_as (user);
+
+  assert_call_error (bus, "GetNvMapClients", NULL, G_DBUS_CALL_FLAGS_NONE, INTERACTIVE_REQUIRED);
+  assert_call_error (bus, "GetNvMapClients", NULL,
+                     G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION, DENIED);
+}
+
+static void
+test_interactive_flag (void)
+{
+  check_challenged_caller (outsider_user);
+}
+
+static void
+test_cannot_own_name (void)
+{
+  const char *users[] = { agent_user, outsider_user };
+
+  for (guint i = 0; i < G_N_ELEMENTS (users); i++)
+    {
+      const char *command[] = { "gdbus", "call", "--system", "--dest=org.freedesktop.DBus",
+                                "--object-path=/org/freedesktop/DBus",
+                                "--method=org.freedesktop.DBus.RequestName", JMEM_DBUS_NAME, "0", NULL };
+      g_auto(RunResult) run = { 0 };
+
+      run_as (users[i], command, &run);
+      assert_failed_exit (&run);
+      g_assert_nonnull (strstr (run.err, DENIED));
+    }
+}
+
+static void
+test_bad_calls (void)
+{
+  g_autoptr(GDBusConnection) bus = bus_open_as (agent_user);
+  g_autoptr(GDBusConnection) root = bus_open_as (NULL);
+  guint32 pid = helper_ensure_running (root);
+  struct { const char *method; const char *args; } bad[] = {
+    { "NoSuchMethod", NULL },
+    { "GetNvMapClients", "('extra',)" },
+    { "GetNvMapAllocations", "(@u 1,)" },
+    { "DropCaches", "('3',)" },
+    { "DropCaches", "(@u 3,)" },
+    { "DropCaches", "(@u 3, @a{sv} {}, @u 0)" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GVariant) reply = NULL;
+      g_autofree char *name = NULL;
+
+      reply = helper_call (bus, bad[i].method,
+                           bad[i].args ? g_variant_new_parsed (bad[i].args) : NULL,
+                           G_DBUS_CALL_FLAGS_NONE, 30000, &error);
+      if (reply != NULL)
+        g_error ("%s%s succeeded", bad[i].method, bad[i].args ? bad[i].args : "()");
+      name = remote_error_name (error);
+      g_test_message ("%s%s → %s", bad[i].method, bad[i].args ? bad[i].args : "()", name);
+      g_assert_true (g_str_has_prefix (name, "org.freedesktop.DBus.Error.") ||
+                     g_str_has_prefix (name, "dev.jmem.Error."));
+    }
+
+  /* properties are read-only */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GVariant) reply = NULL;
+
+    reply = g_dbus_connection_call_sync (bus, JMEM_DBUS_NAME, JMEM_DBUS_PATH,
+                                         "org.freedesktop.DBus.Properties", "Set",
+                                         g_variant_new ("(ssv)", JMEM_DBUS_INTERFACE, "Version",
+                                                        g_variant_new_string ("9")),
+                                         NULL, G_DBUS_CALL_FLAGS_NONE, 30000, NULL, &error);
+    g_assert_null (reply);
+    g_assert_nonnull (error);
+  }
+
+  /* still the same process, still answering */
+  g_assert_cmpuint (bus_get_pid (root, JMEM_DBUS_NAME), ==, pid);
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GVariant) reply = helper_call (bus, "GetNvMapClients", NULL, G_DBUS_CALL_FLAGS_NONE, 30000, &error);
+    g_assert_no_error (error);
+  }
+}
+
+static void
+test_properties_unauthorized (void)
+{
+  g_autoptr(GDBusConnection) bus = bus_open_as (outsider_user);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariant) props = NULL;
+  g_autoptr(GVariant) features = NULL;
+  const char *version = NULL;
+
+  reply = g_dbus_connection_call_sync (bus, JMEM_DBUS_NAME, JMEM_DBUS_PATH,
+                                       "org.freedesktop.DBus.Properties", "GetAll",
+                                       g_variant_new ("(s)", JMEM_DBUS_INTERFACE),
+                                       G_VARIANT_TYPE ("(a{sv})"), G_DBUS_CALL_FLAGS_NONE, 30000, NULL, &error);
+  g_assert_no_error (error);
+  props = g_variant_get_child_value (reply, 0);
+  g_assert_true (g_variant_lookup (props, "Version", "&s", &version));
+  g_assert_cmpstr (version, !=, "");
+  features = g_variant_lookup_value (props, "Features", G_VARIANT_TYPE ("as"));
+  g_assert_nonnull (features);
+}
+
+static void
+test_capabilities (void)
+{
+  g_autoptr(GDBusConnection) root = bus_open_as (NULL);
+  guint32 pid = helper_ensure_running (root);
+  const char *sets[] = { "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb" };
+  g_autofree char *no_new_privs = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (sets); i++)
+    {
+      g_autofree char *value = NULL;
+      guint64 caps;
+
+      g_assert_true (status_field (pid, sets[i], &value));
+      caps = g_ascii_strtoull (value, NULL, 16);
+      g_test_message ("helper %s: %s", sets[i], value);
+      if ((caps & ~HELPER_CAPS_ALLOWED) != 0)
+        g_error ("helper %s is %s: more than CAP_SYS_ADMIN and CAP_DAC_READ_SEARCH", sets[i], value);
+    }
+  g_assert_true (status_field (pid, "NoNewPrivs", &no_new_privs));
+  g_assert_cmpstr (no_new_privs, ==, "1");
+}
+
+typedef struct {
+  GDBusConnection *bus;
+  guint32          helper_pid;
+  gint            *n_done;
+  gint            *n_errors;
+  guint64         *rss_at_1000;
+  guint           *fds_at_1000;
+} LoadWorker;
+
+#define LOAD_CLIENTS 16
+#define LOAD_CALLS   200
+
+static gpointer
+load_worker (gpointer data)
+{
+  LoadWorker *worker = data;
+
+  for (guint i = 0; i < LOAD_CALLS; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GVariant) reply = helper_call (worker->bus, "GetNvMapClients", NULL,
+                                               G_DBUS_CALL_FLAGS_NONE, 30000, &error);
+      if (reply == NULL)
+        {
+          if (g_atomic_int_add (worker->n_errors, 1) < 5)
+            g_printerr ("load: %s\n", error->message);
+        }
+      if (g_atomic_int_add (worker->n_done, 1) + 1 == 1000)
+        {
+          *worker->rss_at_1000 = status_kib (worker->helper_pid, "VmRSS");
+          *worker->fds_at_1000 = count_fds (worker->helper_pid);
+        }
+    }
+  return NULL;
+}
+
+static void
+test_load (void)
+{
+  g_autoptr(GDBusConnection) root = bus_open_as (NULL);
+  guint32 pid = helper_ensure_running (root);
+  LoadWorker workers[LOAD_CLIENTS];
+  GThread *threads[LOAD_CLIENTS];
+  gint n_done = 0, n_errors = 0;
+  guint64 rss_at_1000 = 0, rss_end;
+  guint fds_at_1000 = 0, fds_end;
+
+  for (guint i = 0; i < LOAD_CLIENTS; i++)
+    workers[i] = (LoadWorker) { bus_open_as (agent_user), pid, &n_done, &n_errors, &rss_at_1000, &fds_at_1000 };
+  for (guint i = 0; i < LOAD_CLIENTS; i++)
+    threads[i] = g_thread_new ("load", load_worker, &workers[i]);
+  for (guint i = 0; i < LOAD_CLIENTS; i++)
+    {
+      g_thread_join (threads[i]);
+      g_object_unref (workers[i].bus);
+    }
+
+  rss_end = status_kib (pid, "VmRSS");
+  fds_end = count_fds (pid);
+  g_test_message ("helper after 1000 calls: VmRSS %" G_GUINT64_FORMAT " KiB, %u fds; after %d: %"
+                  G_GUINT64_FORMAT " KiB, %u fds", rss_at_1000, fds_at_1000, n_done, rss_end, fds_end);
+  g_assert_cmpint (n_errors, ==, 0);
+  g_assert_cmpint (n_done, ==, LOAD_CLIENTS * LOAD_CALLS);
+  g_assert_cmpuint (bus_get_pid (root, JMEM_DBUS_NAME), ==, pid);
+  g_assert_cmpuint (rss_at_1000, >, 0);
+  /* allocator slack, not growth per call: 2200 more calls would leak far more */
+  g_assert_cmpuint (rss_end, <=, rss_at_1000 + 2048);
+  g_assert_cmpuint (fds_end, <=, fds_at_1000 + 2);
+}
+
+/* ---- cases: polkit absent, stuck, refusing --------------------------------- */
+
+static void
+test_fail_closed (void)
+{
+  g_autoptr(GDBusConnection) bus = bus_open_as (agent_user);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *jmem = client_path ();
+  const char *command[] = { jmem, "allocations", NULL };
+  g_auto(RunResult) run = { 0 };
+  gint64 start = g_get_monotonic_time ();
+  double seconds;
+
+  /* the caller waits far longer than the helper may */
+  reply = helper_call (bus, "GetNvMapClients", NULL, G_DBUS_CALL_FLAGS_NONE, 120000, &error);
+  seconds = (g_get_monotonic_time () - start) / 1e6;
+  g_assert_null (reply);
+  name = remote_error_name (error);
+  g_test_message ("polkit %s: %s (%s) after %.1f s", polkit_mode, name, error->message, seconds);
+  g_assert_cmpstr (name, ==, DENIED);
+  g_assert_true (contains_ci (error->message, "polkit") || contains_ci (error->message, "authori"));
+  g_assert_cmpfloat (seconds, <, FAIL_CLOSED_BOUND_S);
+
+  run_as (agent_user, command, &run);
+  assert_failed_exit (&run);
+  g_assert_cmpfloat (run.seconds, <, FAIL_CLOSED_BOUND_S + 5);
+  g_assert_true (contains_ci (run.err, "polkit"));
+}
+
+static void
+test_mock_deny (void)
+{
+  g_autoptr(GDBusConnection) bus = bus_open_as (agent_user);
+
+  /* group membership means nothing when polkit says no */
+  for (guint i = 0; i < G_N_ELEMENTS (helper_methods); i++)
+    assert_call_error (bus, helper_methods[i][0],
+                       helper_methods[i][1] ? g_variant_new_parsed (helper_methods[i][1]) : NULL,
+                       G_DBUS_CALL_FLAGS_NONE, DENIED);
+}
+
+static void
+test_mock_challenge (void)
+{
+  check_challenged_caller (agent_user);
+}
+
+static gboolean
+log_count_checks (guint *count)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("JMEM_SANDBOX_LOGS"), "mock-polkit.log", NULL);
+  g_autofree char *text = NULL;
+  guint n = 0;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return FALSE;
+  for (const char *p = text; (p = strstr (p, "CheckAuthorization #")) != NULL; p++)
+    n++;
+  *count = n;
+  return TRUE;
+}
+
+static void
+wait_for_check (guint before)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < 200; i++)
+    {
+      if (log_count_checks (&n) && n > before)
+        return;
+      g_usleep (50 * 1000);
+    }
+  g_error ("the helper never asked the mock polkit");
+}
+
+static void
+on_call_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GError **error = user_data;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, error);
+
+  g_assert_null (reply);
+}
+
+/* The helper dies while the caller waits on it (here: on polkit). */
+static void
+test_helper_killed (void)
+{
+  g_autoptr(GDBusConnection) bus = bus_open_as (agent_user);
+  g_autoptr(GDBusConnection) root = bus_open_as (NULL);
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *name = NULL;
+  guint32 pid, new_pid;
+  guint checks = 0;
+
+  pid = helper_ensure_running (root);
+  g_main_context_push_thread_default (context);
+  log_count_checks (&checks);
+  g_dbus_connection_call (bus, JMEM_DBUS_NAME, JMEM_DBUS_PATH, JMEM_DBUS_INTERFACE, "GetNvMapClients",
+                          NULL, NULL, G_DBUS_CALL_FLAGS_NONE, 120000, NULL, on_call_done, &error);
+  wait_for_check (checks);
+  g_assert_cmpint (kill ((pid_t) pid, SIGKILL), ==, 0);
+  {
+    gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+    while (error == NULL && g_get_monotonic_time () < deadline)
+      if (!g_main_context_iteration (context, FALSE))
+        g_usleep (10000);
+  }
+  g_main_context_pop_thread_default (context);
+  g_assert_nonnull (error);
+  name = remote_error_name (error);
+  g_test_message ("call during SIGKILL: %s (%s)", name, error->message);
+  g_assert_cmpstr (name, ==, "org.freedesktop.DBus.Error.NoReply");
+
+  /* the next call brings a fresh helper */
+  new_pid = helper_ensure_running (root);
+  g_assert_cmpuint (new_pid, !=, pid);
+  g_assert_true (pid_alive (new_pid));
+
+  /* the command-line client, too, says what happened instead of hanging */
+  {
+    g_autofree char *jmem = client_path ();
+    const char *command[] = { jmem, "allocations", NULL };
+    g_auto(GStrv) argv = user_argv (agent_user, command);
+    g_auto(GStrv) envp = user_envp ();
+    GPid child;
+    int err_fd, status = 0;
+    g_autoptr(GError) spawn_error = NULL;
+    g_autofree char *err_text = NULL;
+    g_autoptr(GIOChannel) channel = NULL;
+    gint64 start;
+
+    log_count_checks (&checks);
+    g_spawn_async_with_pipes ("/", argv, envp,
+                              G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
+                              NULL, NULL, &child, NULL, NULL, &err_fd, &spawn_error);
+    g_assert_no_error (spawn_error);
+    wait_for_check (checks);
+    g_assert_cmpint (kill ((pid_t) new_pid, SIGKILL), ==, 0);
+    start = g_get_monotonic_time ();
+    channel = g_io_channel_unix_new (err_fd);
+    g_io_channel_set_close_on_unref (channel, TRUE);
+    g_io_channel_read_to_end (channel, &err_text, NULL, NULL);
+    g_assert_cmpint (waitpid (child, &status, 0), ==, child);
+    g_test_message ("jmem allocations after SIGKILL: status %d, %.1f s: %s", status,
+                    (g_get_monotonic_time () - start) / 1e6, err_text);
+    g_assert_true (WIFEXITED (status));
+    g_assert_cmpint (WEXITSTATUS (status), !=, 0);
+    g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
+    g_assert_true (contains_ci (err_text, "helper"));
+  }
+}
+
+/* ---- idle exit --------------------------------------------------------------- */
+
+static gboolean
+name_has_owner (GDBusConnection *bus, const char *name)
+{
+  g_autoptr(GVariant) reply = NULL;
+  gboolean owned = FALSE;
+
+  reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "NameHasOwner", g_variant_new ("(s)", name),
+                                       G_VARIANT_TYPE ("(b)"), G_DBUS_CALL_FLAGS_NONE, 5000, NULL, NULL);
+  g_assert_nonnull (reply);
+  g_variant_get (reply, "(b)", &owned);
+  return owned;
+}
+
+static void
+test_idle_exit (void)
+{
+  g_autoptr(GDBusConnection) root = bus_open_as (NULL);
+  guint idle = (guint) g_ascii_strtoull (g_getenv ("JMEM_SANDBOX_IDLE_TIMEOUT"), NULL, 10);
+  guint32 pid, new_pid;
+  gint64 deadline;
+
+  pid = helper_ensure_running (root);
+  deadline = g_get_monotonic_time () + (idle + 10) * G_USEC_PER_SEC;
+  while ((name_has_owner (root, JMEM_DBUS_NAME) || pid_alive (pid)) && g_get_monotonic_time () < deadline)
+    g_usleep (100 * 1000);
+  g_assert_false (name_has_owner (root, JMEM_DBUS_NAME));
+  g_assert_false (pid_alive (pid));
+
+  new_pid = helper_ensure_running (root);
+  g_assert_cmpuint (new_pid, !=, pid);
+  g_assert_true (name_has_owner (root, JMEM_DBUS_NAME));
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *idle;
+
+  g_test_init (&argc, &argv, NULL);
+
+  if (g_getenv ("JMEM_SANDBOX") == NULL || geteuid () != 0)
+    {
+      g_test_skip_printf ("runs only inside tests/e2e/jmem-sandbox, as root");
+      g_printerr ("test-e2e: SKIP: run through tests/e2e/jmem-sandbox (as root)\n");
+      return 77;
+    }
+
+  build_dir = g_getenv ("JMEM_SANDBOX_BUILD_DIR");
+  polkit_mode = g_getenv ("JMEM_SANDBOX_POLKIT");
+  agent_user = g_getenv ("JMEM_SANDBOX_AGENT");
+  outsider_user = g_getenv ("JMEM_SANDBOX_OUTSIDER");
+  group_name = g_getenv ("JMEM_SANDBOX_GROUP");
+  idle = g_getenv ("JMEM_SANDBOX_IDLE_TIMEOUT");
+  g_assert_nonnull (build_dir);
+  g_assert_nonnull (polkit_mode);
+  g_assert_nonnull (agent_user);
+  g_assert_nonnull (outsider_user);
+  g_assert_nonnull (group_name);
+
+  if (idle != NULL && *idle != '\0')
+    {
+      g_test_add_func ("/e2e/helper/idle-exit", test_idle_exit);
+    }
+  else if (g_strcmp0 (polkit_mode, "real") == 0)
+    {
+      g_test_add_func ("/e2e/polkit/rules", test_polkit_rules);
+      g_test_add_func ("/e2e/agent/clients", test_agent_clients);
+      g_test_add_func ("/e2e/agent/snapshot", test_agent_snapshot);
+      g_test_add_func ("/e2e/agent/allocations", test_agent_allocations);
+      g_test_add_func ("/e2e/agent/drop-caches", test_agent_drop_caches);
+      g_test_add_func ("/e2e/outsider/denied", test_outsider_denied);
+      g_test_add_func ("/e2e/outsider/interactive-flag", test_interactive_flag);
+      g_test_add_func ("/e2e/outsider/properties", test_properties_unauthorized);
+      g_test_add_func ("/e2e/root/clients", test_root_caller);
+      g_test_add_func ("/e2e/bus/cannot-own-name", test_cannot_own_name);
+      g_test_add_func ("/e2e/bus/bad-calls", test_bad_calls);
+      g_test_add_func ("/e2e/helper/capabilities", test_capabilities);
+      g_test_add_func ("/e2e/helper/load", test_load);
+    }
+  else if (g_strcmp0 (polkit_mode, "none") == 0)
+    {
+      g_test_add_func ("/e2e/no-polkit/fail-closed", test_fail_closed);
+    }
+  else if (g_strcmp0 (polkit_mode, "mock-hang") == 0)
+    {
+      g_test_add_func ("/e2e/mock-hang/fail-closed", test_fail_closed);
+      g_test_add_func ("/e2e/mock-hang/helper-killed", test_helper_killed);
+    }
+  else if (g_strcmp0 (polkit_mode, "mock-deny") == 0)
+    {
+      g_test_add_func ("/e2e/mock-deny/denied", test_mock_deny);
+    }
+  else if (g_strcmp0 (polkit_mode, "mock-challenge") == 0)
+    {
+      g_test_add_func ("/e2e/mock-challenge/interactive-flag", test_mock_challenge);
+    }
+
+  return g_test_run ();
+}
