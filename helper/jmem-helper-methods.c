@@ -1,0 +1,284 @@
+#include "jmem-helper-methods.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "jmem-error.h"
+#include "jmem-file.h"
+#include "jmem-helper-log.h"
+#include "jmem-helper-wire.h"
+#include "jmem-names.h"
+#include "jmem-nvmap.h"
+#include "jmem-polkit.h"
+#include "jmem-rate-limit.h"
+
+struct _JmemHelperMethods {
+  JmemHelper1  *skeleton;
+  gulong        handlers[3];
+  JmemRateLimit drop_limit;
+};
+
+static void
+finish (GDBusMethodInvocation *invocation,
+        const char            *action,
+        GVariant              *reply,
+        GError                *error)
+{
+  gint64 uid = jmem_polkit_caller_uid (invocation);
+
+  if (reply != NULL)
+    {
+      jmem_helper_log_action (action, uid, "ok", NULL);
+      g_dbus_method_invocation_return_value (invocation, reply);
+    }
+  else
+    {
+      jmem_helper_log_action (action, uid, "failed", error->message);
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      g_error_free (error);
+    }
+}
+
+/* debugfs: absent means no NvMap here; anything else is a failure whose
+ * reason the caller should see. */
+static char *
+read_debugfs (const char  *path,
+              gsize       *len,
+              GError     **error)
+{
+  g_autoptr(GError) local = NULL;
+  char *data = NULL;
+
+  if (jmem_file_read_capped (path, JMEM_MAX_DEBUGFS_BYTES, &data, len, &local))
+    return data;
+
+  if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE,
+                 "NvMap is not present on this kernel: %s does not exist "
+                 "(no nvgpu NvMap, or debugfs not mounted)", path);
+  else if (local->domain == JMEM_ERROR)
+    g_propagate_error (error, g_steal_pointer (&local));
+  else
+    g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "%s", local->message);
+  return NULL;
+}
+
+static gint64
+read_stats_total (void)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  guint64 bytes;
+
+  /* Optional detail: older kernels have no stats/ directory. */
+  if (!jmem_file_read_capped (JMEM_NVMAP_TOTAL_MEMORY_PATH, JMEM_MAX_SMALL_BYTES, &data, &len, NULL) ||
+      !jmem_nvmap_total_memory_parse (data, len, &bytes, NULL) ||
+      bytes > G_MAXINT64)
+    return -1;
+  return (gint64) bytes;
+}
+
+static gboolean
+on_get_nvmap_clients (JmemHelper1           *skeleton,
+                      GDBusMethodInvocation *invocation,
+                      gpointer               user_data)
+{
+  g_autoptr(JmemNvmapClients) clients = NULL;
+  g_autofree char *data = NULL;
+  GError *error = NULL;
+  gsize len = 0;
+
+  data = read_debugfs (JMEM_NVMAP_CLIENTS_PATH, &len, &error);
+  if (data != NULL)
+    clients = jmem_nvmap_clients_parse (data, len, &error);
+  finish (invocation, JMEM_ACTION_READ_NVMAP,
+          clients != NULL ? jmem_wire_clients_to_variant (clients, read_stats_total ()) : NULL,
+          error);
+  return TRUE;
+}
+
+static gboolean
+on_get_nvmap_allocations (JmemHelper1           *skeleton,
+                          GDBusMethodInvocation *invocation,
+                          gpointer               user_data)
+{
+  g_autoptr(JmemNvmapAllocations) allocations = NULL;
+  g_autofree char *data = NULL;
+  GError *error = NULL;
+  gsize len = 0;
+
+  data = read_debugfs (JMEM_NVMAP_ALLOCATIONS_PATH, &len, &error);
+  if (data != NULL)
+    allocations = jmem_nvmap_allocations_parse (data, len, &error);
+  finish (invocation, JMEM_ACTION_READ_ALLOCATIONS,
+          allocations != NULL ? jmem_wire_allocations_to_variant (allocations) : NULL,
+          error);
+  return TRUE;
+}
+
+gboolean
+jmem_drop_caches_check_request (guint      level,
+                                GVariant  *options,
+                                gboolean  *compact,
+                                GError   **error)
+{
+  GVariantIter iter;
+  const char *key;
+  GVariant *value;
+
+  *compact = FALSE;
+  if (level < 1 || level > 3)
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                   "level must be 1 (page cache), 2 (dentries and inodes) or 3 (both), not %u",
+                   level);
+      return FALSE;
+    }
+
+  g_variant_iter_init (&iter, options);
+  while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
+    {
+      if (g_str_equal (key, "compact") && g_variant_is_of_type (value, G_VARIANT_TYPE_BOOLEAN))
+        {
+          *compact = g_variant_get_boolean (value);
+          continue;
+        }
+      /* An option that is silently ignored would be a lie about what was done. */
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                   "unknown option \"%s\" of type %s: DropCaches takes only compact (b)",
+                   key, g_variant_get_type_string (value));
+      g_variant_unref (value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+write_proc (const char *path,
+            const char *text,
+            GError    **error)
+{
+  gsize len = strlen (text);
+  ssize_t n;
+  int fd = open (path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+
+  if (fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "cannot open %s for writing: %s%s",
+                   path, g_strerror (saved),
+                   saved == EROFS ? " (the unit needs ReadWritePaths= for it)" : "");
+      return FALSE;
+    }
+  do
+    n = write (fd, text, len);
+  while (n < 0 && errno == EINTR);
+  if (n != (ssize_t) len)
+    {
+      int saved = n < 0 ? errno : EIO;
+      close (fd);
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "cannot write %s: %s",
+                   path, g_strerror (saved));
+      return FALSE;
+    }
+  if (close (fd) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "cannot write %s: %s",
+                   path, g_strerror (saved));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+on_drop_caches (JmemHelper1           *skeleton,
+                GDBusMethodInvocation *invocation,
+                guint                  level,
+                GVariant              *options,
+                gpointer               user_data)
+{
+  JmemHelperMethods *self = user_data;
+  g_autofree char *text = NULL;
+  GVariantBuilder result;
+  GError *error = NULL;
+  gboolean compact;
+  guint wait_s = 0;
+
+  if (!jmem_drop_caches_check_request (level, options, &compact, &error))
+    {
+      finish (invocation, JMEM_ACTION_DROP_CACHES, NULL, error);
+      return TRUE;
+    }
+
+  if (!jmem_rate_limit_try (&self->drop_limit, g_get_monotonic_time (), &wait_s))
+    {
+      error = g_error_new (JMEM_ERROR, JMEM_ERROR_RATE_LIMITED,
+                           "caches were dropped less than %d s ago: try again in %u s",
+                           JMEM_DROP_CACHES_INTERVAL_S, wait_s);
+      finish (invocation, JMEM_ACTION_DROP_CACHES, NULL, error);
+      return TRUE;
+    }
+
+  /* Dirty pages are not dropped; writing them out first makes the drop count. */
+  sync ();
+  g_variant_builder_init (&result, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&result, "{sv}", "synced", g_variant_new_boolean (TRUE));
+
+  text = g_strdup_printf ("%u\n", level);
+  if (!write_proc (JMEM_DROP_CACHES_PATH, text, &error))
+    {
+      g_variant_builder_clear (&result);
+      finish (invocation, JMEM_ACTION_DROP_CACHES, NULL, error);
+      return TRUE;
+    }
+  g_variant_builder_add (&result, "{sv}", "drop_caches", g_variant_new_uint32 (level));
+
+  if (compact && !write_proc (JMEM_COMPACT_MEMORY_PATH, "1\n", &error))
+    {
+      g_variant_builder_clear (&result);
+      g_prefix_error (&error, "caches were dropped (level %u), but compaction failed: ", level);
+      finish (invocation, JMEM_ACTION_DROP_CACHES, NULL, error);
+      return TRUE;
+    }
+  g_variant_builder_add (&result, "{sv}", "compact_memory", g_variant_new_boolean (compact));
+
+  finish (invocation, JMEM_ACTION_DROP_CACHES,
+          g_variant_new ("(@a{sv})", g_variant_builder_end (&result)), NULL);
+  return TRUE;
+}
+
+JmemHelperMethods *
+jmem_helper_methods_new (JmemHelper1 *skeleton)
+{
+  JmemHelperMethods *self = g_new0 (JmemHelperMethods, 1);
+
+  self->skeleton = g_object_ref (skeleton);
+  jmem_rate_limit_init (&self->drop_limit, JMEM_DROP_CACHES_INTERVAL_S * G_USEC_PER_SEC);
+  self->handlers[0] = g_signal_connect (skeleton, "handle-get-nvmap-clients",
+                                        G_CALLBACK (on_get_nvmap_clients), self);
+  self->handlers[1] = g_signal_connect (skeleton, "handle-get-nvmap-allocations",
+                                        G_CALLBACK (on_get_nvmap_allocations), self);
+  self->handlers[2] = g_signal_connect (skeleton, "handle-drop-caches",
+                                        G_CALLBACK (on_drop_caches), self);
+  return self;
+}
+
+void
+jmem_helper_methods_free (JmemHelperMethods *self)
+{
+  if (self == NULL)
+    return;
+  for (gsize i = 0; i < G_N_ELEMENTS (self->handlers); i++)
+    g_signal_handler_disconnect (self->skeleton, self->handlers[i]);
+  g_object_unref (self->skeleton);
+  jmem_rate_limit_clear (&self->drop_limit);
+  g_free (self);
+}
+
+gboolean
+jmem_helper_methods_rate_limited (JmemHelperMethods *self)
+{
+  return jmem_rate_limit_active (&self->drop_limit, g_get_monotonic_time ());
+}
