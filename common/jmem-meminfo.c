@@ -112,9 +112,10 @@ jmem_meminfo_parse (const char *data,
       const char *line_end = nl != NULL ? nl : end;
       JmemMeminfoField field = { NULL, 0, FALSE };
 
+      /* The kernel ends every line with a newline: one without was cut. */
       if (line_end > p)
         {
-          if (parse_line (p, (gsize) (line_end - p), &field))
+          if (nl != NULL && parse_line (p, (gsize) (line_end - p), &field))
             g_array_append_val (meminfo->fields, field);
           else
             meminfo->n_malformed++;

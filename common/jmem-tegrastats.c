@@ -268,9 +268,11 @@ is_engine_value (const char *s)
   gint64 v;
   g_autoptr(GArray) mhz = g_array_new (FALSE, FALSE, sizeof (gint64));
 
+  const char *q = s;
+
   if (g_str_equal (s, "off"))
     return TRUE;
-  if (take_number (&s, &v) && *s == '\0')
+  if (take_number (&q, &v) && *q == '\0')
     return TRUE;
   return parse_freq (s, &v, mhz);
 }
@@ -383,8 +385,9 @@ jmem_tegrastats_parse (const char *line, gsize len, GError **error)
       else if (g_str_equal (t, "MTS") && next != NULL && g_str_equal (next, "fg") &&
                TOK (i + 2) != NULL && TOK (i + 3) != NULL && TOK (i + 4) != NULL)
         i += 5, known++; /* "MTS fg 0% bg 0%" (r32) */
-      else if (is_upper_name (t) && next != NULL && parse_rail_value (next, &a, &b) &&
-               strchr (next, '/') != NULL)
+      else if (is_upper_name (t) && next != NULL &&
+               (strchr (next, '/') != NULL || strstr (next, "mW") != NULL) &&
+               parse_rail_value (next, &a, &b))
         {
           JmemTegrastatsRail *rail = g_new0 (JmemTegrastatsRail, 1);
 

@@ -1,0 +1,210 @@
+#include "jmem-error.h"
+#include "jmem-file.h"
+#include "jmem-nvsmi.h"
+
+static char *
+load (const char *name, gsize *len)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("JMEM_FIXTURES"), "nvidia-smi", name, NULL);
+  g_autoptr(GError) error = NULL;
+  char *data = NULL;
+
+  jmem_file_read_capped (path, 1 << 20, &data, len, &error);
+  g_assert_no_error (error);
+  return data;
+}
+
+static GPtrArray *
+gpus_fixture (const char *name, guint *n_malformed)
+{
+  gsize len;
+  g_autofree char *data = load (name, &len);
+  g_autoptr(GError) error = NULL;
+  GPtrArray *gpus = jmem_nvsmi_gpus_parse (data, len, n_malformed, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (gpus);
+  return gpus;
+}
+
+static void
+test_orin (void)
+{
+  guint bad = 99;
+  g_autoptr(GPtrArray) gpus = gpus_fixture ("gpus.orin-nvgpu.csv", &bad);
+  const JmemNvsmiGpu *gpu;
+
+  g_assert_cmpuint (bad, ==, 0);
+  g_assert_cmpuint (gpus->len, ==, 1);
+  gpu = g_ptr_array_index (gpus, 0);
+  g_assert_cmpint (gpu->index, ==, 0);
+  g_assert_null (gpu->uuid);
+  g_assert_cmpstr (gpu->name, ==, "Orin (nvgpu)");
+  g_assert_cmpint (gpu->memory_total_mib, ==, -1);
+  g_assert_cmpint (gpu->memory_used_mib, ==, -1);
+  g_assert_cmpint (gpu->memory_free_mib, ==, -1);
+  g_assert_cmpint (jmem_nvsmi_stack_from_gpus (gpus), ==, JMEM_GPU_STACK_NVGPU);
+  g_assert_cmpstr (jmem_gpu_stack_to_string (JMEM_GPU_STACK_NVGPU), ==, "nvgpu");
+}
+
+static void
+test_thor (void)
+{
+  const char *files[] = { "gpus.thor-not-supported.csv", "gpus.thor-bracketed.csv" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      guint bad = 99;
+      g_autoptr(GPtrArray) gpus = gpus_fixture (files[i], &bad);
+      const JmemNvsmiGpu *gpu;
+
+      g_assert_cmpuint (bad, ==, 0);
+      g_assert_cmpuint (gpus->len, ==, 1);
+      gpu = g_ptr_array_index (gpus, 0);
+      g_assert_cmpstr (gpu->name, ==, "NVIDIA Thor");
+      /* "Not Supported" is unknown, never zero. */
+      g_assert_cmpint (gpu->memory_total_mib, ==, -1);
+      g_assert_cmpint (gpu->memory_used_mib, ==, -1);
+      g_assert_cmpint (gpu->memory_free_mib, ==, -1);
+      g_assert_cmpint (jmem_nvsmi_stack_from_gpus (gpus), ==, JMEM_GPU_STACK_UNIFIED);
+      if (i == 0)
+        g_assert_cmpstr (gpu->uuid, ==, "GPU-abc123");
+      else
+        g_assert_null (gpu->uuid);
+    }
+  g_assert_cmpstr (jmem_gpu_stack_to_string (JMEM_GPU_STACK_UNIFIED), ==, "unified");
+}
+
+static void
+test_discrete_name_with_commas (void)
+{
+  guint bad = 99;
+  g_autoptr(GPtrArray) gpus = gpus_fixture ("gpus.reference-discrete-two.csv", &bad);
+  const JmemNvsmiGpu *a, *b;
+
+  g_assert_cmpuint (bad, ==, 0);
+  g_assert_cmpuint (gpus->len, ==, 2);
+  a = g_ptr_array_index (gpus, 0);
+  b = g_ptr_array_index (gpus, 1);
+  g_assert_cmpint (a->index, ==, 0);
+  g_assert_cmpstr (a->uuid, ==, "GPU-11111111-2222-3333-4444-555555555555");
+  g_assert_cmpint (a->memory_total_mib, ==, 24564);
+  g_assert_cmpint (a->memory_used_mib, ==, 1200);
+  g_assert_cmpint (a->memory_free_mib, ==, 23364);
+  g_assert_cmpstr (a->name, ==, "NVIDIA RTX 6000 Ada Generation");
+  g_assert_cmpint (b->index, ==, 1);
+  g_assert_cmpint (b->memory_used_mib, ==, 0);
+  g_assert_cmpstr (b->name, ==, "NVIDIA A100, 80GB PCIe, Rev 2");
+  g_assert_cmpint (jmem_nvsmi_stack_from_gpus (gpus), ==, JMEM_GPU_STACK_UNIFIED);
+}
+
+static void
+test_empty (void)
+{
+  guint bad = 99;
+  g_autoptr(GPtrArray) gpus = gpus_fixture ("gpus.empty.csv", &bad);
+  gsize len;
+  g_autofree char *data = load ("apps.empty.csv", &len);
+  g_autoptr(GPtrArray) apps = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpuint (bad, ==, 0);
+  g_assert_cmpuint (gpus->len, ==, 0);
+  g_assert_cmpint (jmem_nvsmi_stack_from_gpus (gpus), ==, JMEM_GPU_STACK_NONE);
+  g_assert_cmpint (jmem_nvsmi_stack_from_gpus (NULL), ==, JMEM_GPU_STACK_NONE);
+  g_assert_cmpstr (jmem_gpu_stack_to_string (JMEM_GPU_STACK_NONE), ==, "none");
+
+  apps = jmem_nvsmi_apps_parse (data, len, &bad, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (apps->len, ==, 0);
+  g_assert_cmpuint (bad, ==, 0);
+}
+
+static void
+test_gpus_hostile (void)
+{
+  guint bad = 0;
+  g_autoptr(GPtrArray) gpus = gpus_fixture ("gpus.hostile-malformed.csv", &bad);
+  const JmemNvsmiGpu *gpu;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *none;
+
+  g_assert_cmpuint (bad, ==, 5);
+  g_assert_cmpuint (gpus->len, ==, 1);
+  gpu = g_ptr_array_index (gpus, 0);
+  g_assert_cmpint (gpu->index, ==, 3);
+  g_assert_cmpint (gpu->memory_used_mib, ==, 40);
+  g_assert_cmpstr (gpu->name, ==, "Good \357\277\275 Name");
+
+  /* Only an error message: an error, with the count. */
+  none = jmem_nvsmi_gpus_parse ("No devices were found\n", 22, &bad, &error);
+  g_assert_null (none);
+  g_assert_error (error, JMEM_ERROR, JMEM_ERROR_FAILED);
+  g_assert_cmpuint (bad, ==, 1);
+}
+
+static void
+test_apps (void)
+{
+  gsize len;
+  g_autofree char *data = load ("apps.reference-thor.csv", &len);
+  g_autoptr(GError) error = NULL;
+  guint bad = 99;
+  g_autoptr(GPtrArray) apps = jmem_nvsmi_apps_parse (data, len, &bad, &error);
+  const JmemNvsmiApp *app;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (bad, ==, 0);
+  g_assert_cmpuint (apps->len, ==, 3);
+  app = g_ptr_array_index (apps, 0);
+  g_assert_cmpstr (app->gpu_uuid, ==, "GPU-abc123");
+  g_assert_cmpint (app->pid, ==, 3507);
+  g_assert_cmpint (app->used_memory_mib, ==, 0);
+  g_assert_cmpstr (app->process_name, ==, "/usr/lib/xorg/Xorg");
+  app = g_ptr_array_index (apps, 1);
+  g_assert_cmpint (app->pid, ==, 41234);
+  g_assert_cmpint (app->used_memory_mib, ==, 18432);
+  g_assert_cmpstr (app->process_name, ==, "python3");
+  app = g_ptr_array_index (apps, 2);
+  g_assert_cmpint (app->pid, ==, 41300);
+  g_assert_cmpint (app->used_memory_mib, ==, -1);
+  g_assert_cmpstr (app->process_name, ==, "/opt/app/run, with, commas");
+}
+
+static void
+test_apps_hostile (void)
+{
+  gsize len;
+  g_autofree char *data = load ("apps.hostile-malformed.csv", &len);
+  g_autoptr(GError) error = NULL;
+  guint bad = 0;
+  g_autoptr(GPtrArray) apps = jmem_nvsmi_apps_parse (data, len, &bad, &error);
+  const JmemNvsmiApp *app;
+
+  g_assert_no_error (error);
+  /* notapid, 0, -5, NUL, short row, "with newline" continuation */
+  g_assert_cmpuint (bad, ==, 6);
+  g_assert_cmpuint (apps->len, ==, 2);
+  app = g_ptr_array_index (apps, 0);
+  g_assert_cmpint (app->pid, ==, 79);
+  g_assert_cmpint (app->used_memory_mib, ==, 12);
+  g_assert_cmpstr (app->process_name, ==, "name");
+  app = g_ptr_array_index (apps, 1);
+  g_assert_cmpint (app->pid, ==, 80);
+  g_assert_cmpint (app->used_memory_mib, ==, 5);
+  g_assert_cmpstr (app->process_name, ==, "\357\277\275\357\277\275evil");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/nvsmi/gpus/orin-nvgpu", test_orin);
+  g_test_add_func ("/nvsmi/gpus/thor-unified", test_thor);
+  g_test_add_func ("/nvsmi/gpus/name-with-commas", test_discrete_name_with_commas);
+  g_test_add_func ("/nvsmi/empty", test_empty);
+  g_test_add_func ("/nvsmi/gpus/hostile", test_gpus_hostile);
+  g_test_add_func ("/nvsmi/apps/thor", test_apps);
+  g_test_add_func ("/nvsmi/apps/hostile", test_apps_hostile);
+  return g_test_run ();
+}

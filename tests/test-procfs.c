@@ -1,0 +1,369 @@
+#include "jmem-error.h"
+#include "jmem-file.h"
+#include "jmem-procfs.h"
+
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+static char *
+load (const char *name, gsize *len)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("JMEM_FIXTURES"), "procfs", name, NULL);
+  g_autoptr(GError) error = NULL;
+  char *data = NULL;
+
+  jmem_file_read_capped (path, 1 << 20, &data, len, &error);
+  g_assert_no_error (error);
+  return data;
+}
+
+static JmemProcStatus *
+status_fixture (const char *name)
+{
+  gsize len;
+  g_autofree char *data = load (name, &len);
+  g_autoptr(GError) error = NULL;
+  JmemProcStatus *st = jmem_proc_status_parse (data, len, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (st);
+  return st;
+}
+
+static void
+test_status_real (void)
+{
+  g_autoptr(JmemProcStatus) st = status_fixture ("status.this-machine-bash.txt");
+
+  g_assert_cmpstr (st->name, ==, "bash");
+  g_assert_cmpint (st->state, ==, 'S');
+  g_assert_cmpint (st->pid, ==, 3757);
+  g_assert_cmpint (st->ppid, ==, 3756);
+  g_assert_cmpint (st->uid, ==, 0);
+  g_assert_cmpint (st->vm_rss_kib, ==, 4304);
+  g_assert_cmpint (st->rss_anon_kib, ==, 1208);
+  g_assert_cmpint (st->rss_file_kib, ==, 3096);
+  g_assert_cmpint (st->rss_shmem_kib, ==, 0);
+  g_assert_cmpint (st->vm_swap_kib, ==, 0);
+  g_assert_cmpint (st->threads, ==, 1);
+}
+
+static void
+test_status_kthread (void)
+{
+  g_autoptr(JmemProcStatus) st = status_fixture ("status.this-machine-kthread.txt");
+
+  g_assert_cmpstr (st->name, ==, "kworker/0:0H-events_highpri");
+  g_assert_cmpint (st->state, ==, 'I');
+  g_assert_cmpint (st->pid, ==, 10);
+  g_assert_cmpint (st->ppid, ==, 2);
+  g_assert_cmpint (st->vm_rss_kib, ==, -1);
+  g_assert_cmpint (st->rss_anon_kib, ==, -1);
+  g_assert_cmpint (st->vm_swap_kib, ==, -1);
+  g_assert_cmpint (st->threads, ==, 1);
+}
+
+static void
+test_status_name_newline (void)
+{
+  g_autoptr(JmemProcStatus) st = status_fixture ("status.hostile-name-newline.txt");
+
+  /* The forged "Uid: 0" stays inside the name; the real uid is read. */
+  g_assert_cmpstr (st->name, ==, "evil\nUid:\t0");
+  g_assert_cmpint (st->uid, ==, 1000);
+  g_assert_cmpint (st->pid, ==, 4242);
+  g_assert_cmpint (st->vm_rss_kib, ==, 10240);
+  g_assert_cmpint (st->rss_shmem_kib, ==, 144);
+  g_assert_cmpint (st->vm_swap_kib, ==, 12);
+  g_assert_cmpint (st->threads, ==, 3);
+}
+
+static void
+test_status_name_invalid_utf8 (void)
+{
+  g_autoptr(JmemProcStatus) st = status_fixture ("status.hostile-name-invalid-utf8.txt");
+
+  g_assert_true (g_utf8_validate (st->name, -1, NULL));
+  g_assert_cmpstr (st->name, ==, "\357\277\275\357\277\275 ab\\c\357\277\275");
+  g_assert_cmpint (st->uid, ==, 1000);
+}
+
+static void
+test_status_truncated (void)
+{
+  g_autoptr(JmemProcStatus) st = status_fixture ("status.hostile-truncated.txt");
+
+  g_assert_cmpstr (st->name, ==, "worker");
+  g_assert_cmpint (st->pid, ==, 4242);
+  /* "VmRSS:\t  10" lost its unit: not trusted. */
+  g_assert_cmpint (st->vm_rss_kib, ==, -1);
+  g_assert_cmpint (st->rss_anon_kib, ==, 4096);
+  g_assert_cmpint (st->vm_swap_kib, ==, -1);
+  g_assert_cmpint (st->threads, ==, -1);
+}
+
+static void
+test_status_huge (void)
+{
+  g_autoptr(JmemProcStatus) st = status_fixture ("status.hostile-huge.txt");
+
+  g_assert_cmpstr (st->name, ==, "big");
+  g_assert_cmpint (st->state, ==, 'R');
+  g_assert_cmpint (st->pid, ==, -1);
+  g_assert_cmpint (st->ppid, ==, -1);
+  g_assert_cmpint (st->uid, ==, -1);
+  g_assert_cmpint (st->vm_rss_kib, ==, -1);
+  g_assert_cmpint (st->threads, ==, 1);
+}
+
+static void
+test_status_garbage (void)
+{
+  const char *files[] = { "status.hostile-garbage.bin", "status.hostile-empty.txt" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      gsize len;
+      g_autofree char *data = load (files[i], &len);
+      g_autoptr(GError) error = NULL;
+      JmemProcStatus *st = jmem_proc_status_parse (data, len, &error);
+
+      g_assert_null (st);
+      g_assert_error (error, JMEM_ERROR, JMEM_ERROR_FAILED);
+    }
+}
+
+static void
+test_smaps_rollup (void)
+{
+  JmemSmapsRollup r;
+  gsize len;
+  g_autofree char *data = load ("smaps_rollup.reference.txt", &len);
+  g_autofree char *real = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (jmem_smaps_rollup_parse (data, len, &r, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (r.rss_kib, ==, 52344);
+  g_assert_cmpint (r.pss_kib, ==, 31007);
+  g_assert_cmpint (r.pss_anon_kib, ==, 19980);
+  g_assert_cmpint (r.pss_file_kib, ==, 10911);
+  g_assert_cmpint (r.pss_shmem_kib, ==, 116);
+  g_assert_cmpint (r.swap_kib, ==, 2048);
+  g_assert_cmpint (r.swap_pss_kib, ==, 1536);
+
+  real = load ("smaps_rollup.this-machine-bash.txt", &len);
+  g_assert_true (jmem_smaps_rollup_parse (real, len, &r, &error));
+  g_assert_cmpint (r.rss_kib, ==, 4304);
+  g_assert_cmpint (r.pss_kib, ==, 1062);
+  g_assert_cmpint (r.pss_anon_kib, ==, 705);
+  g_assert_cmpint (r.pss_file_kib, ==, 356);
+  g_assert_cmpint (r.swap_pss_kib, ==, 0);
+}
+
+static void
+test_smaps_rollup_hostile (void)
+{
+  JmemSmapsRollup r;
+  gsize len;
+  g_autofree char *cut = load ("smaps_rollup.hostile-truncated.txt", &len);
+  g_autoptr(GError) error = NULL;
+
+  /* Pss cut short: unknown, never a smaller number. */
+  g_assert_false (jmem_smaps_rollup_parse (cut, len, &r, &error));
+  g_assert_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE);
+  g_assert_cmpint (r.rss_kib, ==, 52344);
+  g_assert_cmpint (r.pss_kib, ==, -1);
+  g_clear_error (&error);
+
+  g_assert_false (jmem_smaps_rollup_parse ("", 0, &r, &error));
+  g_assert_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE);
+  g_assert_cmpint (r.swap_kib, ==, -1);
+}
+
+typedef struct {
+  const char *file;
+  const char *runtime;
+  const char *id;
+  const char *cgroup;
+} CgroupCase;
+
+static void
+test_cgroup (void)
+{
+  static const char hex[] = "3f1c0ab5d2e4f6a7b8c9d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5";
+  static const char hex2[] = "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a29180716253443526170819aabbccd";
+  const CgroupCase cases[] = {
+    { "cgroup.reference-docker-v2.txt", "docker", hex, NULL },
+    { "cgroup.reference-docker-v1.txt", "docker", hex, NULL },
+    { "cgroup.reference-containerd-k8s-v2.txt", "containerd", hex, NULL },
+    { "cgroup.reference-containerd-systemd-driver.txt", "containerd", hex, NULL },
+    { "cgroup.reference-crio-v2.txt", "crio", hex2, NULL },
+    { "cgroup.reference-podman-v2.txt", "podman", hex2, NULL },
+    { "cgroup.reference-kubepods-v1.txt", "kubepods", hex, NULL },
+    { "cgroup.reference-none-v2.txt", NULL, NULL, "/user.slice/user-1000.slice/session-3.scope" },
+    { "cgroup.this-machine-v1-hybrid.txt", NULL, NULL, "/" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      gsize len;
+      g_autofree char *data = load (cases[i].file, &len);
+      g_autoptr(GError) error = NULL;
+      JmemCgroupInfo info;
+
+      g_test_message ("%s", cases[i].file);
+      g_assert_true (jmem_cgroup_parse (data, len, &info, &error));
+      g_assert_no_error (error);
+      g_assert_cmpstr (info.runtime, ==, cases[i].runtime);
+      g_assert_cmpstr (info.id, ==, cases[i].id);
+      g_assert_nonnull (info.cgroup);
+      if (cases[i].cgroup != NULL)
+        g_assert_cmpstr (info.cgroup, ==, cases[i].cgroup);
+      if (info.id != NULL)
+        g_assert_nonnull (strstr (info.cgroup, info.id));
+      jmem_cgroup_info_clear (&info);
+    }
+}
+
+static void
+test_cgroup_docker_v1_path (void)
+{
+  gsize len;
+  g_autofree char *data = load ("cgroup.reference-docker-v1.txt", &len);
+  JmemCgroupInfo info;
+
+  /* The v2 line names no container; the id comes from the first v1 one. */
+  g_assert_true (jmem_cgroup_parse (data, len, &info, NULL));
+  g_assert_cmpstr (info.cgroup, ==,
+                   "/docker/3f1c0ab5d2e4f6a7b8c9d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5");
+  jmem_cgroup_info_clear (&info);
+}
+
+static void
+test_cgroup_hostile (void)
+{
+  gsize len;
+  g_autofree char *look = load ("cgroup.hostile-lookalikes.txt", &len);
+  g_autofree char *garbage = NULL;
+  g_autoptr(GError) error = NULL;
+  JmemCgroupInfo info;
+
+  g_assert_true (jmem_cgroup_parse (look, len, &info, &error));
+  g_assert_null (info.runtime);
+  g_assert_null (info.id);
+  g_assert_true (g_utf8_validate (info.cgroup, -1, NULL));
+  jmem_cgroup_info_clear (&info);
+
+  garbage = load ("cgroup.hostile-garbage.bin", &len);
+  if (jmem_cgroup_parse (garbage, len, &info, &error))
+    {
+      g_assert_null (info.id);
+      g_assert_true (g_utf8_validate (info.cgroup, -1, NULL));
+      jmem_cgroup_info_clear (&info);
+    }
+  else
+    g_assert_error (error, JMEM_ERROR, JMEM_ERROR_FAILED);
+  g_clear_error (&error);
+
+  g_assert_false (jmem_cgroup_parse ("", 0, &info, &error));
+  g_assert_error (error, JMEM_ERROR, JMEM_ERROR_FAILED);
+  g_assert_null (info.cgroup);
+}
+
+static void
+test_cmdline (void)
+{
+  const struct {
+    const char *file;
+    const char *expected;
+  } cases[] = {
+    { "cmdline.this-machine-bash.bin", "bash /dev/fd/3" },
+    { "cmdline.this-machine-kthread.bin", "" },
+    { "cmdline.reference-python.bin", "python3 -m vllm.entrypoints.openai.api_server --port 8000" },
+    { "cmdline.hostile-invalid-utf8.bin", "/usr/bin/x\357\277\275\357\277\275 --name=a\nb" },
+    { "cmdline.hostile-no-trailing-nul.bin", "setproctitle style: worker 3" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      gsize len;
+      g_autofree char *data = load (cases[i].file, &len);
+      g_autofree char *cmd = jmem_cmdline_parse (data, len);
+
+      g_assert_cmpstr (cmd, ==, cases[i].expected);
+      g_assert_true (g_utf8_validate (cmd, -1, NULL));
+    }
+}
+
+/* The test process knows its own pid, uid and argv[0]. */
+static void
+test_live_self (void)
+{
+  g_autofree char *data = NULL;
+  g_autofree char *cmd = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JmemProcStatus) st = NULL;
+  JmemSmapsRollup r;
+  JmemCgroupInfo info;
+  gsize len;
+
+  /* A hostile name of our own: the kernel escapes it, we must undo that. */
+  g_assert_cmpint (prctl (PR_SET_NAME, "ev\nil\\x\377", 0, 0, 0), ==, 0);
+  jmem_file_read_capped ("/proc/self/status", 1 << 20, &data, &len, &error);
+  g_assert_no_error (error);
+  st = jmem_proc_status_parse (data, len, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (st->pid, ==, getpid ());
+  g_assert_cmpint (st->ppid, ==, getppid ());
+  g_assert_cmpint (st->uid, ==, getuid ());
+  g_assert_cmpint (st->state, ==, 'R');
+  g_assert_cmpint (st->vm_rss_kib, >, 0);
+  g_assert_cmpint (st->threads, >=, 1);
+  g_assert_cmpstr (st->name, ==, "ev\nil\\x\357\277\275");
+  g_clear_pointer (&data, g_free);
+
+  jmem_file_read_capped ("/proc/self/cmdline", 1 << 20, &data, &len, &error);
+  g_assert_no_error (error);
+  cmd = jmem_cmdline_parse (data, len);
+  g_assert_nonnull (strstr (cmd, "test-procfs"));
+  g_clear_pointer (&data, g_free);
+
+  if (jmem_file_read_capped ("/proc/self/smaps_rollup", 1 << 20, &data, &len, NULL))
+    {
+      g_assert_true (jmem_smaps_rollup_parse (data, len, &r, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (r.pss_kib, >, 0);
+      g_assert_cmpint (r.pss_kib, <=, r.rss_kib);
+      g_clear_pointer (&data, g_free);
+    }
+
+  jmem_file_read_capped ("/proc/self/cgroup", 1 << 20, &data, &len, &error);
+  g_assert_no_error (error);
+  g_assert_true (jmem_cgroup_parse (data, len, &info, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (info.cgroup);
+  jmem_cgroup_info_clear (&info);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/procfs/status/real", test_status_real);
+  g_test_add_func ("/procfs/status/kernel-thread", test_status_kthread);
+  g_test_add_func ("/procfs/status/name-newline", test_status_name_newline);
+  g_test_add_func ("/procfs/status/name-invalid-utf8", test_status_name_invalid_utf8);
+  g_test_add_func ("/procfs/status/truncated", test_status_truncated);
+  g_test_add_func ("/procfs/status/huge", test_status_huge);
+  g_test_add_func ("/procfs/status/garbage", test_status_garbage);
+  g_test_add_func ("/procfs/smaps-rollup/values", test_smaps_rollup);
+  g_test_add_func ("/procfs/smaps-rollup/hostile", test_smaps_rollup_hostile);
+  g_test_add_func ("/procfs/cgroup/runtimes", test_cgroup);
+  g_test_add_func ("/procfs/cgroup/docker-v1-path", test_cgroup_docker_v1_path);
+  g_test_add_func ("/procfs/cgroup/hostile", test_cgroup_hostile);
+  g_test_add_func ("/procfs/cmdline", test_cmdline);
+  g_test_add_func ("/procfs/live-self", test_live_self);
+  return g_test_run ();
+}
