@@ -1,0 +1,621 @@
+/* jmem snapshot end to end: the built client on captured trees, the
+ * collector called directly, the live system as root and as a plain user,
+ * and capture followed by --sysroot. Expected values are read from the
+ * fixture files themselves, not restated here. */
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jmem-collect.h"
+
+#define TEST_USER "jmem-test-user"
+
+static const char *jmem_exe;
+static const char *fixtures;
+
+typedef struct {
+  int       status;
+  char     *out;
+  char     *err;
+  JsonNode *json;
+} Run;
+
+static void
+run_clear (Run *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+  g_clear_pointer (&r->json, json_node_unref);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+/* Runs argv (NULL-terminated); parses stdout as JSON when @json. */
+static void
+run_argv (const char * const *argv, const char * const *envp, gboolean json, Run *r)
+{
+  g_autoptr(GSubprocessLauncher) launcher =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (envp != NULL)
+    g_subprocess_launcher_set_environ (launcher, (char **) envp);
+  proc = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
+  g_assert_no_error (error);
+  r->status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
+  if (json && r->status == 0)
+    {
+      r->json = json_from_string (r->out, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (r->json);
+    }
+}
+
+static void
+run_jmem (Run *r, gboolean json, ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  const char *arg;
+  va_list ap;
+
+  g_ptr_array_add (argv, (char *) jmem_exe);
+  va_start (ap, json);
+  while ((arg = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (argv, (char *) arg);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  run_argv ((const char * const *) argv->pdata, NULL, json, r);
+}
+
+static char *
+tree (const char *name)
+{
+  return g_build_filename (fixtures, "trees", name, NULL);
+}
+
+static JsonNode *
+path1 (JsonNode *root, const char *expr)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) matches = json_path_query (expr, root, &error);
+  JsonArray *a;
+
+  g_assert_no_error (error);
+  a = json_node_get_array (matches);
+  if (json_array_get_length (a) == 0)
+    return NULL;
+  return json_node_copy (json_array_get_element (a, 0));
+}
+
+static char *
+str_at (JsonNode *root, const char *expr)
+{
+  g_autoptr(JsonNode) n = path1 (root, expr);
+
+  if (n == NULL || JSON_NODE_HOLDS_NULL (n))
+    return NULL;
+  return g_strdup (json_node_get_string (n));
+}
+
+static gint64
+int_at (JsonNode *root, const char *expr)
+{
+  g_autoptr(JsonNode) n = path1 (root, expr);
+
+  g_assert_nonnull (n);
+  g_assert_true (JSON_NODE_HOLDS_VALUE (n));
+  return json_node_get_int (n);
+}
+
+static gboolean
+is_null_at (JsonNode *root, const char *expr)
+{
+  g_autoptr(JsonNode) n = path1 (root, expr);
+
+  return n != NULL && JSON_NODE_HOLDS_NULL (n);
+}
+
+static JsonObject *
+process_by_pid (JsonNode *root, gint64 pid)
+{
+  JsonArray *list = json_object_get_array_member (
+    json_object_get_object_member (json_node_get_object (root), "processes"), "list");
+
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    {
+      JsonObject *p = json_array_get_object_element (list, i);
+      if (json_object_get_int_member (p, "pid") == pid)
+        return p;
+    }
+  return NULL;
+}
+
+static gboolean
+has_warning (JsonNode *root, const char *source, const char *needle)
+{
+  JsonArray *w = json_object_get_array_member (json_node_get_object (root), "warnings");
+
+  for (guint i = 0; i < json_array_get_length (w); i++)
+    {
+      JsonObject *o = json_array_get_object_element (w, i);
+      if (g_str_equal (json_object_get_string_member (o, "source"), source) &&
+          (needle == NULL || strstr (json_object_get_string_member (o, "message"), needle)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A "Key:   value kB" from a meminfo-like file. */
+static gint64
+file_kib (const char *path, const char *key)
+{
+  g_autofree char *data = NULL;
+  g_autofree char *prefix = g_strconcat ("\n", key, ":", NULL);
+  g_autofree char *text = NULL;
+  const char *at;
+
+  g_assert_true (g_file_get_contents (path, &data, NULL, NULL));
+  text = g_strconcat ("\n", data, NULL);
+  at = strstr (text, prefix);
+  g_assert_nonnull (at);
+  return g_ascii_strtoll (at + strlen (prefix), NULL, 10);
+}
+
+/* The test's own reading of an iovmm/clients file: sum of rows and total. */
+static void
+clients_sums (const char *path, gint64 *rows, gint64 *total, gint64 pid, gint64 *pid_sum)
+{
+  g_autofree char *data = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  g_assert_true (g_file_get_contents (path, &data, NULL, NULL));
+  lines = g_strsplit (data, "\n", -1);
+  *rows = *total = *pid_sum = 0;
+  for (guint i = 1; lines[i] != NULL; i++)
+    {
+      char client[64], process[64];
+      long long row_pid, size;
+
+      if (sscanf (lines[i], "total %lldK", &size) == 1)
+        *total = size;
+      else if (sscanf (lines[i], "%63s %63s %lld %lldK", client, process, &row_pid, &size) == 4)
+        {
+          *rows += size;
+          if (row_pid == pid)
+            *pid_sum += size;
+        }
+    }
+}
+
+static void
+test_orin (void)
+{
+  g_autofree char *dir = tree ("orin-agx-nvgpu");
+  g_autofree char *meminfo = g_build_filename (dir, "proc", "meminfo", NULL);
+  g_autofree char *clients = g_build_filename (dir, "sys/kernel/debug/nvmap/iovmm/clients", NULL);
+  g_autofree char *cgroup = NULL;
+  g_autofree char *s = NULL;
+  g_auto(Run) r = { 0 };
+  gint64 rows, total, vllm;
+  JsonObject *p;
+
+  run_jmem (&r, TRUE, "snapshot", "--json", "--all", "--sysroot", dir, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+
+  /* identity */
+  s = str_at (r.json, "$.identity.sku"); g_assert_cmpstr (s, ==, "orin-agx"); g_clear_pointer (&s, g_free);
+  s = str_at (r.json, "$.identity.variant"); g_assert_cmpstr (s, ==, "orin-agx-64gb"); g_clear_pointer (&s, g_free);
+  s = str_at (r.json, "$.identity.variant_source"); g_assert_cmpstr (s, ==, "boot-control:TNSPEC"); g_clear_pointer (&s, g_free);
+  s = str_at (r.json, "$.identity.l4t_version"); g_assert_cmpstr (s, ==, "36.4.0"); g_clear_pointer (&s, g_free);
+  s = str_at (r.json, "$.identity.model"); g_assert_cmpstr (s, ==, "NVIDIA Jetson AGX Orin Developer Kit"); g_clear_pointer (&s, g_free);
+  s = str_at (r.json, "$.identity.default_target"); g_assert_cmpstr (s, ==, "graphical.target"); g_clear_pointer (&s, g_free);
+  s = str_at (r.json, "$.collected.hostname"); g_assert_cmpstr (s, ==, "orin-agx"); g_clear_pointer (&s, g_free);
+  g_assert_true (json_node_get_boolean (path1 (r.json, "$.collected.is_jetson")));
+
+  /* meminfo, as the file says */
+  g_assert_cmpint (int_at (r.json, "$.identity.mem_total_kib"), ==, file_kib (meminfo, "MemTotal"));
+  g_assert_cmpint (int_at (r.json, "$.memory.fields_kib.MemAvailable"), ==, file_kib (meminfo, "MemAvailable"));
+  g_assert_cmpint (int_at (r.json, "$.memory.fields_kib.CmaTotal"), ==, file_kib (meminfo, "CmaTotal"));
+  g_assert_cmpint (int_at (r.json, "$.memory.fields_kib.NvMapMemUsed"), ==, file_kib (meminfo, "NvMapMemUsed"));
+
+  /* GPU: nvgpu stack, memory from NvMap */
+  s = str_at (r.json, "$.gpu.stack"); g_assert_cmpstr (s, ==, "nvgpu"); g_clear_pointer (&s, g_free);
+  s = str_at (r.json, "$.gpu.source"); g_assert_cmpstr (s, ==, "nvmap"); g_clear_pointer (&s, g_free);
+  g_assert_true (is_null_at (r.json, "$.gpu.devices[0].memory_used_kib"));
+
+  /* NvMap: per PID, the orphan, the unattributed part */
+  clients_sums (clients, &rows, &total, 1792595, &vllm);
+  s = str_at (r.json, "$.nvmap.via"); g_assert_cmpstr (s, ==, "sysroot"); g_clear_pointer (&s, g_free);
+  g_assert_cmpint (int_at (r.json, "$.nvmap.total_kib"), ==, total);
+  g_assert_cmpint (int_at (r.json, "$.nvmap.unattributed_kib"), ==, total - rows);
+  g_assert_cmpint (int_at (r.json, "$.nvmap.by_pid[0].pid"), ==, 1792595);
+  g_assert_cmpint (int_at (r.json, "$.nvmap.by_pid[0].n_clients"), ==, 2);
+  g_assert_cmpint (int_at (r.json, "$.nvmap.by_pid[0].size_kib"), ==, vllm);
+  g_assert_cmpint (int_at (r.json, "$.nvmap.stats_total_bytes"), ==, total * 1024);
+  {
+    g_autoptr(JsonNode) by_pid = path1 (r.json, "$.nvmap.by_pid");
+    JsonArray *a = json_node_get_array (by_pid);
+    guint n_orphans = 0;
+
+    for (guint i = 0; i < json_array_get_length (a); i++)
+      {
+        JsonObject *t = json_array_get_object_element (a, i);
+        if (!json_object_get_boolean_member (t, "pid_exists"))
+          {
+            g_assert_cmpint (json_object_get_int_member (t, "pid"), ==, 5120);
+            n_orphans++;
+          }
+      }
+    g_assert_cmpuint (n_orphans, ==, 1);
+  }
+  g_assert_true (has_warning (r.json, "nvmap", "5120"));
+
+  /* processes: order, joins, nulls, containers, users */
+  g_assert_cmpint (int_at (r.json, "$.processes.total"), ==, 9);
+  g_assert_cmpint (int_at (r.json, "$.processes.list[0].pid"), ==, 1792595);
+  g_assert_cmpint (int_at (r.json, "$.processes.list[0].nvmap_kib"), ==, vllm);
+  g_assert_cmpint (int_at (r.json, "$.processes.list[1].pid"), ==, 1792500);
+  p = process_by_pid (r.json, 1792595);
+  g_assert_cmpint (json_object_get_int_member (p, "footprint_kib"), ==,
+                   json_object_get_int_member (p, "pss_kib") + vllm);
+  {
+    g_autofree char *cg_path = g_build_filename (dir, "proc/1792595/cgroup", NULL);
+    JsonObject *container = json_object_get_object_member (p, "container");
+    g_assert_true (g_file_get_contents (cg_path, &cgroup, NULL, NULL));
+    g_assert_cmpstr (json_object_get_string_member (container, "runtime"), ==, "docker");
+    g_assert_nonnull (strstr (cgroup, json_object_get_string_member (container, "id")));
+    g_assert_cmpuint (strlen (json_object_get_string_member (container, "id")), ==, 64);
+  }
+  p = process_by_pid (r.json, 3105);  /* smaps_rollup absent: PSS unknown, never 0 */
+  g_assert_nonnull (p);
+  g_assert_true (json_object_get_null_member (p, "pss_kib"));
+  g_assert_cmpstr (json_object_get_string_member (process_by_pid (r.json, 2831), "user"), ==, "nvidia");
+  g_assert_cmpstr (json_object_get_string_member (process_by_pid (r.json, 1731), "user"), ==, "root");
+  g_assert_null (process_by_pid (r.json, 5120));
+  g_assert_true (has_warning (r.json, "processes", "PSS unknown for 1 "));
+
+  /* host facts */
+  s = str_at (r.json, "$.power_mode"); g_assert_cmpstr (s, ==, "MAXN"); g_clear_pointer (&s, g_free);
+  g_assert_cmpint (json_array_get_length (json_node_get_array (path1 (r.json, "$.thermal"))), ==, 5);
+  g_assert_cmpint (json_array_get_length (json_node_get_array (path1 (r.json, "$.disks"))), ==, 2);
+}
+
+static void
+test_thor (void)
+{
+  g_autofree char *dir = tree ("thor-unified");
+  g_autofree char *s = NULL;
+  g_auto(Run) r = { 0 };
+  JsonObject *p;
+
+  run_jmem (&r, TRUE, "snapshot", "--json", "--sysroot", dir, "--tegrastats", "1", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  s = str_at (r.json, "$.identity.variant"); g_assert_cmpstr (s, ==, "thor-t5000"); g_clear_pointer (&s, g_free);
+  s = str_at (r.json, "$.identity.l4t_version"); g_assert_cmpstr (s, ==, "38.4.0"); g_clear_pointer (&s, g_free);
+  s = str_at (r.json, "$.identity.default_target"); g_assert_cmpstr (s, ==, "multi-user.target"); g_clear_pointer (&s, g_free);
+  s = str_at (r.json, "$.gpu.stack"); g_assert_cmpstr (s, ==, "unified"); g_clear_pointer (&s, g_free);
+  s = str_at (r.json, "$.gpu.source"); g_assert_cmpstr (s, ==, "nvidia-smi"); g_clear_pointer (&s, g_free);
+  s = str_at (r.json, "$.gpu.processes[1].process_name");
+  g_assert_cmpstr (s, ==, "/opt/app/run,with,commas"); g_clear_pointer (&s, g_free);
+  g_assert_true (is_null_at (r.json, "$.gpu.processes[2].used_memory_kib"));
+
+  /* NvMap absent: said so, with what it means */
+  g_assert_false (json_node_get_boolean (path1 (r.json, "$.nvmap.readable")));
+  g_assert_true (has_warning (r.json, "nvmap", NULL));
+  g_assert_true (has_warning (r.json, "services", NULL));
+
+  p = process_by_pid (r.json, 4012);
+  g_assert_cmpint (json_object_get_int_member (p, "gpu_kib"), ==,
+                   int_at (r.json, "$.gpu.processes[0].used_memory_kib"));
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (p, "container"),
+                                                  "runtime"), !=, NULL);
+  g_assert_true (json_object_get_null_member (process_by_pid (r.json, 2450), "gpu_kib"));
+  g_assert_cmpstr (json_object_get_string_member (process_by_pid (r.json, 5210), "name"), ==,
+                   "run,with,commas");
+  g_assert_cmpint (int_at (r.json, "$.processes.list[0].pid"), ==, 4012);
+  /* tegrastats from the capture, parsed */
+  g_assert_cmpint (int_at (r.json, "$.tegrastats.ram_total_kib"), ==, 125772 * 1024);
+}
+
+static void
+test_hostile (void)
+{
+  g_autofree char *dir = tree ("hostile");
+  g_auto(Run) r = { 0 };
+  g_auto(Run) human = { 0 };
+  JsonObject *p;
+
+  run_jmem (&r, TRUE, "snapshot", "--json", "--all", "--sysroot", dir, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_utf8_validate (r.out, -1, NULL));
+  /* The forged row inside a name never becomes a process. */
+  g_assert_null (process_by_pid (r.json, 200));
+  p = process_by_pid (r.json, 100);
+  g_assert_nonnull (strstr (json_object_get_string_member (p, "name"), "evil\n"));
+  /* A status file naming PID 1731 stays PID 103's. */
+  g_assert_nonnull (process_by_pid (r.json, 103));
+  g_assert_null (process_by_pid (r.json, 1731));
+  g_assert_null (process_by_pid (r.json, 104));
+  p = process_by_pid (r.json, 102);
+  g_assert_cmpint (json_object_get_int_member (p, "footprint_kib"), >, 0);
+  g_assert_true (has_warning (r.json, "processes", "damaged"));
+  g_assert_true (has_warning (r.json, "meminfo", "malformed"));
+  g_assert_true (has_warning (r.json, "nvmap", "malformed"));
+
+  run_jmem (&human, FALSE, "snapshot", "--all", "--sysroot", dir, NULL);
+  g_assert_cmpint (human.status, ==, 0);
+  g_assert_true (g_utf8_validate (human.out, -1, NULL));
+  g_assert_null (strchr (human.out, '\x1b'));  /* no raw escape reaches the terminal */
+}
+
+static void
+test_top_and_human (void)
+{
+  g_autofree char *dir = tree ("orin-agx-nvgpu");
+  g_auto(Run) top = { 0 };
+  g_auto(Run) human = { 0 };
+  g_auto(Run) bad = { 0 };
+  g_auto(Run) both = { 0 };
+
+  run_jmem (&top, TRUE, "snapshot", "--json", "--top", "2", "--sysroot", dir, NULL);
+  g_assert_cmpint (top.status, ==, 0);
+  g_assert_cmpint (int_at (top.json, "$.processes.total"), ==, 9);
+  g_assert_cmpint (json_array_get_length (json_node_get_array (path1 (top.json, "$.processes.list"))), ==, 2);
+
+  run_jmem (&human, FALSE, "snapshot", "--sysroot", dir, NULL);
+  g_assert_cmpint (human.status, ==, 0);
+  g_assert_nonnull (strstr (human.out, "VLLM::EngineCor"));
+  g_assert_nonnull (strstr (human.out, "gst-launch-1.0"));
+  g_assert_nonnull (strstr (human.out, "orin-agx-64gb"));
+  g_assert_nonnull (strstr (human.out, "gnome-shell"));
+
+  run_jmem (&bad, FALSE, "snapshot", "--top", "-1", "--sysroot", dir, NULL);
+  g_assert_cmpint (bad.status, ==, 64);
+  run_jmem (&both, FALSE, "snapshot", "--top", "3", "--all", "--sysroot", dir, NULL);
+  g_assert_cmpint (both.status, ==, 64);
+}
+
+static void
+test_exit_codes (void)
+{
+  g_autofree char *empty = g_dir_make_tmp ("jmem-empty-XXXXXX", NULL);
+  g_autofree char *orin = tree ("orin-agx-nvgpu");
+  g_auto(Run) missing = { 0 }, none = { 0 }, unknown = { 0 }, opt = { 0 };
+  g_auto(Run) capture = { 0 }, version = { 0 }, alloc = { 0 }, alloc_none = { 0 };
+
+  run_jmem (&missing, FALSE, "snapshot", "--sysroot", "/nonexistent/jmem", NULL);
+  g_assert_cmpint (missing.status, ==, 69);
+  g_assert_nonnull (strstr (missing.err, "/nonexistent/jmem"));
+  run_jmem (&none, FALSE, "snapshot", "--sysroot", empty, NULL);
+  g_assert_cmpint (none.status, ==, 69);
+  run_jmem (&unknown, FALSE, "frobnicate", NULL);
+  g_assert_cmpint (unknown.status, ==, 64);
+  run_jmem (&opt, FALSE, "snapshot", "--no-such-option", NULL);
+  g_assert_cmpint (opt.status, ==, 64);
+  run_jmem (&capture, FALSE, "capture", orin, NULL);  /* not empty: refused */
+  g_assert_cmpint (capture.status, ==, 73);
+  run_jmem (&version, FALSE, "--version", NULL);
+  g_assert_cmpint (version.status, ==, 0);
+  g_assert_true (g_str_has_prefix (version.out, "jmem "));
+
+  run_jmem (&alloc, TRUE, "allocations", "--json", "--pid", "1731", "--sysroot", orin, NULL);
+  g_assert_cmpint (alloc.status, ==, 0);
+  g_assert_cmpint (int_at (alloc.json, "$.clients[0].pid"), ==, 1731);
+  g_assert_cmpint (json_array_get_length (json_node_get_array (path1 (alloc.json, "$.clients"))), ==, 1);
+  g_assert_cmpint (json_array_get_length (json_node_get_array (path1 (alloc.json, "$.clients[0].handles"))), ==, 2);
+  {
+    g_autofree char *thor = tree ("thor-unified");
+    run_jmem (&alloc_none, FALSE, "allocations", "--sysroot", thor, NULL);
+    g_assert_cmpint (alloc_none.status, ==, 69);
+  }
+  g_rmdir (empty);
+}
+
+static void
+test_library (void)
+{
+  g_autofree char *dir = tree ("orin-agx-nvgpu");
+  JmemCollectOptions options = { .sysroot = dir, .top = 3 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JmemSnapshot) s = jmem_collect_snapshot (&options, &error);
+  JmemProcess *first;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (s->n_processes_total, ==, 9);
+  g_assert_cmpuint (s->processes->len, ==, 3);
+  g_assert_true (s->nvmap_readable);
+  g_assert_cmpstr (s->nvmap_via, ==, "sysroot");
+  g_assert_cmpint (s->gpu_stack, ==, JMEM_GPU_STACK_NVGPU);
+  first = g_ptr_array_index (s->processes, 0);
+  g_assert_cmpint (first->pid, ==, 1792595);
+  g_assert_cmpstr (first->container_runtime, ==, "docker");
+  g_assert_null (s->tegrastats);
+  g_assert_nonnull (s->services);
+}
+
+/* The live system: exits 0, reports this machine's MemTotal and jmem's own PID. */
+static void
+check_live (const char * const *argv)
+{
+  g_auto(Run) r = { 0 };
+  g_autofree char *pid_expr = NULL;
+  gint64 mem_total = file_kib ("/proc/meminfo", "MemTotal");
+  JsonArray *list;
+  gboolean found = FALSE;
+
+  run_argv (argv, NULL, TRUE, &r);
+  if (r.status != 0)
+    g_printerr ("%s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpint (int_at (r.json, "$.identity.mem_total_kib"), ==, mem_total);
+  /* jmem lists itself: a process named jmem whose parent is this test or setpriv's */
+  list = json_node_get_array (path1 (r.json, "$.processes.list"));
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    {
+      JsonObject *p = json_array_get_object_element (list, i);
+      if (g_str_equal (json_object_get_string_member (p, "name"), "jmem") &&
+          strstr (json_object_get_string_member (p, "cmdline"), "--jmem-self-marker") == NULL &&
+          strstr (json_object_get_string_member (p, "cmdline"), "snapshot --json --all") != NULL)
+        found = TRUE;
+    }
+  g_assert_true (found);
+}
+
+static void
+test_live_root (void)
+{
+  const char *argv[] = { jmem_exe, "snapshot", "--json", "--all", "--no-ask-password", NULL };
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("needs root");
+      return;
+    }
+  check_live (argv);
+}
+
+static void
+test_live_user (void)
+{
+  g_autofree char *uid = NULL, *gid = NULL;
+  struct passwd *pw;
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("needs root to create and switch to " TEST_USER);
+      return;
+    }
+  if (getpwnam (TEST_USER) == NULL)
+    {
+      const char *add[] = { "useradd", "--system", "--no-create-home", TEST_USER, NULL };
+      g_auto(Run) r = { 0 };
+      run_argv (add, NULL, FALSE, &r);
+    }
+  pw = getpwnam (TEST_USER);
+  if (pw == NULL)
+    {
+      g_test_skip ("cannot create " TEST_USER);
+      return;
+    }
+  uid = g_strdup_printf ("--reuid=%u", pw->pw_uid);
+  gid = g_strdup_printf ("--regid=%u", pw->pw_gid);
+  {
+    const char *argv[] = { "setpriv", uid, gid, "--clear-groups", jmem_exe,
+                           "snapshot", "--json", "--all", "--no-ask-password", NULL };
+    check_live (argv);
+  }
+}
+
+static void
+collect_pids (const char *proc, GHashTable *pids)
+{
+  g_autoptr(GDir) dir = g_dir_open (proc, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *status = g_build_filename (proc, name, "status", NULL);
+      if (g_ascii_isdigit (name[0]) && g_file_test (status, G_FILE_TEST_EXISTS))
+        g_hash_table_add (pids, g_strdup (name));
+    }
+}
+
+static void
+test_capture_roundtrip (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (base, "cap", NULL);
+  g_autofree char *proc = g_build_filename (dir, "proc", NULL);
+  g_autofree char *meminfo = g_build_filename (dir, "proc", "meminfo", NULL);
+  g_autoptr(GHashTable) captured = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_auto(Run) cap = { 0 }, again = { 0 }, snap = { 0 };
+  JsonArray *list;
+
+  run_jmem (&cap, FALSE, "capture", "--no-ask-password", dir, NULL);
+  g_assert_cmpint (cap.status, ==, 0);
+  run_jmem (&again, FALSE, "capture", dir, NULL);
+  g_assert_cmpint (again.status, ==, 73);
+
+  run_jmem (&snap, TRUE, "snapshot", "--json", "--all", "--sysroot", dir, NULL);
+  g_assert_cmpint (snap.status, ==, 0);
+  g_assert_cmpint (int_at (snap.json, "$.identity.mem_total_kib"), ==, file_kib (meminfo, "MemTotal"));
+  g_assert_cmpint (int_at (snap.json, "$.identity.mem_total_kib"), ==, file_kib ("/proc/meminfo", "MemTotal"));
+  g_assert_cmpint (int_at (snap.json, "$.memory.fields_kib.MemFree"), ==, file_kib (meminfo, "MemFree"));
+
+  /* the same process set as captured, nothing lost, nothing invented */
+  collect_pids (proc, captured);
+  list = json_node_get_array (path1 (snap.json, "$.processes.list"));
+  g_assert_cmpuint (json_array_get_length (list), ==, g_hash_table_size (captured));
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    {
+      g_autofree char *pid = g_strdup_printf ("%" G_GINT64_FORMAT,
+        json_object_get_int_member (json_array_get_object_element (list, i), "pid"));
+      g_assert_true (g_hash_table_contains (captured, pid));
+    }
+  {
+    g_autofree char *host = NULL;
+    g_autofree char *s = str_at (snap.json, "$.collected.hostname");
+    g_file_get_contents ("/proc/sys/kernel/hostname", &host, NULL, NULL);
+    g_assert_cmpstr (s, ==, g_strchomp (host));
+  }
+  {
+    const char *rm[] = { "rm", "-rf", base, NULL };
+    g_auto(Run) r = { 0 };
+    run_argv (rm, NULL, FALSE, &r);
+  }
+}
+
+/* A hung nvidia-smi is killed (with its children) and reported, never waited on. */
+static void
+test_nvidia_smi_timeout (void)
+{
+  g_autofree char *bin = g_dir_make_tmp ("jmem-fake-XXXXXX", NULL);
+  g_autofree char *fake = g_build_filename (bin, "nvidia-smi", NULL);
+  g_autofree char *path = g_strdup_printf ("PATH=%s:%s", bin, g_getenv ("PATH"));
+  const char *envp[] = { path, NULL };
+  const char *argv[] = { jmem_exe, "snapshot", "--json", "--top", "1", "--no-ask-password", NULL };
+  g_auto(Run) r = { 0 };
+  gint64 start = g_get_monotonic_time ();
+  g_autofree char *evidence = NULL;
+
+  g_assert_true (g_file_set_contents_full (fake, "#!/bin/sh\nsleep 60 &\nsleep 60\n", -1,
+                                           G_FILE_SET_CONTENTS_NONE, 0755, NULL));
+  run_argv (argv, envp, TRUE, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 20 * G_USEC_PER_SEC);
+  g_assert_true (has_warning (r.json, "gpu", "killed"));
+  evidence = str_at (r.json, "$.gpu.evidence[0]");
+  g_assert_nonnull (strstr (evidence, "killed"));
+  g_assert_nonnull (str_at (r.json, "$.gpu.stack"));
+  g_unlink (fake);
+  g_rmdir (bin);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  jmem_exe = g_getenv ("JMEM_EXE");
+  fixtures = g_getenv ("JMEM_FIXTURES");
+  g_assert_nonnull (jmem_exe);
+  g_assert_nonnull (fixtures);
+
+  g_test_add_func ("/snapshot/orin", test_orin);
+  g_test_add_func ("/snapshot/thor", test_thor);
+  g_test_add_func ("/snapshot/hostile", test_hostile);
+  g_test_add_func ("/snapshot/top-and-human", test_top_and_human);
+  g_test_add_func ("/snapshot/exit-codes", test_exit_codes);
+  g_test_add_func ("/snapshot/library", test_library);
+  g_test_add_func ("/snapshot/live-root", test_live_root);
+  g_test_add_func ("/snapshot/live-user", test_live_user);
+  g_test_add_func ("/snapshot/capture-roundtrip", test_capture_roundtrip);
+  g_test_add_func ("/snapshot/nvidia-smi-timeout", test_nvidia_smi_timeout);
+  return g_test_run ();
+}
