@@ -605,6 +605,44 @@ static const char *const helper_methods[][2] = {
   { "DropCaches", "(@u 3, @a{sv} {})" },
 };
 
+/* gdbus call as @user; the error name it prints must be @expected, and
+ * nothing must be written or returned. */
+static void
+gdbus_call_refused (const char *user, const char *method, gboolean interactive, const char *expected)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_auto(RunResult) run = { 0 };
+  g_autofree char *level = NULL;
+
+  g_ptr_array_add (argv, g_strdup ("gdbus"));
+  g_ptr_array_add (argv, g_strdup ("call"));
+  g_ptr_array_add (argv, g_strdup ("--system"));
+  if (interactive)
+    g_ptr_array_add (argv, g_strdup ("--interactive"));
+  g_ptr_array_add (argv, g_strdup ("--dest=" JMEM_DBUS_NAME));
+  g_ptr_array_add (argv, g_strdup ("--object-path=" JMEM_DBUS_PATH));
+  g_ptr_array_add (argv, g_strdup_printf ("--method=" JMEM_DBUS_INTERFACE ".%s", method));
+  if (g_strcmp0 (method, "DropCaches") == 0)
+    {
+      g_ptr_array_add (argv, g_strdup ("3"));
+      g_ptr_array_add (argv, g_strdup ("{}"));
+    }
+  g_ptr_array_add (argv, NULL);
+
+  clear_knob (JMEM_DROP_CACHES_PATH);
+  run_as (user, (const char *const *) argv->pdata, &run);
+  assert_failed_exit (&run);
+  if (strstr (run.err, expected) == NULL)
+    g_error ("%s as %s%s: expected %s, got: %s", method, user,
+             interactive ? " (interactive)" : "", expected, run.err);
+  g_assert_cmpstr (run.out, ==, "");
+  level = read_knob (JMEM_DROP_CACHES_PATH);
+  g_assert_cmpstr (level, ==, "");
+}
+
+/* Outside the group polkit's default is auth_admin: without the interactive
+ * flag the helper says authentication could help; with it, polkitd has no
+ * agent to ask, and the answer is a refusal. */
 static void
 test_outsider_denied (void)
 {
@@ -612,29 +650,8 @@ test_outsider_denied (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (helper_methods); i++)
     {
-      g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-      g_auto(RunResult) run = { 0 };
-
-      g_ptr_array_add (argv, g_strdup ("gdbus"));
-      g_ptr_array_add (argv, g_strdup ("call"));
-      g_ptr_array_add (argv, g_strdup ("--system"));
-      g_ptr_array_add (argv, g_strdup ("--dest=" JMEM_DBUS_NAME));
-      g_ptr_array_add (argv, g_strdup ("--object-path=" JMEM_DBUS_PATH));
-      g_ptr_array_add (argv, g_strdup_printf ("--method=" JMEM_DBUS_INTERFACE ".%s", helper_methods[i][0]));
-      if (g_strcmp0 (helper_methods[i][0], "DropCaches") == 0)
-        {
-          g_ptr_array_add (argv, g_strdup ("3"));
-          g_ptr_array_add (argv, g_strdup ("{}"));
-        }
-      g_ptr_array_add (argv, NULL);
-
-      clear_knob (JMEM_DROP_CACHES_PATH);
-      run_as (outsider_user, (const char *const *) argv->pdata, &run);
-      assert_failed_exit (&run);
-      g_assert_nonnull (strstr (run.err, DENIED));
-      g_assert_cmpstr (run.out, ==, "");
-      g_autofree char *level = read_knob (JMEM_DROP_CACHES_PATH);
-      g_assert_cmpstr (level, ==, "");
+      gdbus_call_refused (outsider_user, helper_methods[i][0], FALSE, INTERACTIVE_REQUIRED);
+      gdbus_call_refused (outsider_user, helper_methods[i][0], TRUE, DENIED);
     }
 
   /* the client says what to do: the group to join */
@@ -681,9 +698,10 @@ test_root_caller (void)
   assert_clients_reply (reply, fixture);
 }
 
-/* A caller polkit would ask to authenticate: without the interactive flag
- * the helper says interaction could help; with it, polkit finds no agent to
- * ask and the answer is a plain refusal. No data either way. */
+/* A caller polkit would ask to authenticate, over its own connection:
+ * without the interactive flag the helper says interaction could help
+ * (D-Bus spec); with it, polkit finds no agent to ask and the answer is a
+ * plain refusal, never a request to retry with a flag already set. */
 static void
 check_challenged_caller (const char *user)
 {
