@@ -1,0 +1,160 @@
+/* The client's reading of helper failures: each ends in a message and an
+ * action a person can follow. Errors are built as GDBus delivers them. */
+#include <gio/gio.h>
+
+#include "jmem-error.h"
+#include "jmem-helper-client-private.h"
+#include "jmem-helper-client.h"
+#include "jmem-names.h"
+
+static GError *
+remote (const char *name,
+        const char *message)
+{
+  return g_dbus_error_new_for_dbus_error (name, message);
+}
+
+static GError *
+translate (GError *e)
+{
+  return jmem_helper_error_translate (e, JMEM_ACTION_READ_NVMAP, 25000);
+}
+
+static void
+test_not_installed (void)
+{
+  g_autoptr(GError) e = translate (remote ("org.freedesktop.DBus.Error.ServiceUnknown",
+                                           "The name dev.jmem.Helper1 was not provided by any .service files"));
+
+  g_assert_error (e, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN);
+  g_assert_true (g_str_has_prefix (e->message, "jmem-helper is not installed"));
+  g_assert_nonnull (strstr (jmem_helper_error_action (e), "install the jmem package"));
+}
+
+static void
+test_access_denied_names_action_and_group (void)
+{
+  g_autoptr(GError) e = translate (remote ("org.freedesktop.DBus.Error.AccessDenied",
+                                           "not authorized for dev.jmem.read-nvmap: ..."));
+  const char *action = jmem_helper_error_action (e);
+
+  g_assert_error (e, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED);
+  g_assert_cmpstr (e->message, ==, "not authorized for dev.jmem.read-nvmap");
+  g_assert_nonnull (strstr (action, "usermod -aG " JMEM_GROUP));
+  g_assert_nonnull (strstr (action, "log in again"));
+}
+
+static void
+test_polkit_unavailable (void)
+{
+  g_autoptr(GError) e = translate (remote ("org.freedesktop.DBus.Error.AccessDenied",
+                                           JMEM_POLKIT_UNAVAILABLE ", so jmem-helper refuses "
+                                           "dev.jmem.read-nvmap: it did not answer in time"));
+
+  g_assert_error (e, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED);
+  g_assert_true (g_str_has_prefix (e->message, JMEM_POLKIT_UNAVAILABLE));
+  g_assert_nonnull (strstr (e->message, "did not answer in time"));
+  g_assert_nonnull (strstr (jmem_helper_error_action (e), "polkit"));
+  g_assert_null (strstr (jmem_helper_error_action (e), "usermod"));
+}
+
+static void
+test_interactive_required (void)
+{
+  g_autoptr(GError) e = translate (remote ("org.freedesktop.DBus.Error.InteractiveAuthorizationRequired",
+                                           "dev.jmem.read-nvmap needs authentication"));
+
+  g_assert_error (e, G_DBUS_ERROR, G_DBUS_ERROR_AUTH_FAILED);
+  g_assert_nonnull (strstr (e->message, "dev.jmem.read-nvmap needs authentication"));
+  g_assert_nonnull (strstr (jmem_helper_error_action (e), "terminal"));
+  g_assert_nonnull (strstr (jmem_helper_error_action (e), "usermod -aG " JMEM_GROUP));
+}
+
+static void
+test_no_nvmap (void)
+{
+  g_autoptr(GError) e = NULL;
+
+  (void) JMEM_ERROR;
+  e = translate (remote ("dev.jmem.Error.NotAvailable", "NvMap is not present on this kernel: ..."));
+  g_assert_error (e, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE);
+  g_assert_true (g_str_has_prefix (e->message, "NvMap is not present on this kernel"));
+  g_assert_nonnull (strstr (jmem_helper_error_action (e), "no NvMap"));
+}
+
+static void
+test_rate_limited_keeps_seconds (void)
+{
+  g_autoptr(GError) e = NULL;
+
+  (void) JMEM_ERROR;
+  e = jmem_helper_error_translate (remote ("dev.jmem.Error.RateLimited",
+                                           "caches were dropped less than 10 s ago: try again in 7 s"),
+                                   JMEM_ACTION_DROP_CACHES, 25000);
+  g_assert_error (e, JMEM_ERROR, JMEM_ERROR_RATE_LIMITED);
+  g_assert_nonnull (strstr (e->message, "try again in 7 s"));
+}
+
+static void
+test_timeouts (void)
+{
+  g_autoptr(GError) local = translate (g_error_new_literal (G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                                                            "Timeout was reached"));
+  g_autoptr(GError) noreply = translate (remote ("org.freedesktop.DBus.Error.NoReply",
+                                                 "Message recipient disconnected from message bus without replying"));
+
+  g_assert_error (local, G_DBUS_ERROR, G_DBUS_ERROR_NO_REPLY);
+  g_assert_cmpstr (local->message, ==, "jmem-helper did not answer within 25 s");
+  g_assert_error (noreply, G_DBUS_ERROR, G_DBUS_ERROR_NO_REPLY);
+  g_assert_true (g_str_has_prefix (noreply->message, "jmem-helper did not answer"));
+  g_assert_nonnull (jmem_helper_error_action (local));
+}
+
+static void
+test_spawn_failure (void)
+{
+  g_autoptr(GError) e = translate (remote ("org.freedesktop.DBus.Error.Spawn.ChildExited",
+                                           "Process exited with status 1"));
+
+  g_assert_error (e, G_DBUS_ERROR, G_DBUS_ERROR_SPAWN_FAILED);
+  g_assert_true (g_str_has_prefix (e->message, "jmem-helper could not be started"));
+  g_assert_nonnull (strstr (jmem_helper_error_action (e), "journalctl"));
+}
+
+/* No system bus at all: the call fails at once, saying so. */
+static void
+test_bus_unreachable (void)
+{
+  g_autoptr(GError) error = NULL;
+  JmemHelperCallOptions options = { FALSE, 2000 };
+  gint64 stats = 0;
+
+  if (g_test_subprocess ())
+    {
+      g_setenv ("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/jmem-test-bus", TRUE);
+      g_assert_null (jmem_helper_get_nvmap_clients (&options, &stats, &error));
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED);
+      g_assert_cmpint (stats, ==, -1);
+      g_assert_true (g_str_has_prefix (error->message, "cannot reach the system bus"));
+      g_assert_nonnull (strstr (jmem_helper_error_action (error), "dbus"));
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/helper-client/not-installed", test_not_installed);
+  g_test_add_func ("/helper-client/access-denied", test_access_denied_names_action_and_group);
+  g_test_add_func ("/helper-client/polkit-unavailable", test_polkit_unavailable);
+  g_test_add_func ("/helper-client/interactive-required", test_interactive_required);
+  g_test_add_func ("/helper-client/no-nvmap", test_no_nvmap);
+  g_test_add_func ("/helper-client/rate-limited", test_rate_limited_keeps_seconds);
+  g_test_add_func ("/helper-client/timeouts", test_timeouts);
+  g_test_add_func ("/helper-client/spawn-failure", test_spawn_failure);
+  g_test_add_func ("/helper-client/bus-unreachable", test_bus_unreachable);
+  return g_test_run ();
+}

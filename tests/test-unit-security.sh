@@ -1,0 +1,30 @@
+#!/bin/sh
+# The helper's unit must keep its systemd-analyze exposure at or below the
+# limit the design sets (1.5). Usage: test-unit-security.sh UNIT [LIMIT]
+set -eu
+unit=$1
+limit=${2:-1.5}
+
+if ! command -v systemd-analyze >/dev/null 2>&1; then
+  echo "SKIP: systemd-analyze is not installed"
+  exit 77
+fi
+
+out=$(systemd-analyze security --offline=true --no-pager "$unit" 2>&1) || {
+  # Exit status is non-zero when the unit exceeds systemd's own threshold
+  # (--threshold, default 100); an error shows as no "Overall" line below.
+  :
+}
+score=$(printf '%s\n' "$out" | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+if [ -z "$score" ]; then
+  printf '%s\n' "$out"
+  echo "FAIL: systemd-analyze gave no exposure level for $unit"
+  exit 1
+fi
+echo "exposure $score (limit $limit)"
+if awk -v s="$score" -v l="$limit" 'BEGIN { exit !(s <= l) }'; then
+  exit 0
+fi
+printf '%s\n' "$out" | grep -v '^✓' || true
+echo "FAIL: exposure $score is above $limit"
+exit 1
