@@ -106,7 +106,7 @@ parse_dec (const char *s, gsize n, guint64 max, guint64 *out)
       if (s[i] < '0' || s[i] > '9')
         return FALSE;
       d = (guint) (s[i] - '0');
-      if (v > (max - d) / 10)
+      if (d > max || v > (max - d) / 10)
         return FALSE;
       v = v * 10 + d;
     }
@@ -548,13 +548,20 @@ span_is (Span t, const char *word)
 
 /* The second header: "BASE SIZE FLAGS REFS DUPES PINS [KMAPS UMAPS SHARE] UID [FROM_HUGETLBFS]". */
 static gboolean
+is_handle_header (const char *line, gsize len)
+{
+  gsize i = 0;
+  Span t;
+
+  return next_token (line, len, &i, &t) && span_is (t, "BASE");
+}
+
+static void
 parse_handle_header (const char *line, gsize len, HandleColumns *cols)
 {
   gsize i = 0;
   Span t;
 
-  if (!next_token (line, len, &i, &t) || !span_is (t, "BASE"))
-    return FALSE;
   cols->seen = TRUE;
   cols->has_maps = FALSE;
   cols->has_huge = FALSE;
@@ -565,7 +572,6 @@ parse_handle_header (const char *line, gsize len, HandleColumns *cols)
       else if (span_is (t, "FROM_HUGETLBFS"))
         cols->has_huge = TRUE;
     }
-  return TRUE;
 }
 
 static gboolean
@@ -651,6 +657,7 @@ jmem_nvmap_allocations_parse (const char *data,
   HandleColumns cols = { FALSE, TRUE, FALSE };
   JmemNvmapClientHandles *cur = NULL;
   ParseState st = { 0 };
+  gsize n_handles = 0;
   Cursor c = { data, len, 0 };
 
   g_return_val_if_fail (data != NULL || len == 0, NULL);
@@ -695,11 +702,20 @@ jmem_nvmap_allocations_parse (const char *data,
         }
       if (is_blank (line[0]))
         {
-          if (parse_handle_header (line, line_len, &cols))
-            continue;
+          if (is_handle_header (line, line_len))
+            {
+              /* The kernel prints it once, before any handle; a later one
+               * would give earlier handles different columns. */
+              if (cols.seen || n_handles > 0)
+                st.n_malformed++;
+              else
+                parse_handle_header (line, line_len, &cols);
+              continue;
+            }
           if (cur != NULL && (h = parse_handle (line, line_len, &cols)) != NULL)
             {
               g_ptr_array_add (cur->handles, h);
+              n_handles++;
               continue;
             }
           st.n_malformed++;

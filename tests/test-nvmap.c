@@ -452,6 +452,48 @@ test_allocations_orphan_handle (void)
 }
 
 static void
+test_allocations_bad_hugetlbfs (void)
+{
+  const char *data =
+    "CLIENT                        PROCESS      PID        SIZE\n"
+    "                                          BASE        SIZE    FLAGS   REFS  DUPES   PINS  KMAPS  UMAPS  SHARE      UID FROM_HUGETLBFS\n"
+    "user                             Xorg     1731       8192K\n"
+    "                                             0       4096K 10120001      2      1      0      0      1      1 ffff0000a1b2c3d4      1 \n"
+    "                                             0       4096K 10120001      2      1      0      0      1      1 ffff0000a1b2c3d4      2 \n"
+    "\n"
+    "total                                                8192K\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JmemNvmapAllocations) a = jmem_nvmap_allocations_parse (data, strlen (data), &error);
+
+  /* FROM_HUGETLBFS is a flag: 2 is damage. */
+  g_assert_no_error (error);
+  g_assert_cmpuint (CH (a, 0)->handles->len, ==, 1);
+  g_assert_cmpint (HANDLE (CH (a, 0), 0)->from_hugetlbfs, ==, 1);
+  g_assert_cmpuint (a->n_malformed, ==, 1);
+}
+
+static void
+test_allocations_late_header (void)
+{
+  const char *data =
+    "CLIENT                        PROCESS      PID        SIZE\n"
+    "user                             Xorg     1731       4096K\n"
+    "                                             0       4096K 10120001      2      1      0      0      1      1 ffff0000a1b2c3d4 \n"
+    "                                          BASE        SIZE    FLAGS   REFS  DUPES   PINS  KMAPS  UMAPS  SHARE      UID FROM_HUGETLBFS\n"
+    "\n"
+    "total                                                4096K\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JmemNvmapAllocations) a = jmem_nvmap_allocations_parse (data, strlen (data), &error);
+
+  /* A column header after the first handle cannot re-label that handle. */
+  g_assert_no_error (error);
+  g_assert_cmpuint (a->n_malformed, ==, 1);
+  g_assert_false (a->has_hugetlbfs_column);
+  g_assert_cmpuint (CH (a, 0)->handles->len, ==, 1);
+  assert_handle (HANDLE (CH (a, 0), 0), 0, 4096, 0x10120001, 2, 1, 0, 0, 1, 1, -1, "");
+}
+
+static void
 test_total_memory (void)
 {
   const struct {
@@ -548,6 +590,8 @@ main (int argc, char **argv)
   g_test_add_func ("/nvmap/allocations/hostile-tags", test_allocations_hostile_tags);
   g_test_add_func ("/nvmap/allocations/not-nvmap", test_allocations_not_nvmap);
   g_test_add_func ("/nvmap/allocations/orphan-handle", test_allocations_orphan_handle);
+  g_test_add_func ("/nvmap/allocations/bad-hugetlbfs", test_allocations_bad_hugetlbfs);
+  g_test_add_func ("/nvmap/allocations/late-header", test_allocations_late_header);
   g_test_add_func ("/nvmap/total-memory/cases", test_total_memory);
   g_test_add_func ("/nvmap/total-memory/fixture-and-binary", test_total_memory_fixture_and_binary);
   g_test_add_func ("/nvmap/layout-names", test_layout_names);
