@@ -69,19 +69,24 @@ append_cell (GString    *out,
     g_string_append_c (out, ' ');
 }
 
-/* 512 KiB, 12.3 MiB, 1.2 GiB; "-" when unknown. */
+/* 512 KiB, 12.3 MiB, 1.2 GiB ... at most 9 characters; "-" when unknown. */
 static char *
 size_text (gint64 kib)
 {
+  static const char *const units[] = { "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB" };
+  double v = (double) kib / 1024.0;
+  guint u = 0;
+
   if (kib < 0)
     return g_strdup ("-");
   if (kib < 1024)
     return g_strdup_printf ("%" G_GINT64_FORMAT " KiB", kib);
-  if (kib < 1024 * 1024)
-    return g_strdup_printf ("%.1f MiB", kib / 1024.0);
-  if (kib < (gint64) 1024 * 1024 * 1024)
-    return g_strdup_printf ("%.1f GiB", kib / (1024.0 * 1024.0));
-  return g_strdup_printf ("%.1f TiB", kib / (1024.0 * 1024.0 * 1024.0));
+  while (v >= 1024.0 && u + 1 < G_N_ELEMENTS (units))
+    {
+      v /= 1024.0;
+      u++;
+    }
+  return g_strdup_printf ("%.1f %s", v, units[u]);
 }
 
 static gint64
@@ -331,13 +336,16 @@ add_processes (Report             *r,
                             s->n_processes_vanished);
   if (shown == 0)
     return;
-  g_string_append_printf (r->out, "  %7s %-8s %9s %9s %9s %9s %-12s NAME  COMMAND\n",
+  g_string_append_printf (r->out, "  %7s %-8s %9s %9s %9s %9s %-12s ",
                           "PID", "USER", "RSS", "PSS", "SWAP", "GPU/NVMAP", "CONTAINER");
+  append_cell (r->out, "NAME  COMMAND", rest);
+  end_line (r);
   for (guint i = 0; i < shown; i++)
     {
       const JmemProcess *p = g_ptr_array_index (s->processes, i);
-      g_autofree char *user = p->user ? esc (p->user)
-                                      : g_strdup_printf ("%" G_GINT64_FORMAT, p->uid);
+      g_autofree char *user = p->user != NULL ? esc (p->user)
+                              : p->uid >= 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, p->uid)
+                              : g_strdup ("-");
       g_autofree char *name = esc (p->name);
       g_autofree char *cmd = esc (p->cmdline ? p->cmdline : "");
       g_autofree char *rss = size_text (p->rss_kib);

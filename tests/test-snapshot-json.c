@@ -816,6 +816,36 @@ test_human_empty (void)
   g_assert_nonnull (strstr (text, "systemd was not reachable"));
 }
 
+/* A huge size keeps its column; an unknown user shows "-". */
+static void
+test_human_huge_values (void)
+{
+  g_autoptr(JmemSnapshot) s = jmem_snapshot_new ();
+  JmemProcess *p = make_process (77, "huge", -1, -1, -1);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  gboolean found = FALSE;
+
+  p->rss_kib = G_MAXINT64;
+  p->uid = -1;
+  g_clear_pointer (&p->user, g_free);
+  g_ptr_array_add (s->processes, p);
+  text = render (s, FALSE, 80);
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autofree char *stripped = g_strstrip (g_strdup (lines[i]));
+
+      g_assert_cmpuint (g_utf8_strlen (lines[i], -1), <=, 80);
+      if (g_str_has_prefix (stripped, "77 "))
+        {
+          g_assert_nonnull (strstr (stripped, "77 -          8.0 ZiB         -"));
+          found = TRUE;
+        }
+    }
+  g_assert_true (found);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -831,6 +861,7 @@ main (int argc, char **argv)
   g_test_add_func ("/output-human/process-row", test_human_process_row);
   g_test_add_func ("/output-human/color", test_human_color);
   g_test_add_func ("/output-human/empty", test_human_empty);
+  g_test_add_func ("/output-human/huge-values", test_human_huge_values);
 
   return g_test_run ();
 }
