@@ -1,0 +1,101 @@
+/* Triage: rules that turn a snapshot into findings a person or an agent can
+ * act on. Every threshold is here, with the reason for its value; the rules
+ * themselves live in jmem-triage-rules-*.c and docs/triage.md explains them. */
+#pragma once
+
+#include <glib.h>
+
+#include "jmem-snapshot.h"
+
+G_BEGIN_DECLS
+
+/* gpu-dominates: from half of RAM on, the shared pool is mostly GPU memory and
+ * RSS-based tools (top, smem) miss the main consumer. */
+#define JMEM_TRIAGE_GPU_DOMINATES_PERCENT 50
+
+/* desktop-nvmap: a desktop's compositor and X server hold a few MiB of NvMap
+ * for the cursor and scanout; from 16 MiB on, headless mode returns memory
+ * that is worth a reboot into multi-user.target. */
+#define JMEM_TRIAGE_DESKTOP_NVMAP_MIN_KIB (16 * 1024)
+
+/* single-process-dominates: one process holding three quarters of the GPU
+ * memory (or more than 60 % of RAM in all) is where the memory is: model
+ * weights and KV cache. Below 1 GiB of GPU memory the share says nothing
+ * (a desktop alone holds most of a small total). */
+#define JMEM_TRIAGE_SINGLE_GPU_SHARE_PERCENT 75
+#define JMEM_TRIAGE_SINGLE_RAM_PERCENT 60
+#define JMEM_TRIAGE_SINGLE_MIN_GPU_KIB (1024 * 1024)
+
+/* unexplained-used: more than a quarter of RAM in use that neither process
+ * RSS nor GPU memory accounts for is kernel memory (slab, CMA, reservations)
+ * or pooled driver memory, not something `kill` can return. */
+#define JMEM_TRIAGE_UNEXPLAINED_PERCENT 25
+
+/* cuda-pool-retained: before L4T r39 (JetPack 7.2) the GPU driver keeps the
+ * pages a CUDA process freed pooled after it exits. With no live process
+ * holding at least 256 MiB of GPU memory, a gap of a tenth of RAM beyond what
+ * processes and the kernel's own counters explain is that pool. */
+#define JMEM_TRIAGE_CUDA_POOL_FIXED_MAJOR 39
+#define JMEM_TRIAGE_CUDA_LIVE_MIN_KIB (256 * 1024)
+#define JMEM_TRIAGE_CUDA_POOL_PERCENT 10
+
+/* swap-heavy: past half of swap in use, pages are being pushed out under
+ * pressure, and on eMMC/SD swap that stalls everything. */
+#define JMEM_TRIAGE_SWAP_USED_PERCENT 50
+
+/* cma-exhausted: camera, video and display buffers need physically
+ * contiguous memory from CMA; under 5 % free their allocations start failing. */
+#define JMEM_TRIAGE_CMA_FREE_PERCENT 5
+
+/* thermal-hot: Jetson modules start throttling in the mid 90s °C and shut
+ * down near 105; above 90 the clocks (and throughput) are about to drop.
+ * Readings above 150 °C are sensor errors, not heat, and are ignored. */
+#define JMEM_TRIAGE_THERMAL_CELSIUS 90.0
+#define JMEM_TRIAGE_THERMAL_PLAUSIBLE_CELSIUS 150.0
+
+/* lfb-fragmented: tegrastats' largest free block. Less than 64 MiB of free
+ * blocks of the largest size, or no 4 MiB block and fewer than 64 smaller
+ * ones, means large contiguous allocations (NvMap, CMA, huge pages) fail or
+ * stall on compaction. */
+#define JMEM_TRIAGE_LFB_MIN_TOTAL_KIB (64 * 1024)
+#define JMEM_TRIAGE_LFB_FULL_BLOCK_KIB (4 * 1024)
+#define JMEM_TRIAGE_LFB_FEW_BLOCKS 64
+
+typedef enum {
+  JMEM_SEVERITY_INFO,
+  JMEM_SEVERITY_WARNING,
+  JMEM_SEVERITY_CRITICAL,
+} JmemSeverity;
+
+const char *jmem_severity_to_string (JmemSeverity severity);
+
+typedef struct {
+  char  *name;   /* "nvmap_total_kib", "percent_of_mem_total", ... */
+  double value;  /* integral for KiB, counts and PIDs */
+  char  *unit;   /* "KiB", "percent", "celsius", "count", "pid" */
+} JmemFindingNumber;
+
+typedef struct {
+  char        *id;       /* stable: "gpu-dominates", "nvmap-orphan", ... */
+  JmemSeverity severity;
+  char        *message;  /* one line, valid UTF-8 (names may need escaping on a terminal) */
+  GPtrArray   *numbers;  /* JmemFindingNumber, the values that triggered it */
+  char        *action;   /* what to do */
+} JmemFinding;
+
+void jmem_finding_free (JmemFinding *finding);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemFinding, jmem_finding_free)
+
+/* Runs every rule on @snapshot; returns the findings (JmemFinding, most
+ * severe first, rule order otherwise), empty when nothing needs attention.
+ * Never fails: a rule whose inputs are missing stays silent. The process list
+ * must still be complete (run before --top cuts it). */
+GPtrArray *jmem_triage_run (const JmemSnapshot *snapshot);
+
+/* The finding with @id in @findings, or NULL. */
+const JmemFinding *jmem_triage_find (GPtrArray *findings, const char *id);
+
+/* The value of @finding's number @name, or NAN when it has none. */
+double jmem_finding_get_number (const JmemFinding *finding, const char *name);
+
+G_END_DECLS
