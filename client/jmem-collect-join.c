@@ -2,6 +2,8 @@
  * processes, the footprint, the order and --top. */
 #include "jmem-collect-private.h"
 
+#include "jmem-triage.h"
+
 static int
 compare_nvmap_total (gconstpointer a, gconstpointer b)
 {
@@ -142,6 +144,8 @@ jmem_collect_join (JmemCollectContext *ctx)
     }
 
   g_ptr_array_sort (s->processes, compare_footprint);
+  /* triage needs every process (RSS sum, states), so it runs before --top */
+  s->findings = jmem_triage_run (s);
   s->n_processes_total = s->processes->len;
   if (top >= 0 && s->processes->len > (guint) top)
     g_ptr_array_set_size (s->processes, top);

@@ -48,6 +48,7 @@ jmem_snapshot_free (JmemSnapshot *s)
   g_clear_pointer (&s->services, g_ptr_array_unref);
   g_clear_pointer (&s->tegrastats, jmem_tegrastats_free);
   g_ptr_array_unref (s->warnings);
+  g_clear_pointer (&s->findings, g_ptr_array_unref);
   g_free (s);
 }
 

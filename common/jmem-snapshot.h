@@ -114,6 +114,8 @@ typedef struct {
   JmemTegrastats *tegrastats;   /* NULL unless asked */
 
   GPtrArray *warnings;          /* JmemWarning */
+
+  GPtrArray *findings;          /* JmemFinding (jmem-triage.h); NULL until triage runs */
 } JmemSnapshot;
 
 JmemSnapshot *jmem_snapshot_new (void);
