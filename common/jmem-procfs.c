@@ -378,8 +378,8 @@ cgroup_line (const char *line, gsize len, gpointer user_data)
     return;
   c1 = memchr (line, ':', len);
   c2 = c1 != NULL ? memchr (c1 + 1, ':', len - (gsize) (c1 + 1 - line)) : NULL;
-  if (c1 == NULL || c2 == NULL || c1 == line || c2[1] != '/' ||
-      c2 + 1 >= line + len)
+  if (c1 == NULL || c2 == NULL || c1 == line || c2 + 1 >= line + len ||
+      c2[1] != '/')
     {
       ctx->n_malformed++;
       return;

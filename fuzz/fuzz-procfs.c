@@ -15,7 +15,6 @@ check_status (const char *text, size_t size)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(JmemProcStatus) st = jmem_proc_status_parse (text, size, &error);
-  const gint64 *values;
 
   if (st == NULL)
     {
@@ -25,10 +24,14 @@ check_status (const char *text, size_t size)
     }
   if (!g_utf8_validate (st->name, -1, NULL))
     abort ();
-  values = &st->pid;
-  for (gsize i = 0; i < 10; i++)
-    if (values[i] < -1)
-      abort ();
+  {
+    const gint64 values[] = { st->pid, st->ppid, st->uid, st->vm_rss_kib, st->rss_anon_kib,
+                              st->rss_file_kib, st->rss_shmem_kib, st->vm_swap_kib, st->threads };
+
+    for (gsize i = 0; i < G_N_ELEMENTS (values); i++)
+      if (values[i] < -1)
+        abort ();
+  }
 }
 
 static void

@@ -270,6 +270,16 @@ test_cgroup_hostile (void)
   g_assert_false (jmem_cgroup_parse ("", 0, &info, &error));
   g_assert_error (error, JMEM_ERROR, JMEM_ERROR_FAILED);
   g_assert_null (info.cgroup);
+  g_clear_error (&error);
+
+  /* A buffer that ends right after the second colon, with no NUL behind it
+   * (found by fuzzing: the path check read one byte too far). */
+  {
+    g_autofree char *cut = g_memdup2 ("12:pids:", 8);
+
+    g_assert_false (jmem_cgroup_parse (cut, 8, &info, &error));
+    g_assert_error (error, JMEM_ERROR, JMEM_ERROR_FAILED);
+  }
 }
 
 static void
