@@ -312,6 +312,10 @@ capture_collected (Capture *c, GError **error)
   for (guint i = 0; i < s->disks->len; i++)
     {
       JmemDisk *d = g_ptr_array_index (s->disks, i);
+
+      /* Mount points may hold tabs and newlines (\011, \012 in mounts). */
+      g_strdelimit (d->mount_point, "\t\n", '?');
+      g_strdelimit (d->device, "\t\n", '?');
       g_string_append_printf (disks, "%s\t%s\t%s\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT
                               "\t%" G_GUINT64_FORMAT "\n", d->mount_point, d->device,
                               d->fs_type, d->size_kib, d->used_kib, d->available_kib);
