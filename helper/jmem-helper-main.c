@@ -38,10 +38,10 @@ static void
 touch (Helper *h,
        int     delta)
 {
-  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&h->lock);
-
+  g_mutex_lock (&h->lock);
   h->in_flight = MAX (0, h->in_flight + delta);
   h->last_activity = g_get_monotonic_time ();
+  g_mutex_unlock (&h->lock);
 }
 
 /* Sees every message: a call to us opens work, our reply closes it. This
@@ -66,10 +66,13 @@ activity_filter (GDBusConnection *connection,
 static gboolean
 is_idle (Helper *h)
 {
-  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&h->lock);
+  gboolean idle;
 
-  return h->in_flight == 0 &&
+  g_mutex_lock (&h->lock);
+  idle = h->in_flight == 0 &&
          g_get_monotonic_time () - h->last_activity >= (gint64) h->idle_timeout_s * G_USEC_PER_SEC;
+  g_mutex_unlock (&h->lock);
+  return idle;
 }
 
 static gboolean
@@ -111,13 +114,15 @@ on_idle_check (gpointer user_data)
 
   for (;;)
     {
+      gboolean drained;
+
       while (g_main_context_iteration (NULL, FALSE))
         ;
-      {
-        g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&h->lock);
-        if (h->in_flight == 0)
-          break;
-      }
+      g_mutex_lock (&h->lock);
+      drained = h->in_flight == 0;
+      g_mutex_unlock (&h->lock);
+      if (drained)
+        break;
       g_usleep (10 * 1000);
     }
   g_dbus_connection_flush_sync (h->bus, NULL, NULL);

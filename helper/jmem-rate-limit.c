@@ -36,25 +36,30 @@ jmem_rate_limit_try (JmemRateLimit *rl,
                      gint64         now_us,
                      guint         *wait_s)
 {
-  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&rl->lock);
-  gint64 left = remaining_us (rl, now_us);
+  gint64 left;
 
-  if (left > 0)
+  g_mutex_lock (&rl->lock);
+  left = remaining_us (rl, now_us);
+  if (left <= 0)
     {
-      if (wait_s != NULL)
-        *wait_s = (guint) ((left + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC);
-      return FALSE;
+      rl->used = TRUE;
+      rl->last_us = now_us;
     }
-  rl->used = TRUE;
-  rl->last_us = now_us;
-  return TRUE;
+  g_mutex_unlock (&rl->lock);
+
+  if (left > 0 && wait_s != NULL)
+    *wait_s = (guint) ((left + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC);
+  return left <= 0;
 }
 
 gboolean
 jmem_rate_limit_active (JmemRateLimit *rl,
                         gint64         now_us)
 {
-  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&rl->lock);
+  gboolean active;
 
-  return remaining_us (rl, now_us) > 0;
+  g_mutex_lock (&rl->lock);
+  active = remaining_us (rl, now_us) > 0;
+  g_mutex_unlock (&rl->lock);
+  return active;
 }
