@@ -594,6 +594,208 @@ test_nvidia_smi_timeout (void)
   g_rmdir (bin);
 }
 
+/* ---- a stand-in systemd on a private bus, for the services source ---- */
+
+static const char mock_systemd_xml[] =
+  "<node><interface name='org.freedesktop.systemd1.Manager'>"
+  "<method name='ListUnitsByNames'><arg type='as' direction='in'/>"
+  "<arg type='a(ssssssouso)' direction='out'/></method>"
+  "<method name='ListUnitFilesByPatterns'><arg type='as' direction='in'/>"
+  "<arg type='as' direction='in'/><arg type='a(ss)' direction='out'/></method>"
+  "</interface></node>";
+
+typedef struct {
+  char         *address;
+  GMainContext *context;
+  GMainLoop    *loop;
+  GThread      *thread;
+  GMutex        lock;
+  GCond         cond;
+  gboolean      ready;
+  guint         n_names_asked;  /* units in the last ListUnitsByNames */
+  guint         n_calls;
+} MockSystemd;
+
+static void
+mock_method (GDBusConnection *connection, const char *sender, const char *path,
+             const char *iface, const char *method, GVariant *params,
+             GDBusMethodInvocation *invocation, gpointer user_data)
+{
+  MockSystemd *m = user_data;
+  GVariantBuilder b;
+
+  g_atomic_int_inc (&m->n_calls);
+  if (g_str_equal (method, "ListUnitsByNames"))
+    {
+      g_autoptr(GVariant) names = g_variant_get_child_value (params, 0);
+      GVariantIter iter;
+      const char *name;
+
+      m->n_names_asked = (guint) g_variant_n_children (names);
+      g_variant_builder_init (&b, G_VARIANT_TYPE ("a(ssssssouso)"));
+      g_variant_iter_init (&iter, names);
+      while (g_variant_iter_next (&iter, "&s", &name))
+        {
+          gboolean gdm = g_str_equal (name, "gdm3.service");
+          gboolean docker = g_str_equal (name, "docker.service");
+
+          g_variant_builder_add (&b, "(ssssssouso)", name, "",
+                                 gdm || docker ? "loaded" : "not-found",
+                                 gdm ? "active" : "inactive", gdm ? "running" : "dead", "",
+                                 "/org/freedesktop/systemd1/unit/x", 0, "", "/");
+        }
+      g_dbus_method_invocation_return_value (invocation, g_variant_new ("(a(ssssssouso))", &b));
+    }
+  else
+    {
+      g_variant_builder_init (&b, G_VARIANT_TYPE ("a(ss)"));
+      g_variant_builder_add (&b, "(ss)", "/lib/systemd/system/gdm3.service", "enabled");
+      g_variant_builder_add (&b, "(ss)", "/lib/systemd/system/docker.service", "masked");
+      g_dbus_method_invocation_return_value (invocation, g_variant_new ("(a(ss))", &b));
+    }
+}
+
+static gpointer
+mock_thread (gpointer data)
+{
+  MockSystemd *m = data;
+  static const GDBusInterfaceVTable vtable = { mock_method, NULL, NULL, { 0 } };
+  g_autoptr(GDBusNodeInfo) info = g_dbus_node_info_new_for_xml (mock_systemd_xml, NULL);
+  g_autoptr(GDBusConnection) bus = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_main_context_push_thread_default (m->context);
+  bus = g_dbus_connection_new_for_address_sync (m->address,
+          G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+          G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_dbus_connection_register_object (bus, "/org/freedesktop/systemd1", info->interfaces[0],
+                                     &vtable, m, NULL, &error);
+  g_assert_no_error (error);
+  reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "RequestName",
+                                       g_variant_new ("(su)", "org.freedesktop.systemd1", 4),
+                                       G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, -1,
+                                       NULL, &error);
+  g_assert_no_error (error);
+  g_mutex_lock (&m->lock);
+  m->ready = TRUE;
+  g_cond_signal (&m->cond);
+  g_mutex_unlock (&m->lock);
+  g_main_loop_run (m->loop);
+  g_dbus_connection_close_sync (bus, NULL, NULL);
+  g_main_context_pop_thread_default (m->context);
+  return NULL;
+}
+
+static void
+test_services_dbus (void)
+{
+  const char *daemon_argv[] = { "dbus-daemon", "--session", "--nofork", "--print-address=1", NULL };
+  g_autoptr(GSubprocess) daemon = NULL;
+  g_autoptr(GDataInputStream) in = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *base = g_dir_make_tmp ("jmem-units-XXXXXX", NULL);
+  g_autofree char *cap = g_build_filename (base, "cap", NULL);
+  g_auto(GStrv) envp = NULL;
+  g_auto(Run) r = { 0 };
+  g_auto(Run) c = { 0 };
+  g_auto(Run) back = { 0 };
+  MockSystemd m = { 0 };
+  JsonArray *services;
+  guint n_names = 0;
+
+  g_autofree char *dbus_daemon = g_find_program_in_path ("dbus-daemon");
+
+  if (dbus_daemon == NULL)
+    {
+      g_test_skip ("dbus-daemon is not installed");
+      return;
+    }
+  daemon = g_subprocess_newv (daemon_argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+  g_assert_no_error (error);
+  in = g_data_input_stream_new (g_subprocess_get_stdout_pipe (daemon));
+  m.address = g_data_input_stream_read_line (in, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (m.address);
+
+  m.context = g_main_context_new ();
+  m.loop = g_main_loop_new (m.context, FALSE);
+  g_mutex_init (&m.lock);
+  g_cond_init (&m.cond);
+  m.thread = g_thread_new ("mock-systemd", mock_thread, &m);
+  g_mutex_lock (&m.lock);
+  while (!m.ready)
+    g_cond_wait (&m.cond, &m.lock);
+  g_mutex_unlock (&m.lock);
+
+  envp = g_environ_setenv (g_get_environ (), "DBUS_SYSTEM_BUS_ADDRESS", m.address, TRUE);
+  {
+    const char *argv[] = { jmem_exe, "snapshot", "--json", "--top", "1", "--no-ask-password", NULL };
+    run_argv (argv, (const char * const *) envp, TRUE, &r);
+  }
+  {
+    const char *argv[] = { jmem_exe, "capture", "--no-ask-password", cap, NULL };
+    run_argv (argv, (const char * const *) envp, FALSE, &c);
+  }
+  g_main_loop_quit (m.loop);
+  g_thread_join (m.thread);
+  n_names = m.n_names_asked;
+  g_subprocess_force_exit (daemon);
+  g_subprocess_wait (daemon, NULL, NULL);
+
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (n_names, ==, 19);
+  g_assert_false (has_warning (r.json, "services", NULL));
+  services = json_node_get_array (path1 (r.json, "$.services"));
+  g_assert_cmpuint (json_array_get_length (services), ==, 19);
+  for (guint i = 0; i < json_array_get_length (services); i++)
+    {
+      JsonObject *svc = json_array_get_object_element (services, i);
+      const char *name = json_object_get_string_member (svc, "name");
+
+      if (g_str_equal (name, "gdm3.service"))
+        {
+          g_assert_cmpstr (json_object_get_string_member (svc, "active_state"), ==, "active");
+          g_assert_cmpstr (json_object_get_string_member (svc, "unit_file_state"), ==, "enabled");
+        }
+      else if (g_str_equal (name, "docker.service"))
+        g_assert_cmpstr (json_object_get_string_member (svc, "unit_file_state"), ==, "masked");
+      else
+        g_assert_cmpstr (json_object_get_string_member (svc, "load_state"), ==, "not-found");
+    }
+
+  /* the capture keeps the answers; --sysroot reads them back */
+  g_assert_cmpint (c.status, ==, 0);
+  {
+    const char *argv[] = { jmem_exe, "snapshot", "--json", "--top", "0", "--sysroot", cap, NULL };
+    g_autoptr(JsonNode) a = NULL, b = NULL;
+    g_autoptr(JsonGenerator) gen = json_generator_new ();
+    g_autofree char *sa = NULL, *sb = NULL;
+
+    run_argv (argv, NULL, TRUE, &back);
+    g_assert_cmpint (back.status, ==, 0);
+    a = path1 (r.json, "$.services");
+    b = path1 (back.json, "$.services");
+    json_generator_set_root (gen, a);
+    sa = json_generator_to_data (gen, NULL);
+    json_generator_set_root (gen, b);
+    sb = json_generator_to_data (gen, NULL);
+    g_assert_cmpstr (sa, ==, sb);
+  }
+  {
+    const char *rm[] = { "rm", "-rf", base, NULL };
+    g_auto(Run) rr = { 0 };
+    run_argv (rm, NULL, FALSE, &rr);
+  }
+  g_main_loop_unref (m.loop);
+  g_main_context_unref (m.context);
+  g_mutex_clear (&m.lock);
+  g_cond_clear (&m.cond);
+  g_free (m.address);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -613,5 +815,6 @@ main (int argc, char **argv)
   g_test_add_func ("/snapshot/live-user", test_live_user);
   g_test_add_func ("/snapshot/capture-roundtrip", test_capture_roundtrip);
   g_test_add_func ("/snapshot/nvidia-smi-timeout", test_nvidia_smi_timeout);
+  g_test_add_func ("/snapshot/services-dbus", test_services_dbus);
   return g_test_run ();
 }
