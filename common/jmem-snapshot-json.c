@@ -4,6 +4,7 @@
 
 #include "jmem-config.h"
 #include "jmem-text.h"
+#include "jmem-triage.h"
 
 /* Every string goes through here: the parsers promise valid UTF-8, but a
  * broken promise must cost a U+FFFD, never an invalid document. */
@@ -571,6 +572,11 @@ jmem_snapshot_to_json (const JmemSnapshot *snapshot)
   add_host (b, snapshot);
   add_tegrastats (b, snapshot);
   add_warnings (b, snapshot);
+  json_builder_set_member_name (b, "findings");
+  if (snapshot->findings != NULL)
+    json_builder_add_value (b, jmem_findings_to_json (snapshot->findings));
+  else
+    json_builder_add_null_value (b);
   json_builder_end_object (b);
 
   return json_builder_get_root (b);

@@ -181,7 +181,9 @@ jmem_triage_rule_desktop_nvmap (JmemTriage *t)
   f = jmem_triage_add (t, "desktop-nvmap", JMEM_SEVERITY_INFO, action,
                        "The desktop holds %s of GPU memory: %s; %s%s",
                        size, who->str,
-                       dms->len ? "active display manager: " : "no display-manager service is active",
+                       dms->len ? "active display manager: "
+                       : services == NULL ? "display-manager state unknown"
+                       : "no display-manager service is active",
                        dms->str);
   jmem_finding_add_number (f, "desktop_gpu_kib", (double) sum, "KiB");
   jmem_finding_add_number (f, "desktop_processes", (double) n, "count");

@@ -383,3 +383,49 @@ jmem_triage_run (const JmemSnapshot *snapshot)
   g_ptr_array_unref (t.findings);
   return ordered;
 }
+
+JsonNode *
+jmem_findings_to_json (GPtrArray *findings)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_array (b);
+  for (guint i = 0; findings != NULL && i < findings->len; i++)
+    {
+      const JmemFinding *f = g_ptr_array_index (findings, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "id");
+      json_builder_add_string_value (b, f->id);
+      json_builder_set_member_name (b, "severity");
+      json_builder_add_string_value (b, jmem_severity_to_string (f->severity));
+      json_builder_set_member_name (b, "message");
+      json_builder_add_string_value (b, f->message);
+      json_builder_set_member_name (b, "numbers");
+      json_builder_begin_object (b);
+      for (guint j = 0; j < f->numbers->len; j++)
+        {
+          const JmemFindingNumber *n = g_ptr_array_index (f->numbers, j);
+
+          json_builder_set_member_name (b, n->name);
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "value");
+          if (!isfinite (n->value))
+            json_builder_add_null_value (b);
+          else if (n->value > -9007199254740992.0 && n->value < 9007199254740992.0 &&
+                   n->value == (double) (gint64) n->value)
+            json_builder_add_int_value (b, (gint64) n->value);
+          else
+            json_builder_add_double_value (b, n->value);
+          json_builder_set_member_name (b, "unit");
+          json_builder_add_string_value (b, n->unit);
+          json_builder_end_object (b);
+        }
+      json_builder_end_object (b);
+      json_builder_set_member_name (b, "action");
+      json_builder_add_string_value (b, f->action);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  return json_builder_get_root (b);
+}

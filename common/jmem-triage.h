@@ -4,6 +4,7 @@
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 #include "jmem-snapshot.h"
 
@@ -97,5 +98,8 @@ const JmemFinding *jmem_triage_find (GPtrArray *findings, const char *id);
 
 /* The value of @finding's number @name, or NAN when it has none. */
 double jmem_finding_get_number (const JmemFinding *finding, const char *name);
+
+/* The "findings" array of docs/snapshot.schema.json. */
+JsonNode *jmem_findings_to_json (GPtrArray *findings);
 
 G_END_DECLS
