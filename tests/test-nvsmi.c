@@ -195,6 +195,26 @@ test_apps_hostile (void)
   g_assert_cmpstr (app->process_name, ==, "\357\277\275\357\277\275evil");
 }
 
+static void
+test_unit_and_plain_na (void)
+{
+  static const char data[] = "2, N/A, 8192 MiB, N/A, [Insufficient Permissions], Some GPU\n";
+  g_autoptr(GError) error = NULL;
+  guint bad = 99;
+  g_autoptr(GPtrArray) gpus = jmem_nvsmi_gpus_parse (data, sizeof data - 1, &bad, &error);
+  const JmemNvsmiGpu *gpu;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (bad, ==, 0);
+  g_assert_cmpuint (gpus->len, ==, 1);
+  gpu = g_ptr_array_index (gpus, 0);
+  g_assert_cmpint (gpu->index, ==, 2);
+  g_assert_null (gpu->uuid);
+  g_assert_cmpint (gpu->memory_total_mib, ==, 8192);
+  g_assert_cmpint (gpu->memory_used_mib, ==, -1);
+  g_assert_cmpint (gpu->memory_free_mib, ==, -1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -206,5 +226,6 @@ main (int argc, char **argv)
   g_test_add_func ("/nvsmi/gpus/hostile", test_gpus_hostile);
   g_test_add_func ("/nvsmi/apps/thor", test_apps);
   g_test_add_func ("/nvsmi/apps/hostile", test_apps_hostile);
+  g_test_add_func ("/nvsmi/gpus/unit-and-plain-na", test_unit_and_plain_na);
   return g_test_run ();
 }
