@@ -10,6 +10,7 @@
 #include "jmem-output-human.h"
 #include "jmem-snapshot-json.h"
 #include "jmem-snapshot.h"
+#include "jmem-triage.h"
 
 #define TEGRASTATS_ORIN \
   "07-25-2026 09:08:28 RAM 20642/62817MB (lfb 1x2MB) CPU [23%@2201,off,4%@2201] " \
@@ -398,6 +399,7 @@ test_json_empty (void)
   assert_null (root, "$.services");
   assert_null (root, "$.tegrastats");
   g_assert_cmpuint (array_length (root, "$.warnings"), ==, 0);
+  assert_null (root, "$.findings");  /* triage did not run */
 
   if (have_validator ())
     g_assert_cmpint (validate (text), ==, 0);
@@ -552,6 +554,29 @@ test_json_full (void)
   assert_str (root, "$.warnings[0].message", "3 processes exited while being read");
   assert_null (root, "$.warnings[0].action");
   assert_str (root, "$.warnings[1].action", "sudo usermod -aG jmem $USER");
+  assert_null (root, "$.findings");
+
+  if (have_validator ())
+    g_assert_cmpint (validate (text), ==, 0);
+}
+
+/* With triage run, its findings are part of the document and of the schema. */
+static void
+test_json_findings (void)
+{
+  g_autoptr(JmemSnapshot) s = make_full_snapshot ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+
+  /* A hot sensor the thermal rule cannot miss. */
+  ((JmemThermal *) g_ptr_array_index (s->thermal, 0))->celsius = 97.0;
+  s->findings = jmem_triage_run (s);
+  g_assert_nonnull (s->findings);
+  g_assert_cmpuint (s->findings->len, >, 0);
+
+  root = round_trip (s, &text);
+  g_assert_cmpuint (array_length (root, "$.findings"), ==, s->findings->len);
+  assert_str (root, "$.findings[0].id", ((JmemFinding *) g_ptr_array_index (s->findings, 0))->id);
 
   if (have_validator ())
     g_assert_cmpint (validate (text), ==, 0);
@@ -853,6 +878,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/snapshot-json/empty", test_json_empty);
   g_test_add_func ("/snapshot-json/full", test_json_full);
+  g_test_add_func ("/snapshot-json/findings", test_json_findings);
   g_test_add_func ("/snapshot-json/pretty", test_json_pretty_same_document);
   g_test_add_func ("/snapshot-json/hostile-strings", test_json_hostile_strings);
   g_test_add_func ("/snapshot-json/huge-values", test_json_huge_values);
