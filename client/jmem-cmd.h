@@ -8,9 +8,12 @@ G_BEGIN_DECLS
 typedef enum {
   JMEM_EXIT_OK = 0,
   JMEM_EXIT_USAGE = 64,          /* bad command line */
+  JMEM_EXIT_DATA_ERR = 65,       /* an input file is not what it must be */
+  JMEM_EXIT_NO_INPUT = 66,       /* an input file is missing or unreadable */
   JMEM_EXIT_NO_DATA = 69,        /* nothing to report at all */
   JMEM_EXIT_INTERNAL = 70,       /* a bug */
   JMEM_EXIT_CANT_CREATE = 73,    /* cannot create the output */
+  JMEM_EXIT_TEMP_FAIL = 75,      /* refused for now (rate limit): try again later */
   JMEM_EXIT_NOT_AUTHORIZED = 77, /* the command's main data was refused */
 } JmemExit;
 
@@ -18,6 +21,18 @@ typedef enum {
 int jmem_cmd_snapshot (int argc, char **argv);
 int jmem_cmd_capture (int argc, char **argv);
 int jmem_cmd_allocations (int argc, char **argv);
+int jmem_cmd_diff (int argc, char **argv);
+int jmem_cmd_drop_caches (int argc, char **argv);
+int jmem_cmd_audit (int argc, char **argv);
+
+/* Calls the helper's DropCaches; on a refusal prints "jmem @command: why"
+ * and what to do, and returns the exit status for it (77 not authorized, 75
+ * rate-limited, 69 helper or polkit missing, 70 other), else JMEM_EXIT_OK. */
+int jmem_cmd_call_drop_caches (const char *command,
+                               guint       level,
+                               gboolean    compact,
+                               gboolean    allow_interactive,
+                               GVariant  **result);
 
 /* Parses @argv with @context; prints the error with a hint on failure. */
 gboolean jmem_cmd_parse (GOptionContext *context, int *argc, char ***argv);

@@ -1,0 +1,185 @@
+#include "jmem-cmd.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "jmem-collect.h"
+#include "jmem-container.h"
+#include "jmem-diff.h"
+#include "jmem-error.h"
+#include "jmem-output-diff.h"
+#include "jmem-snapshot-json.h"
+
+#define DEFAULT_INTERVAL_S 10
+
+static JsonNode *
+collect_json (const char *when, gboolean interactive, JmemSnapshot **out, GError **error)
+{
+  JmemCollectOptions options = { .top = -1, .allow_interactive = interactive };
+  JmemSnapshot *s = jmem_collect_snapshot (&options, error);
+
+  if (s == NULL)
+    {
+      g_prefix_error (error, "the snapshot %s could not be taken: ", when);
+      return NULL;
+    }
+  *out = s;
+  return jmem_snapshot_to_json (s);
+}
+
+/* Keeps the @top largest processes of @s for output (the diff saw them all). */
+static JsonNode *
+trimmed_json (JmemSnapshot *s, int top)
+{
+  if (top >= 0 && s->processes != NULL && s->processes->len > (guint) top)
+    g_ptr_array_remove_range (s->processes, (guint) top, s->processes->len - (guint) top);
+  return jmem_snapshot_to_json (s);
+}
+
+int
+jmem_cmd_audit (int argc, char **argv)
+{
+  gboolean json = FALSE, compact = FALSE, no_drop = FALSE, all = FALSE, no_ask = FALSE;
+  int level = 3, interval = -1, top = -2, rc;
+  GOptionEntry entries[] = {
+    { "level", 0, 0, G_OPTION_ARG_INT, &level, "What to drop: 1 page cache, 2 dentries and inodes, 3 both (default)", "N" },
+    { "compact", 0, 0, G_OPTION_ARG_NONE, &compact, "Also compact memory", NULL },
+    { "no-drop", 0, 0, G_OPTION_ARG_NONE, &no_drop, "Do not drop caches: wait --interval seconds instead", NULL },
+    { "interval", 0, 0, G_OPTION_ARG_INT, &interval, "Seconds between the snapshots with --no-drop (default 10)", "SECONDS" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON: {before, after, drop, diff}", NULL },
+    { "top", 0, 0, G_OPTION_ARG_INT, &top, "Show the N largest processes (default 10)", "N" },
+    { "all", 0, 0, G_OPTION_ARG_NONE, &all, "Show every process", NULL },
+    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
+    { NULL },
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("- snapshot, drop caches, snapshot, compare");
+  g_autoptr(JmemSnapshot) sb = NULL;
+  g_autoptr(JmemSnapshot) sa = NULL;
+  g_autoptr(JsonNode) before = NULL;
+  g_autoptr(JsonNode) after = NULL;
+  g_autoptr(JsonNode) diff = NULL;
+  g_autoptr(GVariant) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *container = NULL;
+  gboolean interactive;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_description (context,
+    "The comparison covers every process; --top and --all only choose what is shown.\n"
+    "Exit status: 0 ok, 64 usage error, 69 helper or polkit not available, 70 internal error,\n"
+    "75 rate-limited, 77 not authorized to drop caches.");
+  if (!jmem_cmd_parse (context, &argc, &argv))
+    return JMEM_EXIT_USAGE;
+  if (argc > 1)
+    {
+      g_printerr ("jmem audit: unexpected argument \"%s\"\n", argv[1]);
+      return JMEM_EXIT_USAGE;
+    }
+  if (level < 1 || level > 3)
+    {
+      g_printerr ("jmem audit: --level takes 1, 2 or 3\n");
+      return JMEM_EXIT_USAGE;
+    }
+  if (interval != -1 && (!no_drop || interval < 0 || interval > 86400))
+    {
+      g_printerr ("jmem audit: --interval takes 0 to 86400 seconds and needs --no-drop\n");
+      return JMEM_EXIT_USAGE;
+    }
+  if (top != -2 && (top < 0 || all))
+    {
+      g_printerr ("jmem audit: --top takes a count of 0 or more and excludes --all\n");
+      return JMEM_EXIT_USAGE;
+    }
+  if (no_drop && compact)
+    {
+      g_printerr ("jmem audit: --compact needs caches to be dropped (drop --no-drop)\n");
+      return JMEM_EXIT_USAGE;
+    }
+  top = all ? -1 : top >= 0 ? top : JMEM_COLLECT_DEFAULT_TOP;
+  interactive = !no_ask && isatty (STDIN_FILENO);
+  container = jmem_container_detect (NULL);
+
+  before = collect_json ("before", interactive, &sb, &error);
+  if (before == NULL)
+    {
+      g_printerr ("jmem audit: %s\n", error->message);
+      return JMEM_EXIT_INTERNAL;
+    }
+  if (no_drop)
+    g_usleep ((gulong) (interval >= 0 ? interval : DEFAULT_INTERVAL_S) * G_USEC_PER_SEC);
+  else if ((rc = jmem_cmd_call_drop_caches ("audit", (guint) level, compact, interactive, &result)) != JMEM_EXIT_OK)
+    return rc;
+  after = collect_json ("after", interactive, &sa, &error);
+  if (after == NULL)
+    {
+      g_printerr ("jmem audit: %s\n", error->message);
+      return JMEM_EXIT_INTERNAL;
+    }
+  diff = jmem_diff_snapshots (before, after);
+
+  if (json)
+    {
+      g_autoptr(JsonBuilder) b = json_builder_new ();
+      g_autoptr(JsonNode) root = NULL;
+      g_autofree char *text = NULL;
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "schema");
+      json_builder_add_string_value (b, "jmem-audit");
+      json_builder_set_member_name (b, "schema_version");
+      json_builder_add_int_value (b, 1);
+      json_builder_set_member_name (b, "container");
+      if (container != NULL)
+        {
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "evidence");
+          json_builder_add_string_value (b, container);
+          json_builder_set_member_name (b, "note");
+          json_builder_add_string_value (b, JMEM_CONTAINER_NOTE);
+          json_builder_end_object (b);
+        }
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "before");
+      json_builder_add_value (b, trimmed_json (sb, top));
+      json_builder_set_member_name (b, "after");
+      json_builder_add_value (b, trimmed_json (sa, top));
+      json_builder_set_member_name (b, "drop");
+      if (no_drop)
+        json_builder_add_null_value (b);
+      else
+        {
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "level");
+          json_builder_add_int_value (b, level);
+          json_builder_set_member_name (b, "compact");
+          json_builder_add_boolean_value (b, compact);
+          json_builder_set_member_name (b, "helper_result");
+          json_builder_add_value (b, json_gvariant_serialize (result));
+          json_builder_end_object (b);
+        }
+      json_builder_set_member_name (b, "diff");
+      json_builder_add_value (b, g_steal_pointer (&diff));
+      json_builder_end_object (b);
+      root = json_builder_get_root (b);
+      text = json_to_string (root, TRUE);
+      if (!jmem_cmd_write_stdout (text, strlen (text)) || !jmem_cmd_write_stdout ("\n", 1))
+        return JMEM_EXIT_CANT_CREATE;
+    }
+  else
+    {
+      g_autoptr(GString) out = g_string_new (NULL);
+
+      if (no_drop)
+        g_string_append (out, "Compared two snapshots without dropping caches.\n");
+      else
+        g_string_append_printf (out, "Dropped caches (level %d)%s between the two snapshots.\n",
+                                level, compact ? " and compacted memory" : "");
+      if (container != NULL)
+        g_string_append_printf (out, "Note: %s (%s).\n", JMEM_CONTAINER_NOTE, container);
+      jmem_output_diff_human (diff, top, out);
+      if (!jmem_cmd_write_stdout (out->str, out->len))
+        return JMEM_EXIT_CANT_CREATE;
+    }
+  return JMEM_EXIT_OK;
+}

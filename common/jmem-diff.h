@@ -1,0 +1,54 @@
+/* Comparing two snapshots (`jmem snapshot --json` documents): system memory
+ * fields and per-process sizes before, after and the change. The result is
+ * a JSON object whose shape is docs/diff.schema.json; `jmem diff`, `jmem
+ * audit` and `jmem drop-caches` all print from it. */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define JMEM_DIFF_SCHEMA_NAME    "jmem-diff"
+#define JMEM_DIFF_SCHEMA_VERSION 1
+
+/* Sizes above this (1 EiB in KiB) are not memory a machine has: the
+ * document is rejected rather than risk overflowing a difference. */
+#define JMEM_DIFF_MAX_KIB (G_GINT64_CONSTANT (1) << 50)
+
+/* A saved snapshot larger than this is refused (JMEM_ERROR_TOO_LARGE). */
+#define JMEM_DIFF_MAX_FILE_BYTES (64u * 1024u * 1024u)
+
+/* The system rows of a full diff, in this order: meminfo field names, and
+ * "NvMapTotal" (nvmap.total_kib) and "GpuUsed" (sum of gpu.devices[].memory_used_kib). */
+extern const char *const jmem_diff_system_fields[];
+
+/* The rows `jmem drop-caches` reports. */
+extern const char *const jmem_diff_drop_fields[];
+
+/* Reads and checks a snapshot file. Errors name @path: G_IO_ERROR_NOT_FOUND
+ * when it does not exist, other G_IO_ERROR codes when it cannot be read,
+ * JMEM_ERROR_INVALID_ARGUMENT when it is not JSON or not a snapshot of a
+ * supported version, JMEM_ERROR_TOO_LARGE above JMEM_DIFF_MAX_FILE_BYTES. */
+JsonNode *jmem_diff_load_snapshot (const char *path,
+                                   GError    **error);
+
+/* Checks that @node is a snapshot this code can compare: the schema name and
+ * version, and every field the comparison reads of the right type and range.
+ * @what names the document in the error (a file name, "before"). */
+gboolean jmem_diff_check_snapshot (JsonNode   *node,
+                                   const char *what,
+                                   GError    **error);
+
+/* Compares two checked snapshots; a new JSON object node (docs/diff.schema.json). */
+JsonNode *jmem_diff_snapshots (JsonNode *before,
+                               JsonNode *after);
+
+/* Only the system rows for @fields (NULL-terminated, names as in
+ * jmem_diff_system_fields): a JSON array of {field, before_kib, after_kib,
+ * delta_kib}, unknown values null. @before and @after need only the
+ * "memory.fields_kib", "nvmap.total_kib" and "gpu.devices" members. */
+JsonNode *jmem_diff_system (JsonNode          *before,
+                            JsonNode          *after,
+                            const char *const *fields);
+
+G_END_DECLS
