@@ -68,9 +68,6 @@ gint64 jmem_triage_meminfo (const JmemTriage *t, const char *name);
 /* The collected process with @pid, or NULL. */
 const JmemProcess *jmem_triage_process (const JmemTriage *t, gint64 pid);
 
-/* Whether @name is a desktop session process (X server, compositor, ...). */
-gboolean jmem_triage_is_desktop (const char *name);
-
 /* a + b for sizes, negatives read as 0, capped at G_MAXINT64. */
 gint64 jmem_triage_sum (gint64 a, gint64 b);
 

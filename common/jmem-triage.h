@@ -99,6 +99,9 @@ const JmemFinding *jmem_triage_find (GPtrArray *findings, const char *id);
 /* The value of @finding's number @name, or NAN when it has none. */
 double jmem_finding_get_number (const JmemFinding *finding, const char *name);
 
+/* Whether @name is a desktop session process (X server, compositor, ...). */
+gboolean jmem_triage_is_desktop (const char *name);
+
 /* The "findings" array of docs/snapshot.schema.json. */
 JsonNode *jmem_findings_to_json (GPtrArray *findings);
 

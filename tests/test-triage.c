@@ -1,0 +1,434 @@
+/* Triage rules: each one on a fixture tree that triggers it and one that must
+ * not, collected through the real collector; and each threshold exactly at
+ * its boundary on snapshots built here. Expected numbers come from the
+ * fixture files, not restated. */
+#include <math.h>
+#include <string.h>
+
+#include "jmem-collect.h"
+#include "jmem-meminfo.h"
+#include "jmem-nvmap.h"
+#include "jmem-triage.h"
+
+static const char *fixtures;
+
+static JmemSnapshot *
+collect (const char *name)
+{
+  g_autofree char *root = g_build_filename (fixtures, "triage", name, NULL);
+  JmemCollectOptions options = { .sysroot = root, .top = 3, .tegrastats_seconds = 1 };
+  g_autoptr(GError) error = NULL;
+  JmemSnapshot *s = jmem_collect_snapshot (&options, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (s);
+  g_assert_nonnull (s->findings);
+  return s;
+}
+
+static gint64
+fixture_meminfo (const char *name, const char *field)
+{
+  g_autofree char *path = g_build_filename (fixtures, "triage", name, "proc", "meminfo", NULL);
+  g_autofree char *data = NULL;
+  g_autoptr(JmemMeminfo) m = NULL;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  m = jmem_meminfo_parse (data, len, NULL);
+  g_assert_nonnull (m);
+  return jmem_meminfo_get_kib (m, field);
+}
+
+static const JmemFinding *
+expect (JmemSnapshot *s, const char *id, JmemSeverity severity)
+{
+  const JmemFinding *f = jmem_triage_find (s->findings, id);
+
+  g_assert_nonnull (f);
+  g_assert_cmpint (f->severity, ==, severity);
+  g_assert_true (g_utf8_validate (f->message, -1, NULL));
+  g_assert_null (strchr (f->message, '\n'));
+  g_assert_nonnull (f->action);
+  g_assert_cmpuint (f->numbers->len, >, 0);
+  return f;
+}
+
+static void
+assert_number (const JmemFinding *f, const char *name, double value)
+{
+  double got = jmem_finding_get_number (f, name);
+
+  g_assert_false (isnan (got));
+  g_assert_cmpfloat_with_epsilon (got, value, 0.05);
+}
+
+/* ---- fixtures, both ways ---- */
+
+typedef struct {
+  const char  *rule;
+  JmemSeverity severity;
+} Case;
+
+static void
+test_fixture_miss (gconstpointer data)
+{
+  const Case *c = data;
+  g_autofree char *name = g_strconcat (c->rule, "-miss", NULL);
+  g_autoptr(JmemSnapshot) s = collect (name);
+
+  g_assert_null (jmem_triage_find (s->findings, c->rule));
+}
+
+static void
+test_fixture_hit (gconstpointer data)
+{
+  const Case *c = data;
+  g_autofree char *name = g_strconcat (c->rule, "-hit", NULL);
+  g_autoptr(JmemSnapshot) s = collect (name);
+  const JmemFinding *f = expect (s, c->rule, c->severity);
+  gint64 total = fixture_meminfo (name, "MemTotal");
+
+  if (g_str_equal (c->rule, "gpu-dominates"))
+    {
+      gint64 nvmap = fixture_meminfo (name, "NvMapMemUsed");
+      assert_number (f, "gpu_total_kib", (double) nvmap);
+      assert_number (f, "mem_total_kib", (double) total);
+      assert_number (f, "percent_of_mem_total", (double) (gint64) (nvmap * 1000.0 / total + 0.5) / 10.0);
+    }
+  else if (g_str_equal (c->rule, "swap-heavy"))
+    {
+      gint64 st = fixture_meminfo (name, "SwapTotal"), sf = fixture_meminfo (name, "SwapFree");
+      assert_number (f, "swap_used_kib", (double) (st - sf));
+      assert_number (f, "swap_total_kib", (double) st);
+    }
+  else if (g_str_equal (c->rule, "cma-exhausted"))
+    {
+      assert_number (f, "cma_free_kib", (double) fixture_meminfo (name, "CmaFree"));
+      assert_number (f, "cma_total_kib", (double) fixture_meminfo (name, "CmaTotal"));
+    }
+  else if (g_str_equal (c->rule, "unexplained-used"))
+    {
+      gint64 used = total - fixture_meminfo (name, "MemAvailable");
+      double rss = jmem_finding_get_number (f, "rss_sum_kib");
+
+      assert_number (f, "used_kib", (double) used);
+      assert_number (f, "unexplained_kib", used - rss);
+      assert_number (f, "slab_kib", (double) fixture_meminfo (name, "Slab"));
+      assert_number (f, "sunreclaim_kib", (double) fixture_meminfo (name, "SUnreclaim"));
+      /* the one process's RSS, as its status file says */
+      g_assert_cmpuint (s->n_processes_total, ==, 1);
+      assert_number (f, "rss_sum_kib", (double) ((JmemProcess *) s->processes->pdata[0])->rss_kib);
+    }
+  else if (g_str_equal (c->rule, "desktop-nvmap"))
+    {
+      guint64 sum = 0;
+
+      for (guint i = 0; i < s->nvmap_clients->clients->len; i++)
+        sum += ((JmemNvmapClient *) s->nvmap_clients->clients->pdata[i])->size_kib;
+      assert_number (f, "desktop_gpu_kib", (double) sum);
+      g_assert_nonnull (strstr (f->message, "gdm3.service"));
+      g_assert_nonnull (strstr (f->message, "Xorg"));
+    }
+  else if (g_str_equal (c->rule, "single-process-dominates"))
+    {
+      const JmemNvmapClient *top = s->nvmap_clients->clients->pdata[0];
+
+      assert_number (f, "pid", top->pid);
+      assert_number (f, "gpu_kib", (double) top->size_kib);
+      assert_number (f, "gpu_total_kib", (double) s->nvmap_clients->total_kib);
+      /* named with its container */
+      g_assert_nonnull (strstr (f->message, "container 3f4e8b2a9c1d"));
+      g_assert_null (jmem_triage_find (s->findings, "nvmap-orphan"));
+    }
+  else if (g_str_equal (c->rule, "nvmap-orphan"))
+    {
+      guint64 sum = 0;
+
+      for (guint i = 0; i < s->nvmap_clients->clients->len; i++)
+        sum += ((JmemNvmapClient *) s->nvmap_clients->clients->pdata[i])->size_kib;
+      assert_number (f, "orphan_kib", (double) sum);
+      assert_number (f, "orphan_pids", 2);
+      g_assert_nonnull (strstr (f->message, "zombie"));
+      g_assert_nonnull (strstr (f->message, "no such process"));
+    }
+  else if (g_str_equal (c->rule, "cuda-pool-retained"))
+    {
+      assert_number (f, "l4t_major", 36);
+      assert_number (f, "nvmap_unattributed_kib", (double) s->nvmap_unattributed_kib);
+      assert_number (f, "retained_kib", (double) s->nvmap_unattributed_kib);
+    }
+  else if (g_str_equal (c->rule, "thermal-hot"))
+    {
+      double hottest = 0;
+
+      for (guint i = 0; i < s->thermal->len; i++)
+        hottest = MAX (hottest, ((JmemThermal *) s->thermal->pdata[i])->celsius);
+      assert_number (f, "max_celsius", hottest);
+      assert_number (f, "zones_over", 1);
+    }
+  else if (g_str_equal (c->rule, "lfb-fragmented"))
+    {
+      g_assert_nonnull (s->tegrastats);
+      assert_number (f, "lfb_blocks", (double) s->tegrastats->lfb_blocks);
+      assert_number (f, "lfb_block_kib", (double) s->tegrastats->lfb_block_kib);
+      assert_number (f, "lfb_total_kib", (double) (s->tegrastats->lfb_blocks * s->tegrastats->lfb_block_kib));
+    }
+  else
+    g_assert_not_reached ();
+}
+
+/* ---- boundaries, on snapshots built here ---- */
+
+static JmemSnapshot *
+with_meminfo (const char *text)
+{
+  JmemSnapshot *s = jmem_snapshot_new ();
+
+  s->meminfo = jmem_meminfo_parse (text, strlen (text), NULL);
+  g_assert_nonnull (s->meminfo);
+  return s;
+}
+
+static gboolean
+fires (JmemSnapshot *s, const char *id)
+{
+  g_clear_pointer (&s->findings, g_ptr_array_unref);
+  s->findings = jmem_triage_run (s);
+  return jmem_triage_find (s->findings, id) != NULL;
+}
+
+static void
+meminfo_case (const char *id, const char *text, gboolean hit)
+{
+  g_autoptr(JmemSnapshot) s = with_meminfo (text);
+
+  g_assert_cmpint (fires (s, id), ==, hit);
+}
+
+static void
+test_boundary_meminfo (void)
+{
+  /* at least 50 % */
+  meminfo_case ("gpu-dominates", "MemTotal: 1000000 kB\nNvMapMemUsed: 500000 kB\n", TRUE);
+  meminfo_case ("gpu-dominates", "MemTotal: 1000000 kB\nNvMapMemUsed: 499999 kB\n", FALSE);
+  /* more than 50 % */
+  meminfo_case ("swap-heavy", "SwapTotal: 1000000 kB\nSwapFree: 500000 kB\n", FALSE);
+  meminfo_case ("swap-heavy", "SwapTotal: 1000000 kB\nSwapFree: 499999 kB\n", TRUE);
+  meminfo_case ("swap-heavy", "SwapTotal: 0 kB\nSwapFree: 0 kB\n", FALSE);
+  /* under 5 % free */
+  meminfo_case ("cma-exhausted", "CmaTotal: 1000000 kB\nCmaFree: 50000 kB\n", FALSE);
+  meminfo_case ("cma-exhausted", "CmaTotal: 1000000 kB\nCmaFree: 49999 kB\n", TRUE);
+  meminfo_case ("cma-exhausted", "CmaTotal: 0 kB\nCmaFree: 0 kB\n", FALSE);
+}
+
+static JmemProcess *
+process (gint64 pid, const char *name, char state, gint64 rss, gint64 footprint)
+{
+  JmemProcess *p = g_new0 (JmemProcess, 1);
+
+  p->pid = pid;
+  p->name = g_strdup (name);
+  p->state = state;
+  p->rss_kib = rss;
+  p->pss_kib = -1;
+  p->nvmap_kib = p->gpu_kib = -1;
+  p->footprint_kib = footprint;
+  return p;
+}
+
+static void
+add_nvmap (JmemSnapshot *s, gint64 pid, const char *name, guint64 kib, gboolean exists)
+{
+  JmemNvmapPidTotal *t = g_new0 (JmemNvmapPidTotal, 1);
+
+  t->pid = pid;
+  t->process = g_strdup (name);
+  t->size_kib = kib;
+  t->n_clients = 1;
+  t->pid_exists = exists;
+  g_ptr_array_add (s->nvmap_by_pid, t);
+}
+
+static void
+test_boundary_unexplained (void)
+{
+  for (int extra = 0; extra <= 1; extra++)
+    {
+      /* used 500000, RSS 250000 - extra: unexplained 250000 + extra of 1000000 */
+      g_autoptr(JmemSnapshot) s = with_meminfo ("MemTotal: 1000000 kB\nMemAvailable: 500000 kB\n");
+
+      g_ptr_array_add (s->processes, process (1, "a", 'S', 250000 - extra, 250000));
+      g_assert_cmpint (fires (s, "unexplained-used"), ==, extra == 1);
+    }
+}
+
+static void
+test_boundary_desktop (void)
+{
+  for (int extra = 0; extra <= 1; extra++)
+    {
+      g_autoptr(JmemSnapshot) s = jmem_snapshot_new ();
+
+      g_ptr_array_add (s->processes, process (10, "Xorg", 'S', 1, 1));
+      add_nvmap (s, 10, "Xorg", JMEM_TRIAGE_DESKTOP_NVMAP_MIN_KIB - 1 + extra, TRUE);
+      add_nvmap (s, 11, "python3", 1u << 20, TRUE);
+      g_assert_cmpint (fires (s, "desktop-nvmap"), ==, extra == 1);
+    }
+  g_assert_true (jmem_triage_is_desktop ("gnome-shell"));
+  g_assert_true (jmem_triage_is_desktop ("/usr/bin/Xwayland"));
+  g_assert_false (jmem_triage_is_desktop ("python3"));
+}
+
+static void
+test_boundary_single (void)
+{
+  const guint64 gib = 1024 * 1024;
+
+  for (int extra = 0; extra <= 1; extra++)
+    {
+      /* 3 GiB of 4 GiB is exactly 75 % */
+      g_autoptr(JmemSnapshot) s = with_meminfo ("MemTotal: 100000000 kB\nNvMapMemUsed: 4194304 kB\n");
+
+      add_nvmap (s, 20, "trtexec", 3 * gib - 1 + extra, TRUE);
+      add_nvmap (s, 21, "other", gib + 1 - extra, TRUE);
+      g_assert_cmpint (fires (s, "single-process-dominates"), ==, extra == 1);
+    }
+  for (int extra = 0; extra <= 1; extra++)
+    {
+      /* more than 60 % of RAM in footprint: a warning */
+      g_autoptr(JmemSnapshot) s = with_meminfo ("MemTotal: 1000000 kB\n");
+
+      g_ptr_array_add (s->processes, process (30, "llama-server", 'S', 1, 600000 + extra));
+      g_assert_cmpint (fires (s, "single-process-dominates"), ==, extra == 1);
+      if (extra)
+        expect (s, "single-process-dominates", JMEM_SEVERITY_WARNING);
+    }
+}
+
+static void
+test_orphan_states (void)
+{
+  g_autoptr(JmemSnapshot) s = jmem_snapshot_new ();
+  const JmemFinding *f;
+
+  g_ptr_array_add (s->processes, process (40, "stopped", 'T', 1, 1));
+  g_ptr_array_add (s->processes, process (41, "running", 'R', 1, 1));
+  add_nvmap (s, 40, "stopped", 100, TRUE);
+  add_nvmap (s, 41, "running", 100, TRUE);
+  add_nvmap (s, 0, "kernel", 100, TRUE);
+  f = (fires (s, "nvmap-orphan"), expect (s, "nvmap-orphan", JMEM_SEVERITY_WARNING));
+  assert_number (f, "orphan_pids", 1);
+  g_assert_nonnull (strstr (f->message, "stopped"));
+}
+
+static void
+test_boundary_thermal_lfb (void)
+{
+  const struct { double c; gboolean hit; } temps[] = { { 90.0, FALSE }, { 90.1, TRUE }, { 151.0, FALSE } };
+  const struct { gint64 blocks, kib; gboolean hit; } lfb[] = {
+    { 16, 4096, FALSE }, { 15, 4096, TRUE }, { 64, 2048, FALSE }, { 63, 2048, TRUE }, { 0, 4096, TRUE },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (temps); i++)
+    {
+      g_autoptr(JmemSnapshot) s = jmem_snapshot_new ();
+      JmemThermal *z = g_new0 (JmemThermal, 1);
+
+      z->zone = g_strdup ("thermal_zone0");
+      z->type = g_strdup ("tj-thermal");
+      z->celsius = temps[i].c;
+      g_ptr_array_add (s->thermal, z);
+      g_assert_cmpint (fires (s, "thermal-hot"), ==, temps[i].hit);
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (lfb); i++)
+    {
+      g_autoptr(JmemSnapshot) s = jmem_snapshot_new ();
+
+      s->tegrastats = g_new0 (JmemTegrastats, 1);
+      s->tegrastats->lfb_blocks = lfb[i].blocks;
+      s->tegrastats->lfb_block_kib = lfb[i].kib;
+      s->tegrastats->gr3d_freq_percent = -1;
+      g_assert_cmpint (fires (s, "lfb-fragmented"), ==, lfb[i].hit);
+    }
+}
+
+static void
+test_cuda_release (void)
+{
+  const char *majors[] = { "38", "39", "garbage" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (majors); i++)
+    {
+      g_autoptr(JmemSnapshot) s = with_meminfo ("MemTotal: 1000000 kB\nNvMapMemFree: 100000 kB\n");
+
+      s->release = g_new0 (JmemTegraRelease, 1);
+      s->release->major = g_strdup (majors[i]);
+      g_assert_cmpint (fires (s, "cuda-pool-retained"), ==, i == 0);
+    }
+}
+
+static void
+test_hostile (void)
+{
+  g_autoptr(JmemSnapshot) s = with_meminfo ("MemTotal: 18446744073709551615 kB\n"
+                                            "MemAvailable: 0 kB\nNvMapMemUsed: 18446744073709551615 kB\n"
+                                            "SwapTotal: 18446744073709551615 kB\nSwapFree: 0 kB\n");
+  g_autoptr(JsonNode) json = NULL;
+
+  g_ptr_array_add (s->processes, process (7, "Xorg\n\x1b[31m", 'Z', G_MAXINT64, G_MAXINT64));
+  add_nvmap (s, 7, "Xorg\n\x1b[31m", G_MAXUINT64, TRUE);
+  add_nvmap (s, 8, "gone", G_MAXUINT64, FALSE);
+  fires (s, "none");
+  g_assert_cmpuint (s->findings->len, >, 0);
+  for (guint i = 0; i < s->findings->len; i++)
+    g_assert_true (g_utf8_validate (((JmemFinding *) s->findings->pdata[i])->message, -1, NULL));
+  json = jmem_findings_to_json (s->findings);
+  g_assert_nonnull (json);
+
+  /* an empty snapshot finds nothing and does not crash */
+  {
+    g_autoptr(JmemSnapshot) empty = jmem_snapshot_new ();
+    g_assert_false (fires (empty, "gpu-dominates"));
+    g_assert_cmpuint (empty->findings->len, ==, 0);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  static const Case cases[] = {
+    { "gpu-dominates", JMEM_SEVERITY_INFO },
+    { "desktop-nvmap", JMEM_SEVERITY_INFO },
+    { "single-process-dominates", JMEM_SEVERITY_INFO },
+    { "nvmap-orphan", JMEM_SEVERITY_WARNING },
+    { "unexplained-used", JMEM_SEVERITY_WARNING },
+    { "cuda-pool-retained", JMEM_SEVERITY_WARNING },
+    { "swap-heavy", JMEM_SEVERITY_WARNING },
+    { "cma-exhausted", JMEM_SEVERITY_WARNING },
+    { "thermal-hot", JMEM_SEVERITY_WARNING },
+    { "lfb-fragmented", JMEM_SEVERITY_WARNING },
+  };
+
+  g_test_init (&argc, &argv, NULL);
+  fixtures = g_getenv ("JMEM_FIXTURES");
+  g_assert_nonnull (fixtures);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *hit = g_strdup_printf ("/triage/fixture/%s/hit", cases[i].rule);
+      g_autofree char *miss = g_strdup_printf ("/triage/fixture/%s/miss", cases[i].rule);
+
+      g_test_add_data_func (hit, &cases[i], test_fixture_hit);
+      g_test_add_data_func (miss, &cases[i], test_fixture_miss);
+    }
+  g_test_add_func ("/triage/boundary/meminfo", test_boundary_meminfo);
+  g_test_add_func ("/triage/boundary/unexplained", test_boundary_unexplained);
+  g_test_add_func ("/triage/boundary/desktop", test_boundary_desktop);
+  g_test_add_func ("/triage/boundary/single", test_boundary_single);
+  g_test_add_func ("/triage/boundary/thermal-lfb", test_boundary_thermal_lfb);
+  g_test_add_func ("/triage/orphan-states", test_orphan_states);
+  g_test_add_func ("/triage/cuda-release", test_cuda_release);
+  g_test_add_func ("/triage/hostile", test_hostile);
+  return g_test_run ();
+}
