@@ -184,7 +184,10 @@ on_authorize_method (GDBusInterfaceSkeleton *skeleton,
   if (polkit_authorization_result_get_is_authorized (result))
     return TRUE;
 
-  if (polkit_authorization_result_get_is_challenge (result))
+  /* A challenge is only worth reporting to a caller that did not allow
+   * interaction; one that did was not asked because no authentication agent
+   * could ask, so for it this is a plain refusal. */
+  if (polkit_authorization_result_get_is_challenge (result) && !interactive)
     {
       text = g_strdup_printf ("%s needs authentication; call again allowing interactive "
                               "authorization, or join the %s group", action,
