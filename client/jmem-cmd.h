@@ -21,6 +21,7 @@ typedef enum {
 int jmem_cmd_snapshot (int argc, char **argv);
 int jmem_cmd_capture (int argc, char **argv);
 int jmem_cmd_allocations (int argc, char **argv);
+int jmem_cmd_triage (int argc, char **argv);
 int jmem_cmd_diff (int argc, char **argv);
 int jmem_cmd_drop_caches (int argc, char **argv);
 int jmem_cmd_audit (int argc, char **argv);

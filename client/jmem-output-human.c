@@ -9,6 +9,7 @@
 #include "jmem-nvmap.h"
 #include "jmem-nvsmi.h"
 #include "jmem-text.h"
+#include "jmem-triage.h"
 
 #define DEFAULT_WIDTH 100
 #define MIN_WIDTH     60
@@ -484,6 +485,45 @@ add_warnings (Report             *r,
     }
 }
 
+/* The triage findings, most severe first; "none" when triage found nothing. */
+static void
+add_findings (Report    *r,
+              GPtrArray *findings)
+{
+  if (findings == NULL)
+    return;
+  heading (r, "Findings");
+  if (findings->len == 0)
+    g_string_append (r->out, "  none: nothing the triage rules look for\n");
+  for (guint i = 0; i < findings->len; i++)
+    {
+      const JmemFinding *f = g_ptr_array_index (findings, i);
+      g_autofree char *id = esc (f->id);
+      g_autofree char *message = esc (f->message);
+      g_autofree char *action = esc (f->action);
+
+      g_string_append_printf (r->out, "  %s%-8s%s %s: %s\n",
+                              r->color && f->severity != JMEM_SEVERITY_INFO ? SGR_YELLOW : "",
+                              jmem_severity_to_string (f->severity),
+                              r->color && f->severity != JMEM_SEVERITY_INFO ? SGR_RESET : "",
+                              id, message);
+      if (f->action != NULL)
+        g_string_append_printf (r->out, "    %s→ %s%s\n",
+                                r->color ? SGR_DIM : "", action, r->color ? SGR_RESET : "");
+    }
+}
+
+void
+jmem_output_human_findings (GPtrArray *findings,
+                            GString   *out,
+                            gboolean   color)
+{
+  Report r = { out, color, DEFAULT_WIDTH };
+
+  g_return_if_fail (out != NULL);
+  add_findings (&r, findings);
+}
+
 void
 jmem_output_human_snapshot_width (const JmemSnapshot *snapshot,
                                   GString            *out,
@@ -503,6 +543,7 @@ jmem_output_human_snapshot_width (const JmemSnapshot *snapshot,
   add_host (&r, snapshot);
   add_tegrastats (&r, snapshot);
   add_warnings (&r, snapshot);
+  add_findings (&r, snapshot->findings);
 }
 
 static guint

@@ -20,4 +20,9 @@ void jmem_output_human_snapshot_width (const JmemSnapshot *snapshot,
                                        gboolean            color,
                                        guint               width);
 
+/* Only the triage findings (jmem triage): a "Findings" section. */
+void jmem_output_human_findings (GPtrArray *findings,
+                                 GString   *out,
+                                 gboolean   color);
+
 G_END_DECLS

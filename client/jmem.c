@@ -16,6 +16,7 @@ static const struct {
   { "snapshot", jmem_cmd_snapshot, "What holds memory now: processes, GPU, NvMap, host facts" },
   { "capture", jmem_cmd_capture, "Write the raw inputs of a snapshot into a directory" },
   { "allocations", jmem_cmd_allocations, "NvMap handles per client (needs the helper or root)" },
+  { "triage", jmem_cmd_triage, "Only the findings: what needs attention and what to do" },
   { "drop-caches", jmem_cmd_drop_caches, "Drop the kernel's caches through the helper; show what it freed" },
   { "audit", jmem_cmd_audit, "Snapshot, drop caches (or wait), snapshot again, and compare" },
   { "diff", jmem_cmd_diff, "Compare two saved snapshots (jmem snapshot --json)" },

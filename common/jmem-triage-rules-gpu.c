@@ -98,7 +98,7 @@ jmem_triage_rule_single_process (JmemTriage *t)
                        "the context length or the KV-cache share (e.g. vLLM "
                        "--gpu-memory-utilization, --max-model-len), or load the model at a "
                        "lower precision (FP16, INT8, INT4). Stopping the process returns the memory.",
-                       "%s holds %s, %.1f %% of %s %s",
+                       "%s holds %s: %.1f %% of %s (%s)",
                        who, size,
                        by_ram ? jmem_triage_percent ((guint64) big->footprint_kib, (guint64) t->mem_total_kib)
                               : jmem_triage_percent (h->kib, (guint64) t->gpu_total_kib),

@@ -1,0 +1,120 @@
+/* jmem triage: only the findings, for a person or an agent that wants the
+ * conclusions without the tables. */
+#include "jmem-cmd.h"
+
+#include "jmem-collect.h"
+#include "jmem-error.h"
+#include "jmem-output-human.h"
+#include "jmem-snapshot.h"
+#include "jmem-triage.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define JMEM_TRIAGE_SCHEMA_NAME "jmem-triage"
+#define JMEM_TRIAGE_SCHEMA_VERSION 1
+
+static char *
+findings_json (const JmemSnapshot *s)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "schema");
+  json_builder_add_string_value (b, JMEM_TRIAGE_SCHEMA_NAME);
+  json_builder_set_member_name (b, "schema_version");
+  json_builder_add_int_value (b, JMEM_TRIAGE_SCHEMA_VERSION);
+  json_builder_set_member_name (b, "findings");
+  json_builder_add_value (b, jmem_findings_to_json (s->findings));
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  json_generator_set_indent (gen, 2);
+  return json_generator_to_data (gen, NULL);
+}
+
+int
+jmem_cmd_triage (int argc, char **argv)
+{
+  gboolean json = FALSE, no_ask = FALSE;
+  int tegrastats = 0;
+  g_autofree char *sysroot = NULL;
+  GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON (the \"findings\" of docs/snapshot.schema.json)", NULL },
+    { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },
+    { "tegrastats", 0, 0, G_OPTION_ARG_INT, &tegrastats, "Read one tegrastats line for the lfb and GR3D rules (takes that long)", "SECONDS" },
+    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
+    { NULL },
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("- what needs attention, and what to do");
+  g_autoptr(JmemSnapshot) snapshot = NULL;
+  g_autoptr(GError) error = NULL;
+  JmemCollectOptions options = { 0 };
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_description (context,
+    "Prints only the findings of the triage rules (docs/triage.md).\n"
+    "Exit status: 0 whether or not anything was found (read the findings, not the status),\n"
+    "64 usage error, 69 no data (an empty or missing --sysroot), 70 internal error.");
+  if (!jmem_cmd_parse (context, &argc, &argv))
+    return JMEM_EXIT_USAGE;
+  if (argc > 1)
+    {
+      g_printerr ("jmem triage: unexpected argument \"%s\"\n", argv[1]);
+      return JMEM_EXIT_USAGE;
+    }
+  if (tegrastats < 0 || tegrastats > 3600)
+    {
+      g_printerr ("jmem triage: --tegrastats takes 1 to 3600 seconds\n");
+      return JMEM_EXIT_USAGE;
+    }
+
+  options.sysroot = sysroot;
+  options.top = 0;  /* triage sees every process before the list is cut */
+  options.tegrastats_seconds = (guint) tegrastats;
+  if (sysroot != NULL && tegrastats == 0)
+    {
+      /* a capture's recorded line costs nothing to read */
+      g_autofree char *line = g_build_filename (sysroot, "tegrastats", "line.txt", NULL);
+
+      if (g_file_test (line, G_FILE_TEST_IS_REGULAR))
+        options.tegrastats_seconds = 1;
+    }
+  options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
+
+  snapshot = jmem_collect_snapshot (&options, &error);
+  if (snapshot == NULL)
+    {
+      g_printerr ("jmem triage: %s\n", error->message);
+      return g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) ?
+               JMEM_EXIT_NO_DATA : JMEM_EXIT_INTERNAL;
+    }
+  if (snapshot->findings == NULL)
+    snapshot->findings = jmem_triage_run (snapshot);
+
+  if (snapshot->warnings->len > 0)
+    g_printerr ("jmem triage: %u inputs could not be read, so some rules could not look; "
+                "`jmem snapshot` lists them under Warnings\n", snapshot->warnings->len);
+
+  if (json)
+    {
+      g_autofree char *text = findings_json (snapshot);
+
+      if (!jmem_cmd_write_stdout (text, strlen (text)) || !jmem_cmd_write_stdout ("\n", 1))
+        return JMEM_EXIT_CANT_CREATE;
+    }
+  else
+    {
+      g_autoptr(GString) out = g_string_new (NULL);
+
+      jmem_output_human_findings (snapshot->findings, out, jmem_cmd_use_color ());
+      /* the heading's leading blank line is for a section inside a report */
+      if (!jmem_cmd_write_stdout (out->str + 1, out->len - 1))
+        return JMEM_EXIT_CANT_CREATE;
+    }
+  return JMEM_EXIT_OK;
+}
