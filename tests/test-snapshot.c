@@ -47,7 +47,11 @@ run_argv (const char * const *argv, const char * const *envp, gboolean json, Run
     g_subprocess_launcher_set_environ (launcher, (char **) envp);
   proc = g_subprocess_launcher_spawnv (launcher, argv, &error);
   g_assert_no_error (error);
-  r->pid = g_ascii_strtoll (g_subprocess_get_identifier (proc), NULL, 10);
+  /* NULL once the child has exited and been reaped: only slow runs need it. */
+  {
+    const char *id = g_subprocess_get_identifier (proc);
+    r->pid = id ? g_ascii_strtoll (id, NULL, 10) : -1;
+  }
   g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
   g_assert_no_error (error);
   r->status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
@@ -113,6 +117,38 @@ int_at (JsonNode *root, const char *expr)
   g_assert_nonnull (n);
   g_assert_true (JSON_NODE_HOLDS_VALUE (n));
   return json_node_get_int (n);
+}
+
+static gboolean
+bool_at (JsonNode *root, const char *expr)
+{
+  g_autoptr(JsonNode) n = path1 (root, expr);
+
+  g_assert_nonnull (n);
+  return json_node_get_boolean (n);
+}
+
+/* Length of the array at @expr. */
+static guint
+len_at (JsonNode *root, const char *expr)
+{
+  g_autoptr(JsonNode) n = path1 (root, expr);
+
+  g_assert_nonnull (n);
+  return json_array_get_length (json_node_get_array (n));
+}
+
+/* The array at @expr, owned by @root. */
+static JsonArray *
+array_at (JsonNode *root, const char *expr)
+{
+  g_auto(GStrv) parts = g_strsplit (expr + 2, ".", -1);
+  JsonObject *o = json_node_get_object (root);
+  guint i;
+
+  for (i = 0; parts[i + 1] != NULL; i++)
+    o = json_object_get_object_member (o, parts[i]);
+  return json_object_get_array_member (o, parts[i]);
 }
 
 static gboolean
@@ -218,7 +254,7 @@ test_orin (void)
   s = str_at (r.json, "$.identity.model"); g_assert_cmpstr (s, ==, "NVIDIA Jetson AGX Orin Developer Kit"); g_clear_pointer (&s, g_free);
   s = str_at (r.json, "$.identity.default_target"); g_assert_cmpstr (s, ==, "graphical.target"); g_clear_pointer (&s, g_free);
   s = str_at (r.json, "$.collected.hostname"); g_assert_cmpstr (s, ==, "orin-agx"); g_clear_pointer (&s, g_free);
-  g_assert_true (json_node_get_boolean (path1 (r.json, "$.collected.is_jetson")));
+  g_assert_true (bool_at (r.json, "$.collected.is_jetson"));
 
   /* meminfo, as the file says */
   g_assert_cmpint (int_at (r.json, "$.identity.mem_total_kib"), ==, file_kib (meminfo, "MemTotal"));
@@ -284,8 +320,8 @@ test_orin (void)
 
   /* host facts */
   s = str_at (r.json, "$.power_mode"); g_assert_cmpstr (s, ==, "MAXN"); g_clear_pointer (&s, g_free);
-  g_assert_cmpint (json_array_get_length (json_node_get_array (path1 (r.json, "$.thermal"))), ==, 5);
-  g_assert_cmpint (json_array_get_length (json_node_get_array (path1 (r.json, "$.disks"))), ==, 2);
+  g_assert_cmpint (len_at (r.json, "$.thermal"), ==, 5);
+  g_assert_cmpint (len_at (r.json, "$.disks"), ==, 2);
 }
 
 static void
@@ -308,7 +344,7 @@ test_thor (void)
   g_assert_true (is_null_at (r.json, "$.gpu.processes[2].used_memory_kib"));
 
   /* NvMap absent: said so, with what it means */
-  g_assert_false (json_node_get_boolean (path1 (r.json, "$.nvmap.readable")));
+  g_assert_false (bool_at (r.json, "$.nvmap.readable"));
   g_assert_true (has_warning (r.json, "nvmap", NULL));
   g_assert_true (has_warning (r.json, "services", NULL));
 
@@ -368,7 +404,7 @@ test_top_and_human (void)
   run_jmem (&top, TRUE, "snapshot", "--json", "--top", "2", "--sysroot", dir, NULL);
   g_assert_cmpint (top.status, ==, 0);
   g_assert_cmpint (int_at (top.json, "$.processes.total"), ==, 9);
-  g_assert_cmpint (json_array_get_length (json_node_get_array (path1 (top.json, "$.processes.list"))), ==, 2);
+  g_assert_cmpint (len_at (top.json, "$.processes.list"), ==, 2);
 
   run_jmem (&human, FALSE, "snapshot", "--sysroot", dir, NULL);
   g_assert_cmpint (human.status, ==, 0);
@@ -409,8 +445,8 @@ test_exit_codes (void)
   run_jmem (&alloc, TRUE, "allocations", "--json", "--pid", "1731", "--sysroot", orin, NULL);
   g_assert_cmpint (alloc.status, ==, 0);
   g_assert_cmpint (int_at (alloc.json, "$.clients[0].pid"), ==, 1731);
-  g_assert_cmpint (json_array_get_length (json_node_get_array (path1 (alloc.json, "$.clients"))), ==, 1);
-  g_assert_cmpint (json_array_get_length (json_node_get_array (path1 (alloc.json, "$.clients[0].handles"))), ==, 2);
+  g_assert_cmpint (len_at (alloc.json, "$.clients"), ==, 1);
+  g_assert_cmpint (len_at (alloc.json, "$.clients[0].handles"), ==, 2);
   {
     g_autofree char *thor = tree ("thor-unified");
     run_jmem (&alloc_none, FALSE, "allocations", "--sysroot", thor, NULL);
@@ -455,6 +491,7 @@ check_live (const char * const *argv)
     g_printerr ("%s", r.err);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_cmpint (int_at (r.json, "$.identity.mem_total_kib"), ==, mem_total);
+  g_assert_cmpint (r.pid, >, 0);
   self = process_by_pid (r.json, r.pid);
   g_assert_nonnull (self);
   g_assert_cmpstr (json_object_get_string_member (self, "name"), ==, "jmem");
@@ -545,7 +582,7 @@ test_capture_roundtrip (void)
 
   /* the same process set as captured, nothing lost, nothing invented */
   collect_pids (proc, captured);
-  list = json_node_get_array (path1 (snap.json, "$.processes.list"));
+  list = array_at (snap.json, "$.processes.list");
   g_assert_cmpuint (json_array_get_length (list), ==, g_hash_table_size (captured));
   for (guint i = 0; i < json_array_get_length (list); i++)
     {
@@ -748,7 +785,7 @@ test_services_dbus (void)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_cmpuint (n_names, ==, 19);
   g_assert_false (has_warning (r.json, "services", NULL));
-  services = json_node_get_array (path1 (r.json, "$.services"));
+  services = array_at (r.json, "$.services");
   g_assert_cmpuint (json_array_get_length (services), ==, 19);
   for (guint i = 0; i < json_array_get_length (services); i++)
     {
