@@ -52,7 +52,8 @@ def main(argv):
     errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
     for e in errors:
         where = "/" + "/".join(str(p) for p in e.absolute_path)
-        print(f"{where}: {e.message}", file=sys.stderr)
+        message = e.message if len(e.message) <= 300 else e.message[:300] + "…"
+        print(f"{where}: {message}", file=sys.stderr)
     if errors:
         print(f"validate-json: {len(errors)} violation(s)", file=sys.stderr)
         return 1
