@@ -79,6 +79,29 @@ run_jmem (Run *r, gboolean json, ...)
   run_argv ((const char * const *) argv->pdata, NULL, json, r);
 }
 
+/* The document matches docs/snapshot.schema.json. */
+static void
+assert_schema_valid (const char *json)
+{
+  const char *validator = g_getenv ("JMEM_VALIDATOR");
+  const char *schema = g_getenv ("JMEM_SCHEMA");
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+
+  g_assert_nonnull (validator);
+  g_assert_nonnull (schema);
+  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                           G_SUBPROCESS_FLAGS_STDERR_MERGE, &error,
+                           "python3", validator, schema, "-", NULL);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, json, NULL, &out, NULL, &error);
+  g_assert_no_error (error);
+  if (!g_subprocess_get_successful (proc))
+    g_printerr ("%s", out);
+  g_assert_true (g_subprocess_get_successful (proc));
+}
+
 static char *
 tree (const char *name)
 {
@@ -245,6 +268,7 @@ test_orin (void)
 
   run_jmem (&r, TRUE, "snapshot", "--json", "--all", "--sysroot", dir, NULL);
   g_assert_cmpint (r.status, ==, 0);
+  assert_schema_valid (r.out);
 
   /* identity */
   s = str_at (r.json, "$.identity.sku"); g_assert_cmpstr (s, ==, "orin-agx"); g_clear_pointer (&s, g_free);
@@ -334,6 +358,7 @@ test_thor (void)
 
   run_jmem (&r, TRUE, "snapshot", "--json", "--sysroot", dir, "--tegrastats", "1", NULL);
   g_assert_cmpint (r.status, ==, 0);
+  assert_schema_valid (r.out);
   s = str_at (r.json, "$.identity.variant"); g_assert_cmpstr (s, ==, "thor-t5000"); g_clear_pointer (&s, g_free);
   s = str_at (r.json, "$.identity.l4t_version"); g_assert_cmpstr (s, ==, "38.4.0"); g_clear_pointer (&s, g_free);
   s = str_at (r.json, "$.identity.default_target"); g_assert_cmpstr (s, ==, "multi-user.target"); g_clear_pointer (&s, g_free);
@@ -372,6 +397,7 @@ test_hostile (void)
   run_jmem (&r, TRUE, "snapshot", "--json", "--all", "--sysroot", dir, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_utf8_validate (r.out, -1, NULL));
+  assert_schema_valid (r.out);
   /* The forged row inside a name never becomes a process. */
   g_assert_null (process_by_pid (r.json, 200));
   p = process_by_pid (r.json, 100);
@@ -491,6 +517,7 @@ check_live (const char * const *argv)
     g_printerr ("%s", r.err);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_cmpint (int_at (r.json, "$.identity.mem_total_kib"), ==, mem_total);
+  assert_schema_valid (r.out);
   g_assert_cmpint (r.pid, >, 0);
   self = process_by_pid (r.json, r.pid);
   g_assert_nonnull (self);
