@@ -10,8 +10,9 @@
 #include "jmem-names.h"
 
 #define DEFAULT_TIMEOUT_MS      (25 * 1000)
-/* A person may be typing a password for polkit. */
-#define INTERACTIVE_TIMEOUT_MS  (120 * 1000)
+/* A person may be typing a password for polkit: the helper waits 120 s for
+ * it, and this must outlast that to hear the helper's answer. */
+#define INTERACTIVE_TIMEOUT_MS  (150 * 1000)
 
 #define GROUP_ADVICE                                                    \
   "add this account to the " JMEM_PRIVILEGED_GROUP " group "            \
