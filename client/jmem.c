@@ -29,7 +29,7 @@ jmem_cmd_parse (GOptionContext *context, int *argc, char ***argv)
 
   if (g_option_context_parse (context, argc, argv, &error))
     return TRUE;
-  g_printerr ("jmem: %s\nTry \"jmem %s --help\".\n", error->message, (*argv)[0]);
+  g_printerr ("%s: %s\nTry \"%s --help\".\n", g_get_prgname (), error->message, g_get_prgname ());
   return FALSE;
 }
 
@@ -81,7 +81,13 @@ main (int argc, char **argv)
     }
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     if (g_str_equal (argv[1], commands[i].name))
-      return commands[i].run (argc - 1, argv + 1);
+      {
+        /* "Usage: jmem snapshot [OPTION…]" in --help and errors. */
+        g_autofree char *prgname = g_strconcat ("jmem ", commands[i].name, NULL);
+
+        g_set_prgname (prgname);
+        return commands[i].run (argc - 1, argv + 1);
+      }
 
   fprintf (stderr, "jmem: unknown command \"%s\"\n\n", argv[1]);
   usage (stderr);
