@@ -215,8 +215,8 @@ capture_gpu (Capture *c, GError **error)
 }
 
 /* The helper hands back parsed rows: write them in the kernel's layout. */
-static char *
-render_clients (const JmemNvmapClients *clients)
+char *
+jmem_capture_render_clients (const JmemNvmapClients *clients)
 {
   GString *out = g_string_new (NULL);
 
@@ -265,7 +265,7 @@ capture_nvmap (Capture *c, GError **error)
                                                   action ? ": " : "", action ? action : ""));
       return TRUE;
     }
-  text = render_clients (clients);
+  text = jmem_capture_render_clients (clients);
   if (!write_file (c, JMEM_NVMAP_CLIENTS_PATH, text, strlen (text), error))
     return FALSE;
   if (total_bytes >= 0)

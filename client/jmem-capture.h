@@ -4,6 +4,8 @@
 
 #include <glib.h>
 
+#include "jmem-nvmap.h"
+
 G_BEGIN_DECLS
 
 typedef struct {
@@ -19,5 +21,9 @@ gboolean jmem_capture_write (const char               *dir,
                              const JmemCaptureOptions *options,
                              GPtrArray                *notes,
                              GError                  **error);
+
+/* NvMap rows from the helper in the kernel's iovmm/clients layout, so a
+ * capture made without root reads like one made with it. */
+char *jmem_capture_render_clients (const JmemNvmapClients *clients);
 
 G_END_DECLS

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jmem-capture.h"
 #include "jmem-collect.h"
 
 #define TEST_USER "jmem-test-user"
@@ -406,6 +407,8 @@ test_hostile (void)
   g_assert_nonnull (process_by_pid (r.json, 103));
   g_assert_null (process_by_pid (r.json, 1731));
   g_assert_null (process_by_pid (r.json, 104));
+  g_assert_null (process_by_pid (r.json, 105));
+  g_assert_cmpint (int_at (r.json, "$.processes.vanished"), ==, 1);
   p = process_by_pid (r.json, 102);
   g_assert_cmpint (json_object_get_int_member (p, "footprint_kib"), >, 0);
   g_assert_true (has_warning (r.json, "processes", "damaged"));
@@ -860,6 +863,50 @@ test_services_dbus (void)
   g_free (m.address);
 }
 
+/* What the helper returns, written for a capture, parses back to the same rows. */
+static void
+test_render_clients (void)
+{
+  g_autofree char *dir = tree ("orin-agx-nvgpu");
+  g_autofree char *path = g_build_filename (dir, "sys/kernel/debug/nvmap/iovmm/clients", NULL);
+  g_autofree char *data = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(JmemNvmapClients) orig = NULL;
+  g_autoptr(JmemNvmapClients) back = NULL;
+  g_autoptr(GError) error = NULL;
+  JmemNvmapClient *odd;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  orig = jmem_nvmap_clients_parse (data, len, &error);
+  g_assert_no_error (error);
+  /* a comm with a space and a line break, as a task may name itself */
+  odd = g_new0 (JmemNvmapClient, 1);
+  odd->client = g_strdup ("user");
+  odd->process = g_strdup ("my app\nx");
+  odd->pid = 4321;
+  odd->size_kib = 777;
+  g_ptr_array_add (orig->clients, odd);
+
+  text = jmem_capture_render_clients (orig);
+  back = jmem_nvmap_clients_parse (text, strlen (text), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->n_malformed, ==, 0);
+  g_assert_cmpuint (back->clients->len, ==, orig->clients->len);
+  g_assert_true (back->has_total);
+  g_assert_cmpuint (back->total_kib, ==, orig->total_kib);
+  for (guint i = 0; i < orig->clients->len; i++)
+    {
+      JmemNvmapClient *a = g_ptr_array_index (orig->clients, i);
+      JmemNvmapClient *b = g_ptr_array_index (back->clients, i);
+
+      g_assert_cmpuint (a->pid, ==, b->pid);
+      g_assert_cmpuint (a->size_kib, ==, b->size_kib);
+      g_assert_cmpstr (a->client, ==, b->client);
+    }
+  g_assert_cmpstr (((JmemNvmapClient *) g_ptr_array_index (back->clients, 7))->process, ==, "my app?x");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -880,5 +927,6 @@ main (int argc, char **argv)
   g_test_add_func ("/snapshot/capture-roundtrip", test_capture_roundtrip);
   g_test_add_func ("/snapshot/nvidia-smi-timeout", test_nvidia_smi_timeout);
   g_test_add_func ("/snapshot/services-dbus", test_services_dbus);
+  g_test_add_func ("/snapshot/render-clients", test_render_clients);
   return g_test_run ();
 }
