@@ -311,14 +311,14 @@ test_container (void)
 {
   g_autofree char *root = g_build_filename (tmpdir, "root", NULL);
   g_autofree char *proc1 = g_build_filename (root, "proc", "1", NULL);
-  g_autofree char *environ = g_build_filename (proc1, "environ", NULL);
+  g_autofree char *env_path = g_build_filename (proc1, "environ", NULL);
   g_autofree char *cgroup = g_build_filename (proc1, "cgroup", NULL);
   g_autofree char *dockerenv = g_build_filename (root, ".dockerenv", NULL);
   g_autofree char *found = NULL;
 
   g_assert_cmpint (g_mkdir_with_parents (proc1, 0755), ==, 0);
   g_assert_true (g_file_set_contents (cgroup, "0::/init.scope\n", -1, NULL));
-  g_assert_true (g_file_set_contents (environ, "PATH=/bin\0HOME=/\0", 17, NULL));
+  g_assert_true (g_file_set_contents (env_path, "PATH=/bin\0HOME=/\0", 17, NULL));
   g_assert_null (jmem_container_detect (root));
 
   g_assert_true (g_file_set_contents (cgroup,
@@ -328,7 +328,7 @@ test_container (void)
   g_assert_nonnull (strstr (found, "docker"));
   g_clear_pointer (&found, g_free);
 
-  g_assert_true (g_file_set_contents (environ, "PATH=/bin\0container=podman\0", 28, NULL));
+  g_assert_true (g_file_set_contents (env_path, "PATH=/bin\0container=podman\0", 28, NULL));
   found = jmem_container_detect (root);
   g_assert_cmpstr (found, ==, "container=podman in PID 1's environment");
   g_clear_pointer (&found, g_free);
