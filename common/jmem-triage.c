@@ -241,7 +241,11 @@ jmem_triage_size (guint64 kib)
 {
   guint64 bytes = kib > G_MAXUINT64 / 1024 ? G_MAXUINT64 : kib * 1024;
 
-  return g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *text = g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
+  g_auto(GStrv) parts = g_strsplit (text, "\u00a0", -1);
+
+  /* GLib separates number and unit with a no-break space: plain text greps better */
+  return g_strjoinv (" ", parts);
 }
 
 static gint64

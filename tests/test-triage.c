@@ -2,6 +2,7 @@
  * not, collected through the real collector; and each threshold exactly at
  * its boundary on snapshots built here. Expected numbers come from the
  * fixture files, not restated. */
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "jmem-triage.h"
 
 static const char *fixtures;
+static const char *jmem_exe;
 
 static JmemSnapshot *
 collect (const char *name)
@@ -394,6 +396,76 @@ test_hostile (void)
   }
 }
 
+/* ---- the command ---- */
+
+static int
+run_triage (const char *tree, gboolean json, char **out)
+{
+  g_autofree char *root = g_build_filename (fixtures, tree, NULL);
+  const char *argv[] = { jmem_exe, "triage", "--sysroot", root, json ? "--json" : NULL, NULL };
+  g_autoptr(GError) error = NULL;
+  int status = -1;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                               out, NULL, &status, &error));
+  g_assert_no_error (error);
+  return g_spawn_check_wait_status (status, NULL) ? 0 : status;
+}
+
+static void
+test_command_json (void)
+{
+  g_autofree char *hit = NULL, *miss = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *root;
+  JsonArray *findings;
+  JsonObject *f;
+
+  /* exit 0 also when something was found */
+  g_assert_cmpint (run_triage ("triage/nvmap-orphan-hit", TRUE, &hit), ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, hit, -1, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (root, "schema"), ==, "jmem-triage");
+  findings = json_object_get_array_member (root, "findings");
+  g_assert_cmpuint (json_array_get_length (findings), ==, 1);
+  f = json_array_get_object_element (findings, 0);
+  g_assert_cmpstr (json_object_get_string_member (f, "id"), ==, "nvmap-orphan");
+  g_assert_cmpstr (json_object_get_string_member (f, "severity"), ==, "warning");
+  g_assert_cmpint (json_object_get_int_member (
+                     json_object_get_object_member (json_object_get_object_member (f, "numbers"),
+                                                    "orphan_pids"), "value"), ==, 2);
+
+  g_assert_cmpint (run_triage ("triage/nvmap-orphan-miss", TRUE, &miss), ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, miss, -1, &error));
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "findings")), ==, 0);
+}
+
+static void
+test_command_hostile (void)
+{
+  g_autofree char *out = NULL;
+
+  /* attacker-shaped names reach the human view escaped */
+  g_assert_cmpint (run_triage ("trees/hostile", FALSE, &out), ==, 0);
+  g_assert_true (g_str_has_prefix (out, "Findings\n"));
+  g_assert_true (g_utf8_validate (out, -1, NULL));
+  g_assert_null (strchr (out, '\033'));
+  g_clear_pointer (&out, g_free);
+
+  /* names with escapes and invalid bytes: the finding names them, escaped */
+  g_assert_cmpint (run_triage ("triage/hostile-names", FALSE, &out), ==, 0);
+  g_assert_nonnull (strstr (out, "nvmap-orphan"));
+  g_assert_nonnull (strstr (out, "PID 6100"));
+  g_assert_nonnull (strstr (out, "PID 6101"));
+  g_assert_nonnull (strstr (out, "\\x1b]0;pwn"));
+  g_assert_true (g_utf8_validate (out, -1, NULL));
+  g_assert_null (strchr (out, '\033'));
+  g_assert_null (strchr (out, '\r'));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -413,6 +485,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   fixtures = g_getenv ("JMEM_FIXTURES");
   g_assert_nonnull (fixtures);
+  jmem_exe = g_getenv ("JMEM_EXE");
+  g_assert_nonnull (jmem_exe);
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -430,5 +504,7 @@ main (int argc, char **argv)
   g_test_add_func ("/triage/orphan-states", test_orphan_states);
   g_test_add_func ("/triage/cuda-release", test_cuda_release);
   g_test_add_func ("/triage/hostile", test_hostile);
+  g_test_add_func ("/triage/command/json", test_command_json);
+  g_test_add_func ("/triage/command/hostile", test_command_hostile);
   return g_test_run ();
 }
