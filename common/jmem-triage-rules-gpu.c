@@ -71,9 +71,15 @@ jmem_triage_rule_single_process (JmemTriage *t)
     by_ram = jmem_triage_above ((guint64) big->footprint_kib, (guint64) t->mem_total_kib,
                                 JMEM_TRIAGE_SINGLE_RAM_PERCENT);
 
+  /* the largest live holder: zombies and stopped ones are nvmap-orphan's */
   for (guint i = 0; i < t->holders->len && h == NULL; i++)
-    if (g_array_index (t->holders, JmemTriageHolder, i).pid_exists)
-      h = &g_array_index (t->holders, JmemTriageHolder, i);
+    {
+      const JmemTriageHolder *c = &g_array_index (t->holders, JmemTriageHolder, i);
+      const JmemProcess *p = jmem_triage_process (t, c->pid);
+
+      if (c->pid_exists && (p == NULL || (p->state != 'Z' && p->state != 'T' && p->state != 't')))
+        h = c;
+    }
   if (h != NULL && t->gpu_total_kib > 0 && h->kib >= JMEM_TRIAGE_SINGLE_MIN_GPU_KIB)
     by_gpu = jmem_triage_at_least (h->kib, (guint64) t->gpu_total_kib,
                                    JMEM_TRIAGE_SINGLE_GPU_SHARE_PERCENT);
@@ -245,6 +251,10 @@ jmem_triage_rule_cuda_pool (JmemTriage *t)
   JmemFinding *f;
 
   if (s->release == NULL || s->release->major == NULL || t->mem_total_kib <= 0)
+    return;
+  /* "no live GPU process" needs the per-process source: NvMap, or nvidia-smi
+   * on the unified stack, where it lists every process holding GPU memory */
+  if (!s->nvmap_readable && s->gpu_stack != JMEM_GPU_STACK_UNIFIED)
     return;
   major = g_ascii_strtoll (s->release->major, (char **) &end, 10);
   if (end == s->release->major || major <= 0 || major >= JMEM_TRIAGE_CUDA_POOL_FIXED_MAJOR)

@@ -320,6 +320,7 @@ test_orphan_states (void)
   add_nvmap (s, 41, "running", 100, TRUE);
   add_nvmap (s, 0, "kernel", 100, TRUE);
   f = (fires (s, "nvmap-orphan"), expect (s, "nvmap-orphan", JMEM_SEVERITY_WARNING));
+  assert_number (f, "orphan_kib", 100);
   assert_number (f, "orphan_pids", 1);
   g_assert_nonnull (strstr (f->message, "stopped"));
 }
@@ -366,7 +367,14 @@ test_cuda_release (void)
 
       s->release = g_new0 (JmemTegraRelease, 1);
       s->release->major = g_strdup (majors[i]);
+      /* without a per-process GPU source, "no live GPU process" is unknown */
+      g_assert_false (fires (s, "cuda-pool-retained"));
+      s->nvmap_readable = TRUE;
       g_assert_cmpint (fires (s, "cuda-pool-retained"), ==, i == 0);
+      /* a live process holding GPU memory explains what is held */
+      g_ptr_array_add (s->processes, process (50, "python3", 'R', 1, 1));
+      add_nvmap (s, 50, "python3", JMEM_TRIAGE_CUDA_LIVE_MIN_KIB, TRUE);
+      g_assert_false (fires (s, "cuda-pool-retained"));
     }
 }
 
