@@ -31,7 +31,7 @@ jmem_triage_rule_unexplained_used (JmemTriage *t)
     };
 
     for (gsize i = 0; i < G_N_ELEMENTS (fields); i++)
-      if (fields[i].kib >= 0)
+      if (fields[i].kib > 0)
         {
           g_autofree char *s = jmem_triage_size ((guint64) fields[i].kib);
           g_string_append_printf (k, "%s%s %s", k->len ? ", " : "", fields[i].name, s);

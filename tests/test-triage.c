@@ -2,9 +2,11 @@
  * not, collected through the real collector; and each threshold exactly at
  * its boundary on snapshots built here. Expected numbers come from the
  * fixture files, not restated. */
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "jmem-collect.h"
 #include "jmem-meminfo.h"
@@ -474,6 +476,39 @@ test_command_hostile (void)
   g_assert_null (strchr (out, '\r'));
 }
 
+/* Every rule's finding, as `jmem snapshot --json` writes it, meets the schema. */
+static void
+test_command_schema (gconstpointer data)
+{
+  const Case *c = data;
+  g_autofree char *root = g_strdup_printf ("%s/triage/%s-hit", fixtures, c->rule);
+  const char *snapshot[] = { jmem_exe, "snapshot", "--json", "--tegrastats", "1", "--sysroot", root, NULL };
+  g_autofree char *out = NULL, *path = NULL, *report = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = -1, fd;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) snapshot, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                               &out, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (out, c->rule));
+
+  fd = g_file_open_tmp ("jmem-triage-XXXXXX.json", &path, &error);
+  g_assert_no_error (error);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, out, -1, &error));
+  {
+    const char *validate[] = { "python3", g_getenv ("JMEM_VALIDATOR"), g_getenv ("JMEM_SCHEMA"), path, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) validate, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                                 NULL, &report, &status, &error));
+  }
+  g_assert_no_error (error);
+  g_unlink (path);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("%s-hit does not meet the schema: %s", c->rule, report);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -503,6 +538,12 @@ main (int argc, char **argv)
 
       g_test_add_data_func (hit, &cases[i], test_fixture_hit);
       g_test_add_data_func (miss, &cases[i], test_fixture_miss);
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *schema = g_strdup_printf ("/triage/command/schema/%s", cases[i].rule);
+
+      g_test_add_data_func (schema, &cases[i], test_command_schema);
     }
   g_test_add_func ("/triage/boundary/meminfo", test_boundary_meminfo);
   g_test_add_func ("/triage/boundary/unexplained", test_boundary_unexplained);
