@@ -223,7 +223,12 @@ jmem_triage_describe (const JmemTriage *t, gint64 pid, const char *name)
       g_string_append (s, " in ");
       if (p->container_runtime != NULL)
         g_string_append_printf (s, "%s ", p->container_runtime);
-      g_string_append_printf (s, "container %.12s", p->container_id);
+      /* 12 characters, not bytes: a cut must not split a UTF-8 sequence */
+      g_autofree char *id = g_utf8_validate (p->container_id, -1, NULL)
+                              ? g_utf8_substring (p->container_id, 0, 12)
+                              : g_strdup ("?");
+
+      g_string_append_printf (s, "container %s", id);
     }
   return g_string_free (s, FALSE);
 }

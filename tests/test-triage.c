@@ -389,14 +389,30 @@ test_hostile (void)
   g_autoptr(JsonNode) json = NULL;
 
   g_ptr_array_add (s->processes, process (7, "Xorg\n\x1b[31m", 'Z', G_MAXINT64, G_MAXINT64));
+
   add_nvmap (s, 7, "Xorg\n\x1b[31m", G_MAXUINT64, TRUE);
   add_nvmap (s, 8, "gone", G_MAXUINT64, FALSE);
   fires (s, "none");
   g_assert_cmpuint (s->findings->len, >, 0);
   for (guint i = 0; i < s->findings->len; i++)
     g_assert_true (g_utf8_validate (((JmemFinding *) s->findings->pdata[i])->message, -1, NULL));
+
   json = jmem_findings_to_json (s->findings);
   g_assert_nonnull (json);
+
+  /* a container id whose 12th character is two bytes long is cut after it */
+  {
+    g_autoptr(JmemSnapshot) big = with_meminfo ("MemTotal: 1000000 kB\n");
+    JmemProcess *p = process (9, "llm", 'R', 1, 900000);
+    const JmemFinding *f;
+
+    p->container_id = g_strdup ("abcdefghijk\xc3\xa9xyz");
+    g_ptr_array_add (big->processes, p);
+    g_assert_true (fires (big, "single-process-dominates"));
+    f = jmem_triage_find (big->findings, "single-process-dominates");
+    g_assert_true (g_utf8_validate (f->message, -1, NULL));
+    g_assert_nonnull (strstr (f->message, "container abcdefghijk\xc3\xa9 "));
+  }
 
   /* an empty snapshot finds nothing and does not crash */
   {
