@@ -71,6 +71,7 @@ read_state (gboolean allow_interactive, GPtrArray *notes)
   g_autofree char *data = NULL;
   JmemNvmapSourceContext ctx = { .allow_interactive = allow_interactive };
   const JmemNvmapSource *source;
+  gint64 stats_total_bytes = -1;
   gsize len = 0;
 
   if (jmem_file_read_capped ("/proc/meminfo", JMEM_MAX_SMALL_BYTES, &data, &len, &error))
@@ -81,7 +82,7 @@ read_state (gboolean allow_interactive, GPtrArray *notes)
 
   source = jmem_nvmap_source_choose (&ctx, &error);
   if (source != NULL)
-    clients = source->read_clients (&ctx, NULL, &error);
+    clients = source->read_clients (&ctx, &stats_total_bytes, &error);
   if (clients == NULL && source != NULL)
     {
       const char *action = jmem_nvmap_source_error_action (source, error);
