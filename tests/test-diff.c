@@ -230,6 +230,43 @@ test_command (void)
   run_clear (&r);
 }
 
+/* --no-drop on the live system: no helper involved, drop is null, the diff
+ * member follows its schema, and --top only trims what is shown. */
+static void
+test_audit_no_drop (void)
+{
+  const char *args[] = { jmem_exe, "audit", "--no-drop", "--interval", "0", "--json", "--top", "2", NULL };
+  g_autofree char *diff_path = g_build_filename (tmpdir, "audit-diff.json", NULL);
+  const char *validate[] = { "python3", JMEM_VALIDATOR, JMEM_DIFF_SCHEMA, diff_path, NULL };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *diff_text = NULL;
+  JsonObject *root, *procs;
+  int wait_status = 0;
+
+  g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                &out, NULL, &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (root, "schema"), ==, "jmem-audit");
+  g_assert_true (json_object_get_null_member (root, "drop"));
+  procs = json_object_get_object_member (json_object_get_object_member (root, "before"), "processes");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (procs, "list")), <=, 2);
+  g_assert_true (json_object_get_boolean_member (
+    json_object_get_object_member (json_object_get_object_member (root, "diff"), "processes"), "complete"));
+
+  diff_text = json_to_string (json_object_get_member (root, "diff"), FALSE);
+  g_assert_true (g_file_set_contents (diff_path, diff_text, -1, &error));
+  g_spawn_sync (NULL, (char **) validate, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
+                &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
+}
+
 static char *
 write_tmp (const char *name, const char *text, gssize len)
 {
@@ -361,6 +398,7 @@ main (int argc, char **argv)
   g_test_add_func ("/diff/malformed", test_malformed);
   g_test_add_func ("/diff/hostile-name", test_hostile_name);
   g_test_add_func ("/diff/container", test_container);
+  g_test_add_func ("/diff/audit-no-drop", test_audit_no_drop);
   rc = g_test_run ();
 
   {
