@@ -221,6 +221,42 @@ jmem_diff_check_snapshot (JsonNode   *node,
   return check_processes (root, what, error);
 }
 
+/* A snapshot nests about six levels deep; the JSON parser recurses once per
+ * level, so a hostile file of nested brackets must be refused before it. */
+#define MAX_DEPTH 64
+
+static gboolean
+nesting_ok (const char *data, gsize len)
+{
+  gboolean in_string = FALSE, escaped = FALSE;
+  guint depth = 0;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      char c = data[i];
+
+      if (in_string)
+        {
+          if (escaped)
+            escaped = FALSE;
+          else if (c == '\\')
+            escaped = TRUE;
+          else if (c == '"')
+            in_string = FALSE;
+        }
+      else if (c == '"')
+        in_string = TRUE;
+      else if (c == '{' || c == '[')
+        {
+          if (++depth > MAX_DEPTH)
+            return FALSE;
+        }
+      else if ((c == '}' || c == ']') && depth > 0)
+        depth--;
+    }
+  return TRUE;
+}
+
 JsonNode *
 jmem_diff_load_snapshot (const char *path,
                          GError    **error)
@@ -240,6 +276,12 @@ jmem_diff_load_snapshot (const char *path,
     {
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
                    "%s: not a jmem snapshot (not UTF-8 text)", path);
+      return NULL;
+    }
+  if (!nesting_ok (data, len))
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                   "%s: not a jmem snapshot (JSON nested deeper than %d levels)", path, MAX_DEPTH);
       return NULL;
     }
   if (!json_parser_load_from_data (parser, data, (gssize) len, &local))

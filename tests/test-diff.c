@@ -292,7 +292,25 @@ test_malformed (void)
     { "negative.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"processes\": {\"list\": [{\"pid\": 5, \"name\": \"x\", \"rss_kib\": -4}]}}", -1, "not a possible size" },
     { "float.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"nvmap\": {\"total_kib\": 1.5}}", -1, "not an integer" },
   };
+  g_autoptr(GString) deep = g_string_new (NULL);
+  g_autofree char *deep_path = NULL;
+  g_autoptr(GError) deep_error = NULL;
+  g_autoptr(JsonNode) deep_node = NULL;
   Run r = { 0 };
+
+  /* a million nested brackets: refused before the parser recurses into them */
+  for (int i = 0; i < 1000000; i++)
+    g_string_append_c (deep, '[');
+  for (int i = 0; i < 1000000; i++)
+    g_string_append_c (deep, ']');
+  deep_path = write_tmp ("deep.json", deep->str, (gssize) deep->len);
+  deep_node = jmem_diff_load_snapshot (deep_path, &deep_error);
+  g_assert_null (deep_node);
+  g_assert_error (deep_error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (deep_error->message, "nested deeper"));
+  run_jmem (&r, "diff", deep_path, after_path, NULL);
+  g_assert_cmpint (r.status, ==, 65);
+  run_clear (&r);
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
