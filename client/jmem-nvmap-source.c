@@ -21,7 +21,10 @@ files_read_clients (const JmemNvmapSourceContext *ctx,
   g_autofree char *total = NULL;
   gsize len = 0, total_len = 0;
   guint64 bytes;
+  gint64 unused_total;
 
+  if (stats_total_bytes == NULL)
+    stats_total_bytes = &unused_total;
   *stats_total_bytes = -1;
   if (!jmem_file_read_capped (path, JMEM_MAX_DEBUGFS_BYTES, &data, &len, error))
     return NULL;

@@ -17,7 +17,7 @@ typedef struct {
 
 typedef struct {
   const char *via;  /* "sysroot", "debugfs", "helper" */
-  /* *stats_total_bytes is stats/total_memory, or -1 */
+  /* *stats_total_bytes (may be NULL) is stats/total_memory, or -1 */
   JmemNvmapClients *(*read_clients) (const JmemNvmapSourceContext *ctx,
                                      gint64                       *stats_total_bytes,
                                      GError                      **error);
