@@ -144,6 +144,15 @@ jmem_collect_join (JmemCollectContext *ctx)
     }
 
   g_ptr_array_sort (s->processes, compare_footprint);
+  /* Containers and command lines only for what is shown or holds GPU
+   * memory (findings name those): most of /proc is never printed. */
+  for (guint i = 0; i < s->processes->len; i++)
+    {
+      JmemProcess *p = g_ptr_array_index (s->processes, i);
+
+      if (top < 0 || i < (guint) top || p->nvmap_kib > 0 || p->gpu_kib > 0)
+        jmem_collect_process_details (ctx, p);
+    }
   /* triage needs every process (RSS sum, states), so it runs before --top */
   s->findings = jmem_triage_run (s);
   s->n_processes_total = s->processes->len;

@@ -14,6 +14,7 @@ typedef struct {
   guint         timeout_ms;
   JmemSnapshot *snapshot;
   gboolean      gpu_apps_read; /* --query-compute-apps answered */
+  GHashTable   *process_inodes; /* pid -> inode of /proc/PID when first read */
 } JmemCollectContext;
 
 /* DIR + path, or path itself on the live system. */
@@ -36,6 +37,10 @@ gboolean jmem_collect_read_raw (const JmemCollectContext *ctx,
 void jmem_collect_meminfo (JmemCollectContext *ctx);
 void jmem_collect_identity (JmemCollectContext *ctx);
 void jmem_collect_processes (JmemCollectContext *ctx);
+/* Container and command line of one process read by the pass above; cheap
+ * to skip for the processes a report does not show. */
+void jmem_collect_process_details (JmemCollectContext *ctx,
+                                   JmemProcess        *process);
 void jmem_collect_gpu (JmemCollectContext *ctx);
 void jmem_collect_nvmap (JmemCollectContext *ctx);
 void jmem_collect_thermal (JmemCollectContext *ctx);

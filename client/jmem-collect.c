@@ -111,6 +111,7 @@ jmem_collect_snapshot (const JmemCollectOptions *options,
   if (options->tegrastats_seconds > 0)
     jmem_collect_tegrastats (&ctx);
   jmem_collect_join (&ctx);
+  g_clear_pointer (&ctx.process_inodes, g_hash_table_unref);
 
   return g_steal_pointer (&snapshot);
 }

@@ -15,6 +15,16 @@ gboolean jmem_file_read_capped (const char *path,
                                 gsize      *length,
                                 GError    **error);
 
+/* The same for @name relative to the directory @dirfd (a /proc/PID opened
+ * once: every file then comes from that one process even if its PID is
+ * reused meanwhile), into @buffer, which is reused across calls. The data is
+ * buffer->data, buffer->len bytes, followed by a NUL. */
+gboolean jmem_file_read_at (int         dirfd,
+                            const char *name,
+                            gsize       max_bytes,
+                            GByteArray *buffer,
+                            GError    **error);
+
 /* Joins @root (NULL or "/" for the live system) with an absolute @path. */
 char *jmem_sysroot_path (const char *root,
                          const char *path);
