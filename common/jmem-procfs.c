@@ -5,8 +5,9 @@
 
 #include <string.h>
 
-/* Splits @data into lines (without the newline); @func is called per line. */
-typedef void (*LineFunc) (const char *line, gsize len, gpointer user_data);
+/* Splits @data into lines (without the newline); @func is called per line
+ * and returns FALSE once it has all it wants. */
+typedef gboolean (*LineFunc) (const char *line, gsize len, gpointer user_data);
 
 static void
 for_each_line (const char *data, gsize len, LineFunc func, gpointer user_data)
@@ -18,7 +19,8 @@ for_each_line (const char *data, gsize len, LineFunc func, gpointer user_data)
       const char *nl = memchr (p, '\n', (gsize) (end - p));
       const char *line_end = nl != NULL ? nl : end;
 
-      func (p, (gsize) (line_end - p), user_data);
+      if (!func (p, (gsize) (line_end - p), user_data))
+        break;
       p = nl != NULL ? nl + 1 : end;
     }
 }
@@ -60,14 +62,27 @@ parse_number (const char *s, gsize len, gboolean want_kib)
   return v;
 }
 
-/* Key ":" value; returns the value part when the line's key is @key. */
+/* The length of a "Key: value" line's key, or 0 when it has no colon.
+ * Found once per line, it lets the key tables compare lengths before bytes:
+ * these files are read for every process. */
+static gsize
+line_key_len (const char *line, gsize len)
+{
+  const char *colon = memchr (line, ':', len);
+
+  return colon != NULL ? (gsize) (colon - line) : 0;
+}
+
+#define KEY(literal) literal, sizeof literal - 1
+
+/* Key ":" value; returns the value part when the line's key (of length
+ * @line_klen, from line_key_len()) is @key. */
 static gboolean
-line_has_key (const char *line, gsize len, const char *key,
+line_has_key (const char *line, gsize len, gsize line_klen,
+              const char *key, gsize klen,
               const char **value, gsize *value_len)
 {
-  gsize klen = strlen (key);
-
-  if (len <= klen || memcmp (line, key, klen) != 0 || line[klen] != ':')
+  if (line_klen != klen || klen == 0 || memcmp (line, key, klen) != 0)
     return FALSE;
   *value = line + klen + 1;
   *value_len = len - klen - 1;
@@ -109,34 +124,37 @@ unescape_name (const char *s, gsize len)
 typedef struct {
   JmemProcStatus *status;
   gboolean        seen_name;
+  guint           n_lines_after_threads;
 } StatusCtx;
 
-static void
+static gboolean
 status_line (const char *line, gsize len, gpointer user_data)
 {
   StatusCtx *ctx = user_data;
   JmemProcStatus *st = ctx->status;
+  gsize klen = line_key_len (line, len);
   const char *v;
   gsize vlen;
   static const struct {
     const char *key;
+    gsize key_len;
     gsize offset;
     gboolean kib;
   } numbers[] = {
-    { "Pid", G_STRUCT_OFFSET (JmemProcStatus, pid), FALSE },
-    { "PPid", G_STRUCT_OFFSET (JmemProcStatus, ppid), FALSE },
-    { "Uid", G_STRUCT_OFFSET (JmemProcStatus, uid), FALSE },
-    { "VmRSS", G_STRUCT_OFFSET (JmemProcStatus, vm_rss_kib), TRUE },
-    { "RssAnon", G_STRUCT_OFFSET (JmemProcStatus, rss_anon_kib), TRUE },
-    { "RssFile", G_STRUCT_OFFSET (JmemProcStatus, rss_file_kib), TRUE },
-    { "RssShmem", G_STRUCT_OFFSET (JmemProcStatus, rss_shmem_kib), TRUE },
-    { "VmSwap", G_STRUCT_OFFSET (JmemProcStatus, vm_swap_kib), TRUE },
-    { "Threads", G_STRUCT_OFFSET (JmemProcStatus, threads), FALSE },
+    { KEY ("Pid"), G_STRUCT_OFFSET (JmemProcStatus, pid), FALSE },
+    { KEY ("PPid"), G_STRUCT_OFFSET (JmemProcStatus, ppid), FALSE },
+    { KEY ("Uid"), G_STRUCT_OFFSET (JmemProcStatus, uid), FALSE },
+    { KEY ("VmRSS"), G_STRUCT_OFFSET (JmemProcStatus, vm_rss_kib), TRUE },
+    { KEY ("RssAnon"), G_STRUCT_OFFSET (JmemProcStatus, rss_anon_kib), TRUE },
+    { KEY ("RssFile"), G_STRUCT_OFFSET (JmemProcStatus, rss_file_kib), TRUE },
+    { KEY ("RssShmem"), G_STRUCT_OFFSET (JmemProcStatus, rss_shmem_kib), TRUE },
+    { KEY ("VmSwap"), G_STRUCT_OFFSET (JmemProcStatus, vm_swap_kib), TRUE },
+    { KEY ("Threads"), G_STRUCT_OFFSET (JmemProcStatus, threads), FALSE },
   };
 
   /* The first Name: line wins; the kernel writes it first and escapes the
    * newlines a name could hold, so no later line can come from a name. */
-  if (line_has_key (line, len, "Name", &v, &vlen))
+  if (line_has_key (line, len, klen, KEY ("Name"), &v, &vlen))
     {
       if (!ctx->seen_name)
         {
@@ -145,32 +163,38 @@ status_line (const char *line, gsize len, gpointer user_data)
           st->name = unescape_name (v, vlen);
           ctx->seen_name = TRUE;
         }
-      return;
+      return TRUE;
     }
   if (!ctx->seen_name)
-    return;
+    return TRUE;
 
-  if (line_has_key (line, len, "State", &v, &vlen))
+  if (line_has_key (line, len, klen, KEY ("State"), &v, &vlen))
     {
       while (vlen > 0 && (*v == '\t' || *v == ' '))
         v++, vlen--;
       if (st->state == '?' && vlen > 0 && g_ascii_isalpha (*v) &&
           (vlen == 1 || v[1] == ' '))
         st->state = *v;
-      return;
+      return TRUE;
     }
 
   for (gsize i = 0; i < G_N_ELEMENTS (numbers); i++)
     {
-      if (line_has_key (line, len, numbers[i].key, &v, &vlen))
+      if (line_has_key (line, len, klen, numbers[i].key, numbers[i].key_len, &v, &vlen))
         {
           gint64 *field = G_STRUCT_MEMBER_P (st, numbers[i].offset);
 
           if (*field == -1)
             *field = parse_number (v, vlen, numbers[i].kib);
-          return;
+          return TRUE;
         }
     }
+  /* Once every key is in, stop: the signal masks, capabilities and CPU
+   * lists after Threads are most of the file. */
+  for (gsize i = 0; i < G_N_ELEMENTS (numbers); i++)
+    if (G_STRUCT_MEMBER (gint64, st, numbers[i].offset) == -1)
+      return TRUE;
+  return st->state == '?';
 }
 
 JmemProcStatus *
@@ -203,28 +227,30 @@ typedef struct {
   guint            n_found;
 } RollupCtx;
 
-static void
+static gboolean
 rollup_line (const char *line, gsize len, gpointer user_data)
 {
   RollupCtx *ctx = user_data;
+  gsize klen = line_key_len (line, len);
   const char *v;
   gsize vlen;
   static const struct {
     const char *key;
+    gsize key_len;
     gsize offset;
   } keys[] = {
-    { "Rss", G_STRUCT_OFFSET (JmemSmapsRollup, rss_kib) },
-    { "Pss", G_STRUCT_OFFSET (JmemSmapsRollup, pss_kib) },
-    { "Pss_Anon", G_STRUCT_OFFSET (JmemSmapsRollup, pss_anon_kib) },
-    { "Pss_File", G_STRUCT_OFFSET (JmemSmapsRollup, pss_file_kib) },
-    { "Pss_Shmem", G_STRUCT_OFFSET (JmemSmapsRollup, pss_shmem_kib) },
-    { "Swap", G_STRUCT_OFFSET (JmemSmapsRollup, swap_kib) },
-    { "SwapPss", G_STRUCT_OFFSET (JmemSmapsRollup, swap_pss_kib) },
+    { KEY ("Rss"), G_STRUCT_OFFSET (JmemSmapsRollup, rss_kib) },
+    { KEY ("Pss"), G_STRUCT_OFFSET (JmemSmapsRollup, pss_kib) },
+    { KEY ("Pss_Anon"), G_STRUCT_OFFSET (JmemSmapsRollup, pss_anon_kib) },
+    { KEY ("Pss_File"), G_STRUCT_OFFSET (JmemSmapsRollup, pss_file_kib) },
+    { KEY ("Pss_Shmem"), G_STRUCT_OFFSET (JmemSmapsRollup, pss_shmem_kib) },
+    { KEY ("Swap"), G_STRUCT_OFFSET (JmemSmapsRollup, swap_kib) },
+    { KEY ("SwapPss"), G_STRUCT_OFFSET (JmemSmapsRollup, swap_pss_kib) },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
     {
-      if (line_has_key (line, len, keys[i].key, &v, &vlen))
+      if (line_has_key (line, len, klen, keys[i].key, keys[i].key_len, &v, &vlen))
         {
           gint64 *field = G_STRUCT_MEMBER_P (ctx->out, keys[i].offset);
 
@@ -234,9 +260,10 @@ rollup_line (const char *line, gsize len, gpointer user_data)
               if (*field >= 0)
                 ctx->n_found++;
             }
-          return;
+          return TRUE;
         }
     }
+  return TRUE;
 }
 
 gboolean
@@ -367,7 +394,7 @@ typedef struct {
   guint      n_malformed;
 } CgroupCtx;
 
-static void
+static gboolean
 cgroup_line (const char *line, gsize len, gpointer user_data)
 {
   CgroupCtx *ctx = user_data;
@@ -375,14 +402,14 @@ cgroup_line (const char *line, gsize len, gpointer user_data)
   g_autofree char *path = NULL;
 
   if (len == 0)
-    return;
+    return TRUE;
   c1 = memchr (line, ':', len);
   c2 = c1 != NULL ? memchr (c1 + 1, ':', len - (gsize) (c1 + 1 - line)) : NULL;
   if (c1 == NULL || c2 == NULL || c1 == line || c2 + 1 >= line + len ||
       c2[1] != '/')
     {
       ctx->n_malformed++;
-      return;
+      return TRUE;
     }
   /* The path is valid UTF-8 from here on: it may end up in JSON. */
   path = jmem_text_make_valid (c2 + 1, (gssize) (line + len - (c2 + 1)));
@@ -390,6 +417,7 @@ cgroup_line (const char *line, gsize len, gpointer user_data)
     g_ptr_array_add (ctx->v2, g_steal_pointer (&path));
   else
     g_ptr_array_add (ctx->v1, g_steal_pointer (&path));
+  return TRUE;
 }
 
 gboolean
