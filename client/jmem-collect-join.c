@@ -106,6 +106,59 @@ gpu_by_pid (JmemSnapshot *s)
   return h;
 }
 
+/* (pss, else rss) + swap + GPU memory; before PSS is read it is an upper
+ * bound, since a process's PSS never exceeds its RSS. */
+static gint64
+footprint (const JmemProcess *p)
+{
+  gint64 base = p->pss_kib >= 0 ? p->pss_kib : MAX (p->rss_kib, 0);
+
+  return add_saturated (add_saturated (base, MAX (p->swap_kib, 0)),
+                        MAX (MAX (p->nvmap_kib, p->gpu_kib), 0));
+}
+
+/* PSS costs the kernel a walk of the page tables per process. With --top N
+ * only the N largest footprints are shown, so read PSS in order of the upper
+ * bound and stop once N exact footprints beat every bound left: the report
+ * is the same as reading them all. Every process's PSS with --all. */
+static void
+read_pss (JmemCollectContext *ctx, int top)
+{
+  JmemSnapshot *s = ctx->snapshot;
+  g_autoptr(GArray) best = g_array_new (FALSE, FALSE, sizeof (gint64)); /* descending */
+  guint n_no_pss = 0;
+
+  g_ptr_array_sort (s->processes, compare_footprint);
+  for (guint i = 0; i < s->processes->len; i++)
+    {
+      JmemProcess *p = g_ptr_array_index (s->processes, i);
+      guint at;
+
+      if (top >= 0 && best->len >= (guint) top &&
+          (top == 0 || g_array_index (best, gint64, top - 1) > p->footprint_kib))
+        break;
+      /* Kernel threads have no memory map: no PSS is their truth, not a gap. */
+      if (!jmem_collect_process_pss (ctx, p) && p->rss_kib >= 0)
+        n_no_pss++;
+      p->footprint_kib = footprint (p);
+      if (top <= 0)
+        continue;
+      for (at = 0; at < best->len && g_array_index (best, gint64, at) >= p->footprint_kib; at++)
+        ;
+      if (at < (guint) top)
+        g_array_insert_val (best, at, p->footprint_kib);
+      if (best->len > (guint) top)
+        g_array_set_size (best, top);
+    }
+
+  if (n_no_pss > 0)
+    jmem_snapshot_add_warning (s, "processes",
+                               ctx->root == NULL ? "run jmem as the processes' owner or as root to see their PSS" : NULL,
+                               "PSS unknown for %u processes (smaps_rollup unreadable): "
+                               "their pss_kib is null and RSS stands in for the footprint",
+                               n_no_pss);
+}
+
 void
 jmem_collect_join (JmemCollectContext *ctx)
 {
@@ -131,7 +184,6 @@ jmem_collect_join (JmemCollectContext *ctx)
       JmemProcess *p = g_ptr_array_index (s->processes, i);
       JmemNvmapPidTotal *t = g_hash_table_lookup (nvmap, &p->pid);
       gint64 *gpu_kib = g_hash_table_lookup (gpu, &p->pid);
-      gint64 base = p->pss_kib >= 0 ? p->pss_kib : MAX (p->rss_kib, 0);
 
       if (s->nvmap_readable)
         p->nvmap_kib = t ? (gint64) MIN (t->size_kib, (guint64) G_MAXINT64) : 0;
@@ -139,10 +191,10 @@ jmem_collect_join (JmemCollectContext *ctx)
         p->gpu_kib = *gpu_kib;
       else if (ctx->gpu_apps_read && s->gpu_stack == JMEM_GPU_STACK_UNIFIED)
         p->gpu_kib = 0;  /* the driver lists every process holding GPU memory */
-      p->footprint_kib = add_saturated (add_saturated (base, MAX (p->swap_kib, 0)),
-                                        MAX (MAX (p->nvmap_kib, p->gpu_kib), 0));
+      p->footprint_kib = footprint (p);
     }
 
+  read_pss (ctx, top);
   g_ptr_array_sort (s->processes, compare_footprint);
   /* Containers and command lines only for what is shown or holds GPU
    * memory (findings name those): most of /proc is never printed. */

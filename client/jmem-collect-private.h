@@ -14,7 +14,8 @@ typedef struct {
   guint         timeout_ms;
   JmemSnapshot *snapshot;
   gboolean      gpu_apps_read; /* --query-compute-apps answered */
-  GHashTable   *process_inodes; /* pid -> inode of /proc/PID when first read */
+  int           proc_fd;       /* the root's /proc while processes are read, else -1 */
+  GByteArray   *read_buf;      /* reused for every /proc/PID file */
 } JmemCollectContext;
 
 /* DIR + path, or path itself on the live system. */
@@ -37,6 +38,10 @@ gboolean jmem_collect_read_raw (const JmemCollectContext *ctx,
 void jmem_collect_meminfo (JmemCollectContext *ctx);
 void jmem_collect_identity (JmemCollectContext *ctx);
 void jmem_collect_processes (JmemCollectContext *ctx);
+/* PSS from smaps_rollup of one process read by the pass above; FALSE when
+ * unreadable (another user's process, a kernel thread, or it exited). */
+gboolean jmem_collect_process_pss (JmemCollectContext *ctx,
+                                   JmemProcess        *process);
 /* Container and command line of one process read by the pass above; cheap
  * to skip for the processes a report does not show. */
 void jmem_collect_process_details (JmemCollectContext *ctx,

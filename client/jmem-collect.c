@@ -6,6 +6,7 @@
 #include "jmem-text.h"
 
 #include <string.h>
+#include <unistd.h>
 
 char *
 jmem_collect_path (const JmemCollectContext *ctx, const char *path)
@@ -97,6 +98,8 @@ jmem_collect_snapshot (const JmemCollectOptions *options,
   ctx.timeout_ms = options->command_timeout_ms ? options->command_timeout_ms
                                                : JMEM_COLLECT_COMMAND_TIMEOUT_MS;
   ctx.snapshot = snapshot;
+  ctx.proc_fd = -1;
+  ctx.read_buf = g_byte_array_sized_new (16384);
 
   /* meminfo first: identity falls back on the memory size. */
   jmem_collect_meminfo (&ctx);
@@ -111,7 +114,9 @@ jmem_collect_snapshot (const JmemCollectOptions *options,
   if (options->tegrastats_seconds > 0)
     jmem_collect_tegrastats (&ctx);
   jmem_collect_join (&ctx);
-  g_clear_pointer (&ctx.process_inodes, g_hash_table_unref);
+  if (ctx.proc_fd >= 0)
+    close (ctx.proc_fd);
+  g_byte_array_unref (ctx.read_buf);
 
   return g_steal_pointer (&snapshot);
 }

@@ -448,6 +448,42 @@ test_top_and_human (void)
   g_assert_cmpint (both.status, ==, 64);
 }
 
+/* --top reads PSS only for the processes that can make the cut: the rows it
+ * shows must be exactly the first rows of --all. */
+static void
+test_top_matches_all (void)
+{
+  const char *trees[] = { "shared-pages", "orin-agx-nvgpu", "thor-unified", "hostile" };
+
+  for (gsize t = 0; t < G_N_ELEMENTS (trees); t++)
+    {
+      g_autofree char *dir = tree (trees[t]);
+      g_auto(Run) all = { 0 };
+      JsonArray *every;
+
+      run_jmem (&all, TRUE, "snapshot", "--json", "--all", "--sysroot", dir, NULL);
+      g_assert_cmpint (all.status, ==, 0);
+      every = json_node_get_array (json_object_get_member (
+        json_object_get_object_member (json_node_get_object (all.json), "processes"), "list"));
+
+      for (guint n = 1; n <= json_array_get_length (every); n++)
+        {
+          g_autofree char *top_arg = g_strdup_printf ("%u", n);
+          g_auto(Run) top = { 0 };
+          JsonArray *shown;
+
+          run_jmem (&top, TRUE, "snapshot", "--json", "--top", top_arg, "--sysroot", dir, NULL);
+          g_assert_cmpint (top.status, ==, 0);
+          shown = json_node_get_array (json_object_get_member (
+            json_object_get_object_member (json_node_get_object (top.json), "processes"), "list"));
+          g_assert_cmpuint (json_array_get_length (shown), ==, n);
+          for (guint i = 0; i < n; i++)
+            g_assert_true (json_node_equal (json_array_get_element (shown, i),
+                                            json_array_get_element (every, i)));
+        }
+    }
+}
+
 static void
 test_exit_codes (void)
 {
@@ -927,6 +963,7 @@ main (int argc, char **argv)
   g_test_add_func ("/snapshot/thor", test_thor);
   g_test_add_func ("/snapshot/hostile", test_hostile);
   g_test_add_func ("/snapshot/top-and-human", test_top_and_human);
+  g_test_add_func ("/snapshot/top-matches-all", test_top_matches_all);
   g_test_add_func ("/snapshot/exit-codes", test_exit_codes);
   g_test_add_func ("/snapshot/library", test_library);
   g_test_add_func ("/snapshot/live-root", test_live_root);
