@@ -178,6 +178,21 @@ typedef struct {
   guint64  size_kib;
 } RowResult;
 
+JmemNvmapClient *
+jmem_nvmap_client_new (const char *client,
+                       const char *process,
+                       guint32     pid,
+                       guint64     size_kib)
+{
+  JmemNvmapClient *c = g_new0 (JmemNvmapClient, 1);
+
+  c->client = g_strdup (client);
+  c->process = g_strdup (process);
+  c->pid = pid;
+  c->size_kib = size_kib;
+  return c;
+}
+
 static void
 row_result_clear (RowResult *r)
 {

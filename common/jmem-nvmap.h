@@ -30,6 +30,11 @@ typedef struct {
   JmemNvmapLayout  layout;
 } JmemNvmapClients;
 
+/* Copies @client and @process, which must already be valid UTF-8. */
+JmemNvmapClient *jmem_nvmap_client_new (const char *client,
+                                        const char *process,
+                                        guint32     pid,
+                                        guint64     size_kib);
 void jmem_nvmap_client_free (JmemNvmapClient *client);
 void jmem_nvmap_clients_free (JmemNvmapClients *clients);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemNvmapClient, jmem_nvmap_client_free)

@@ -136,20 +136,6 @@ read_common_info (GVariant        *info,
   *has_total = total;
 }
 
-static JmemNvmapClient *
-client_new (const char *client,
-            const char *process,
-            guint32     pid,
-            guint64     size_kib)
-{
-  JmemNvmapClient *c = g_new0 (JmemNvmapClient, 1);
-
-  c->client = g_strdup (client);
-  c->process = g_strdup (process);
-  c->pid = pid;
-  c->size_kib = size_kib;
-  return c;
-}
 
 JmemNvmapClients *
 jmem_wire_clients_from_variant (GVariant  *reply,
@@ -173,7 +159,7 @@ jmem_wire_clients_from_variant (GVariant  *reply,
   clients = g_new0 (JmemNvmapClients, 1);
   clients->clients = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_nvmap_client_free);
   while (g_variant_iter_next (iter, "(&s&sut)", &client, &process, &pid, &size_kib))
-    g_ptr_array_add (clients->clients, client_new (client, process, pid, size_kib));
+    g_ptr_array_add (clients->clients, jmem_nvmap_client_new (client, process, pid, size_kib));
 
   read_common_info (info, &clients->n_malformed, &clients->layout, &clients->has_total);
   clients->total_kib = clients->has_total ? total_kib : 0;
@@ -227,7 +213,7 @@ jmem_wire_allocations_from_variant (GVariant  *reply,
       JmemNvmapHandle h = { 0 };
       const char *tag;
 
-      ch->client = client_new (client, process, pid, size_kib);
+      ch->client = jmem_nvmap_client_new (client, process, pid, size_kib);
       ch->handles = g_ptr_array_new_with_free_func ((GDestroyNotify) handle_free);
       while (g_variant_iter_next (handles_iter, "(ttuuuuuuui&s)",
                                   &h.base, &h.size_kib, &h.flags, &h.refs, &h.dupes,

@@ -65,20 +65,6 @@ make_process (gint64      pid,
   return p;
 }
 
-static JmemNvmapClient *
-make_nvmap_row (const char *client,
-                const char *process,
-                guint32     pid,
-                guint64     size_kib)
-{
-  JmemNvmapClient *c = g_new0 (JmemNvmapClient, 1);
-
-  c->client = g_strdup (client);
-  c->process = g_strdup (process);
-  c->pid = pid;
-  c->size_kib = size_kib;
-  return c;
-}
 
 static JmemSnapshot *
 make_full_snapshot (void)
@@ -148,10 +134,10 @@ make_full_snapshot (void)
   s->nvmap_via = g_strdup ("helper");
   s->nvmap_clients = g_new0 (JmemNvmapClients, 1);
   s->nvmap_clients->clients = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_nvmap_client_free);
-  g_ptr_array_add (s->nvmap_clients->clients, make_nvmap_row ("user", "python3", 4100, 1048576));
-  g_ptr_array_add (s->nvmap_clients->clients, make_nvmap_row ("user", "python3", 4100, 2048));
-  g_ptr_array_add (s->nvmap_clients->clients, make_nvmap_row ("user", NAME_NEWLINE, 4200, 300));
-  g_ptr_array_add (s->nvmap_clients->clients, make_nvmap_row ("nvhost", "kernel", 0, 512));
+  g_ptr_array_add (s->nvmap_clients->clients, jmem_nvmap_client_new ("user", "python3", 4100, 1048576));
+  g_ptr_array_add (s->nvmap_clients->clients, jmem_nvmap_client_new ("user", "python3", 4100, 2048));
+  g_ptr_array_add (s->nvmap_clients->clients, jmem_nvmap_client_new ("user", NAME_NEWLINE, 4200, 300));
+  g_ptr_array_add (s->nvmap_clients->clients, jmem_nvmap_client_new ("nvhost", "kernel", 0, 512));
   s->nvmap_clients->has_total = TRUE;
   s->nvmap_clients->total_kib = 1040000;  /* rows are shares: they may exceed it */
   s->nvmap_clients->n_malformed = 1;
@@ -668,7 +654,7 @@ test_json_huge_values (void)
   g_ptr_array_add (s->processes, p);
   s->nvmap_clients = g_new0 (JmemNvmapClients, 1);
   s->nvmap_clients->clients = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_nvmap_client_free);
-  g_ptr_array_add (s->nvmap_clients->clients, make_nvmap_row ("user", "x", G_MAXUINT32, G_MAXUINT64));
+  g_ptr_array_add (s->nvmap_clients->clients, jmem_nvmap_client_new ("user", "x", G_MAXUINT32, G_MAXUINT64));
   s->nvmap_clients->has_total = FALSE;
 
   root = round_trip (s, &text);
