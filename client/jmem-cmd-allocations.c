@@ -157,11 +157,11 @@ jmem_cmd_allocations (int argc, char **argv)
   g_option_context_set_description (context,
     "Reads through jmem-helper, or debugfs directly as root, or a capture.\n"
     "Exit status: 0 ok, 64 usage error, 69 no NvMap data, 77 not authorized.");
-  if (!jmem_cmd_parse (context, &argc, &argv))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
     return JMEM_EXIT_USAGE;
-  if (argc > 1 || pid < -1 || pid > G_MAXUINT32)
+  if (pid < -1 || pid > G_MAXUINT32)
     {
-      g_printerr ("jmem allocations: bad arguments\nTry \"jmem allocations --help\".\n");
+      g_printerr ("jmem allocations: --pid takes a process ID\n");
       return JMEM_EXIT_USAGE;
     }
   sctx.root = sysroot && !g_str_equal (sysroot, "/") && sysroot[0] ? sysroot : NULL;

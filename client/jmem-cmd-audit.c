@@ -68,13 +68,8 @@ jmem_cmd_audit (int argc, char **argv)
     "The comparison covers every process; --top and --all only choose what is shown.\n"
     "Exit status: 0 ok, 64 usage error, 69 helper or polkit not available, 70 internal error,\n"
     "75 rate-limited, 77 not authorized to drop caches.");
-  if (!jmem_cmd_parse (context, &argc, &argv))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
     return JMEM_EXIT_USAGE;
-  if (argc > 1)
-    {
-      g_printerr ("jmem audit: unexpected argument \"%s\"\n", argv[1]);
-      return JMEM_EXIT_USAGE;
-    }
   if (level < 1 || level > 3)
     {
       g_printerr ("jmem audit: --level takes 1, 2 or 3\n");

@@ -24,13 +24,8 @@ jmem_cmd_capture (int argc, char **argv)
   g_option_context_set_description (context,
     "DIR must not exist or be empty. The layout is described in docs/capture-format.md.\n"
     "Exit status: 0 ok, 64 usage error, 73 cannot create DIR or write into it.");
-  if (!jmem_cmd_parse (context, &argc, &argv))
+  if (!jmem_cmd_parse (context, &argc, &argv, 1, "exactly one directory"))
     return JMEM_EXIT_USAGE;
-  if (argc != 2)
-    {
-      g_printerr ("jmem capture: give exactly one directory\nTry \"jmem capture --help\".\n");
-      return JMEM_EXIT_USAGE;
-    }
   if (tegrastats < 0 || tegrastats > 3600)
     {
       g_printerr ("jmem capture: --tegrastats takes 1 to 3600 seconds\n");

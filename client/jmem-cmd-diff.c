@@ -44,13 +44,8 @@ jmem_cmd_diff (int argc, char **argv)
     "process comparison complete. --json always lists every process.\n"
     "Exit status: 0 ok, 64 usage error, 65 a file is not a jmem snapshot (malformed JSON,\n"
     "another schema or version), 66 a file is missing or unreadable.");
-  if (!jmem_cmd_parse (context, &argc, &argv))
+  if (!jmem_cmd_parse (context, &argc, &argv, 2, "two snapshot files, BEFORE and AFTER"))
     return JMEM_EXIT_USAGE;
-  if (argc != 3)
-    {
-      g_printerr ("jmem diff: give two snapshot files, BEFORE and AFTER\nTry \"jmem diff --help\".\n");
-      return JMEM_EXIT_USAGE;
-    }
   if (top != -2 && (top < 0 || all))
     {
       g_printerr ("jmem diff: --top takes a count of 0 or more and excludes --all\n");

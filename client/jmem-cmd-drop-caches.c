@@ -156,13 +156,8 @@ jmem_cmd_drop_caches (int argc, char **argv)
     "Goes through jmem-helper (polkit action dev.jmem.drop-caches), at most once per 10 s.\n"
     "Exit status: 0 ok, 64 usage error, 69 helper or polkit not available, 70 internal error,\n"
     "75 rate-limited (try again in the seconds named), 77 not authorized.");
-  if (!jmem_cmd_parse (context, &argc, &argv))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
     return JMEM_EXIT_USAGE;
-  if (argc > 1)
-    {
-      g_printerr ("jmem drop-caches: unexpected argument \"%s\"\n", argv[1]);
-      return JMEM_EXIT_USAGE;
-    }
   if (level < 1 || level > 3)
     {
       g_printerr ("jmem drop-caches: --level takes 1, 2 or 3\n");

@@ -31,13 +31,8 @@ jmem_cmd_snapshot (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot), 70 internal error.");
-  if (!jmem_cmd_parse (context, &argc, &argv))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
     return JMEM_EXIT_USAGE;
-  if (argc > 1)
-    {
-      g_printerr ("jmem snapshot: unexpected argument \"%s\"\n", argv[1]);
-      return JMEM_EXIT_USAGE;
-    }
   if ((top != -2 && (top < 0 || all)))
     {
       g_printerr ("jmem snapshot: --top takes a count of 0 or more and excludes --all\n");

@@ -60,13 +60,8 @@ jmem_cmd_triage (int argc, char **argv)
     "Prints only the findings of the triage rules (docs/triage.md).\n"
     "Exit status: 0 whether or not anything was found (read the findings, not the status),\n"
     "64 usage error, 69 no data (an empty or missing --sysroot), 70 internal error.");
-  if (!jmem_cmd_parse (context, &argc, &argv))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
     return JMEM_EXIT_USAGE;
-  if (argc > 1)
-    {
-      g_printerr ("jmem triage: unexpected argument \"%s\"\n", argv[1]);
-      return JMEM_EXIT_USAGE;
-    }
   if (tegrastats < 0 || tegrastats > 3600)
     {
       g_printerr ("jmem triage: --tegrastats takes 1 to 3600 seconds\n");

@@ -35,8 +35,14 @@ int jmem_cmd_call_drop_caches (const char *command,
                                gboolean    allow_interactive,
                                GVariant  **result);
 
-/* Parses @argv with @context; prints the error with a hint on failure. */
-gboolean jmem_cmd_parse (GOptionContext *context, int *argc, char ***argv);
+/* Parses @argv with @context and wants exactly @n_operands arguments after
+ * the options (described by @operands, e.g. "one directory", for the
+ * message); prints what is wrong with a hint on failure. */
+gboolean jmem_cmd_parse (GOptionContext *context,
+                         int            *argc,
+                         char         ***argv,
+                         int             n_operands,
+                         const char     *operands);
 
 /* Whether a human view on stdout may use colour (a terminal, NO_COLOR unset). */
 gboolean jmem_cmd_use_color (void);

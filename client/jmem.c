@@ -23,13 +23,26 @@ static const struct {
 };
 
 gboolean
-jmem_cmd_parse (GOptionContext *context, int *argc, char ***argv)
+jmem_cmd_parse (GOptionContext *context,
+                int            *argc,
+                char         ***argv,
+                int             n_operands,
+                const char     *operands)
 {
   g_autoptr(GError) error = NULL;
 
-  if (g_option_context_parse (context, argc, argv, &error))
+  if (!g_option_context_parse (context, argc, argv, &error))
+    {
+      g_printerr ("%s: %s\nTry \"%s --help\".\n", g_get_prgname (), error->message, g_get_prgname ());
+      return FALSE;
+    }
+  if (*argc - 1 == n_operands)
     return TRUE;
-  g_printerr ("%s: %s\nTry \"%s --help\".\n", g_get_prgname (), error->message, g_get_prgname ());
+  if (n_operands == 0)
+    g_printerr ("%s: unexpected argument \"%s\"\n", g_get_prgname (), (*argv)[1]);
+  else
+    g_printerr ("%s: give %s\n", g_get_prgname (), operands);
+  g_printerr ("Try \"%s --help\".\n", g_get_prgname ());
   return FALSE;
 }
 
