@@ -12,6 +12,10 @@ JMEM_TEST_PACKAGES=(
 )
 JMEM_DEMO_PACKAGES=(dbus dbus-daemon polkitd util-linux procps passwd python3)
 JMEM_BENCH_PACKAGES=(smem procps python3)
+# The Debian package and the test that boots it under systemd-nspawn.
+JMEM_PACKAGE_PACKAGES=(
+  debhelper dpkg-dev fakeroot lintian debootstrap systemd-container
+)
 
 jmem_install_deps () {
   local missing=() pkg
