@@ -66,14 +66,26 @@ jmem_run (const char * const *argv,
           JmemRunResult      *result,
           GError            **error)
 {
-  g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "LC_ALL", "C", TRUE);
-  g_autoptr(GByteArray) buf = g_byte_array_new ();
+  g_autofree char *program = NULL;
+  g_auto(GStrv) envp = NULL;
+  g_autoptr(GByteArray) buf = NULL;
   gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
   GPid pid = 0;
   int out_fd = -1;
 
   memset (result, 0, sizeof *result);
   result->exit_status = -1;
+
+  /* Off a Jetson most of these tools are absent: say so without a fork. */
+  program = g_find_program_in_path (argv[0]);
+  if (program == NULL)
+    {
+      g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT,
+                   "%s is not installed (not found in PATH)", argv[0]);
+      return FALSE;
+    }
+  envp = g_environ_setenv (g_get_environ (), "LC_ALL", "C", TRUE);
+  buf = g_byte_array_new ();
 
   if (!g_spawn_async_with_pipes_and_fds (NULL, argv, (const char * const *) envp,
                                          G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
