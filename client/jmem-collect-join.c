@@ -106,8 +106,7 @@ gpu_by_pid (JmemSnapshot *s)
   return h;
 }
 
-/* (pss, else rss) + swap + GPU memory; before PSS is read it is an upper
- * bound, since a process's PSS never exceeds its RSS. */
+/* (pss, else rss) + swap + GPU memory */
 static gint64
 footprint (const JmemProcess *p)
 {
@@ -117,40 +116,53 @@ footprint (const JmemProcess *p)
                         MAX (MAX (p->nvmap_kib, p->gpu_kib), 0));
 }
 
-/* PSS costs the kernel a walk of the page tables per process. With --top N
- * only the N largest footprints are shown, so read PSS in order of the upper
- * bound and stop once N exact footprints beat every bound left: the report
- * is the same as reading them all. Every process's PSS with --all. */
+/* Whether the report names @p: what --top shows, and what holds GPU memory
+ * (findings name those). The largest is named even with --top 0, for the
+ * single-process rule. */
+static gboolean
+is_named (const JmemProcess *p, guint index, int top)
+{
+  return top < 0 || index < (guint) MAX (top, 1) || p->nvmap_kib > 0 || p->gpu_kib > 0;
+}
+
+/* Name, owner, state, container and command line for the processes the
+ * report names, in footprint order; one that exited in the meantime makes
+ * room for the next. Most of /proc is never printed. */
 static void
-read_pss (JmemCollectContext *ctx, int top)
+read_named (JmemCollectContext *ctx, int top)
+{
+  GPtrArray *procs = ctx->snapshot->processes;
+
+  for (guint i = 0; i < procs->len;)
+    {
+      JmemProcess *p = g_ptr_array_index (procs, i);
+
+      if (!is_named (p, i, top))
+        i++;
+      else if (!jmem_collect_process_identity (ctx, p))
+        g_ptr_array_remove_index (procs, i);
+      else
+        {
+          jmem_collect_process_details (ctx, p);
+          i++;
+        }
+    }
+}
+
+static void
+warn_pss_unknown (JmemCollectContext *ctx)
 {
   JmemSnapshot *s = ctx->snapshot;
-  g_autoptr(GArray) best = g_array_new (FALSE, FALSE, sizeof (gint64)); /* descending */
   guint n_no_pss = 0;
 
-  g_ptr_array_sort (s->processes, compare_footprint);
+  /* Kernel threads have no memory map: no PSS is their truth, not a gap. */
   for (guint i = 0; i < s->processes->len; i++)
     {
-      JmemProcess *p = g_ptr_array_index (s->processes, i);
-      guint at;
+      const JmemProcess *p = g_ptr_array_index (s->processes, i);
 
-      if (top >= 0 && best->len >= (guint) top &&
-          (top == 0 || g_array_index (best, gint64, top - 1) > p->footprint_kib))
-        break;
-      /* Kernel threads have no memory map: no PSS is their truth, not a gap. */
-      if (!jmem_collect_process_pss (ctx, p) && p->rss_kib >= 0)
+      if (p->pss_kib < 0 && p->rss_kib >= 0)
         n_no_pss++;
-      p->footprint_kib = footprint (p);
-      if (top <= 0)
-        continue;
-      for (at = 0; at < best->len && g_array_index (best, gint64, at) >= p->footprint_kib; at++)
-        ;
-      if (at < (guint) top)
-        g_array_insert_val (best, at, p->footprint_kib);
-      if (best->len > (guint) top)
-        g_array_set_size (best, top);
     }
-
   if (n_no_pss > 0)
     jmem_snapshot_add_warning (s, "processes",
                                ctx->root == NULL ? "run jmem as the processes' owner or as root to see their PSS" : NULL,
@@ -194,18 +206,11 @@ jmem_collect_join (JmemCollectContext *ctx)
       p->footprint_kib = footprint (p);
     }
 
-  read_pss (ctx, top);
   g_ptr_array_sort (s->processes, compare_footprint);
-  /* Containers and command lines only for what is shown or holds GPU
-   * memory (findings name those): most of /proc is never printed. */
-  for (guint i = 0; i < s->processes->len; i++)
-    {
-      JmemProcess *p = g_ptr_array_index (s->processes, i);
-
-      if (top < 0 || i < (guint) top || p->nvmap_kib > 0 || p->gpu_kib > 0)
-        jmem_collect_process_details (ctx, p);
-    }
-  /* triage needs every process (RSS sum, states), so it runs before --top */
+  read_named (ctx, top);
+  jmem_collect_process_warnings (ctx);
+  warn_pss_unknown (ctx);
+  /* triage needs every process (the RSS sum, the largest), so it runs before --top */
   s->findings = jmem_triage_run (s);
   s->n_processes_total = s->processes->len;
   if (top >= 0 && s->processes->len > (guint) top)

@@ -5,6 +5,7 @@
 
 #include "jmem-collect.h"
 #include "jmem-snapshot.h"
+#include "jmem-users.h"
 
 G_BEGIN_DECLS
 
@@ -16,6 +17,9 @@ typedef struct {
   gboolean      gpu_apps_read; /* --query-compute-apps answered */
   int           proc_fd;       /* the root's /proc while processes are read, else -1 */
   GByteArray   *read_buf;      /* reused for every /proc/PID file */
+  JmemUsers    *users;         /* uid -> name, while processes are read */
+  guint         n_status_refused;
+  guint         n_status_damaged;
 } JmemCollectContext;
 
 /* DIR + path, or path itself on the live system. */
@@ -37,11 +41,17 @@ gboolean jmem_collect_read_raw (const JmemCollectContext *ctx,
 
 void jmem_collect_meminfo (JmemCollectContext *ctx);
 void jmem_collect_identity (JmemCollectContext *ctx);
+/* Every process with its RSS, PSS (where readable) and swap; name, owner
+ * and state only where smaps_rollup was unreadable: the name is NULL until
+ * jmem_collect_process_identity() reads it. */
 void jmem_collect_processes (JmemCollectContext *ctx);
-/* PSS from smaps_rollup of one process read by the pass above; FALSE when
- * unreadable (another user's process, a kernel thread, or it exited). */
-gboolean jmem_collect_process_pss (JmemCollectContext *ctx,
-                                   JmemProcess        *process);
+/* Name, owner and state from status for a process the report shows; FALSE
+ * when it exited or its status is refused or damaged (counted for
+ * jmem_collect_process_warnings()): drop it. */
+gboolean jmem_collect_process_identity (JmemCollectContext *ctx,
+                                        JmemProcess        *process);
+/* What the passes above could not read, as snapshot warnings. */
+void jmem_collect_process_warnings (JmemCollectContext *ctx);
 /* Container and command line of one process read by the pass above; cheap
  * to skip for the processes a report does not show. */
 void jmem_collect_process_details (JmemCollectContext *ctx,

@@ -1,6 +1,8 @@
-/* Processes from /proc/PID: status for every process; smaps_rollup, cgroup
- * and cmdline only for those the sort and the report need (see
- * jmem-collect-join.c): reading /proc is most of what a snapshot costs. */
+/* Processes from /proc/PID. smaps_rollup first: one read gives RSS, PSS and
+ * swap, which is all the sort needs. status (name, owner, state) only where
+ * smaps_rollup is unreadable and for the processes a report shows (see
+ * jmem-collect-join.c); cgroup and cmdline only for those. Reading /proc is
+ * most of what a snapshot costs, and the kernel charges per file opened. */
 #include "jmem-collect-private.h"
 
 #include "jmem-file.h"
@@ -13,10 +15,12 @@
 #include <gio/gio.h>
 #include <unistd.h>
 
-typedef struct {
-  guint n_unparsable;  /* status present but not a status file */
-  guint n_unreadable;  /* status present but refused */
-} Counts;
+typedef enum {
+  PROCESS_READ,
+  PROCESS_EXITED,
+  PROCESS_REFUSED,  /* status present but refused */
+  PROCESS_DAMAGED,  /* status present but not a status file */
+} ProcessRead;
 
 /* Reads PID/@file relative to the open /proc: one open per file, which is
  * what the kernel charges for, and no path built from the root each time. */
@@ -41,70 +45,105 @@ exited (const GError *error)
          g_error_matches (error, G_IO_ERROR, G_IO_ERROR_FAILED);
 }
 
-/* Returns FALSE when the process vanished; *out stays NULL when it exists
- * but could not be read. */
+static JmemProcess *
+process_new (gint64 pid)
+{
+  JmemProcess *p = g_new0 (JmemProcess, 1);
+
+  /* The PID is the directory's: a damaged file cannot move numbers onto
+   * another process. */
+  p->pid = pid;
+  p->uid = -1;
+  p->state = '?';
+  p->rss_kib = -1;
+  p->pss_kib = -1;
+  p->swap_kib = -1;
+  p->nvmap_kib = -1;
+  p->gpu_kib = -1;
+  p->footprint_kib = -1;
+  return p;
+}
+
+/* RSS, PSS and swap in one read; FALSE for kernel threads, zombies, other
+ * users' processes and those that exited, which status then tells apart. */
 static gboolean
-read_process (JmemCollectContext *ctx,
-              gint64              pid,
-              JmemUsers          *users,
-              Counts             *counts,
-              JmemProcess       **out)
+read_rollup (JmemCollectContext *ctx,
+             JmemProcess        *p)
+{
+  JmemSmapsRollup rollup;
+
+  if (!read_pid_file (ctx, p->pid, "smaps_rollup", JMEM_MAX_PROC_BYTES, NULL) ||
+      !jmem_smaps_rollup_parse ((const char *) ctx->read_buf->data, ctx->read_buf->len,
+                                &rollup, NULL) ||
+      rollup.rss_kib < 0 || rollup.pss_kib < 0)
+    return FALSE;
+  p->rss_kib = rollup.rss_kib;
+  p->pss_kib = rollup.pss_kib;
+  p->swap_kib = rollup.swap_kib;
+  return TRUE;
+}
+
+/* Name, owner and state; RSS and swap too when smaps_rollup gave none. */
+static ProcessRead
+read_status (JmemCollectContext *ctx,
+             JmemProcess        *p)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(JmemProcStatus) status = NULL;
   GByteArray *buf = ctx->read_buf;
-  JmemProcess *p;
 
-  *out = NULL;
-  if (!read_pid_file (ctx, pid, "status", JMEM_MAX_SMALL_BYTES, &error))
-    {
-      if (exited (error))
-        return FALSE;
-      counts->n_unreadable++;
-      return TRUE;
-    }
+  if (!read_pid_file (ctx, p->pid, "status", JMEM_MAX_SMALL_BYTES, &error))
+    return exited (error) ? PROCESS_EXITED : PROCESS_REFUSED;
   status = jmem_proc_status_parse ((const char *) buf->data, buf->len, NULL);
   if (status == NULL)
-    {
-      counts->n_unparsable++;
-      return TRUE;
-    }
+    return PROCESS_DAMAGED;
 
-  p = g_new0 (JmemProcess, 1);
-  /* The PID is the directory's: a damaged status file cannot move numbers
-   * onto another process. */
-  p->pid = pid;
-  p->name = g_steal_pointer (&status->name);
-  if (p->name == NULL)
-    p->name = g_strdup ("");
+  g_free (p->name);
+  p->name = status->name != NULL ? g_steal_pointer (&status->name) : g_strdup ("");
   p->uid = status->uid;
-  p->user = jmem_users_lookup (users, status->uid);
+  g_free (p->user);
+  p->user = jmem_users_lookup (ctx->users, status->uid);
   p->state = status->state;
-  p->rss_kib = status->vm_rss_kib;
-  p->swap_kib = status->vm_swap_kib;
-  p->pss_kib = -1;
-  p->nvmap_kib = -1;
-  p->gpu_kib = -1;
-  p->footprint_kib = -1;
+  if (p->pss_kib < 0)
+    {
+      p->rss_kib = status->vm_rss_kib;
+      p->swap_kib = status->vm_swap_kib;
+    }
+  return PROCESS_READ;
+}
 
-  *out = p;
-  return TRUE;
+/* Counts what could not be read, for the warnings; TRUE when @result is
+ * PROCESS_READ. */
+static gboolean
+count_read (JmemCollectContext *ctx,
+            ProcessRead         result)
+{
+  switch (result)
+    {
+    case PROCESS_READ:
+      return TRUE;
+    case PROCESS_EXITED:
+      ctx->snapshot->n_processes_vanished++;
+      break;
+    case PROCESS_REFUSED:
+      ctx->n_status_refused++;
+      break;
+    case PROCESS_DAMAGED:
+      ctx->n_status_damaged++;
+      break;
+    }
+  return FALSE;
 }
 
 gboolean
-jmem_collect_process_pss (JmemCollectContext *ctx,
-                          JmemProcess        *p)
+jmem_collect_process_identity (JmemCollectContext *ctx,
+                               JmemProcess        *p)
 {
-  JmemSmapsRollup rollup;
-
-  if (ctx->proc_fd < 0 ||
-      !read_pid_file (ctx, p->pid, "smaps_rollup", JMEM_MAX_PROC_BYTES, NULL))
+  if (p->name != NULL)
+    return TRUE;
+  if (ctx->proc_fd < 0)
     return FALSE;
-  if (!jmem_smaps_rollup_parse ((const char *) ctx->read_buf->data, ctx->read_buf->len,
-                                &rollup, NULL) || rollup.pss_kib < 0)
-    return FALSE;
-  p->pss_kib = rollup.pss_kib;
-  return TRUE;
+  return count_read (ctx, read_status (ctx, p));
 }
 
 void
@@ -114,8 +153,6 @@ jmem_collect_processes (JmemCollectContext *ctx)
   g_autofree char *proc = jmem_collect_path (ctx, "/proc");
   g_autoptr(GError) error = NULL;
   g_autoptr(GDir) dir = g_dir_open (proc, 0, &error);
-  g_autoptr(JmemUsers) users = jmem_users_new (ctx->root);
-  Counts counts = { 0 };
   const char *name;
 
   if (dir == NULL)
@@ -131,29 +168,37 @@ jmem_collect_processes (JmemCollectContext *ctx)
                                  proc, g_strerror (errno));
       return;
     }
+  ctx->users = jmem_users_new (ctx->root);
 
   while ((name = g_dir_read_name (dir)) != NULL)
     {
       guint64 pid;
-      JmemProcess *p = NULL;
+      JmemProcess *p;
 
       if (!g_ascii_isdigit (name[0]) ||
           !g_ascii_string_to_unsigned (name, 10, 1, G_MAXINT32, &pid, NULL))
         continue;
-      if (!read_process (ctx, (gint64) pid, users, &counts, &p))
-        s->n_processes_vanished++;
-      else if (p != NULL)
+      p = process_new ((gint64) pid);
+      if (read_rollup (ctx, p) || count_read (ctx, read_status (ctx, p)))
         g_ptr_array_add (s->processes, p);
+      else
+        jmem_process_free (p);
     }
+}
 
-  if (counts.n_unreadable > 0)
+void
+jmem_collect_process_warnings (JmemCollectContext *ctx)
+{
+  JmemSnapshot *s = ctx->snapshot;
+
+  if (ctx->n_status_refused > 0)
     jmem_snapshot_add_warning (s, "processes", NULL,
                                "%u processes could not be read (status refused)",
-                               counts.n_unreadable);
-  if (counts.n_unparsable > 0)
+                               ctx->n_status_refused);
+  if (ctx->n_status_damaged > 0)
     jmem_snapshot_add_warning (s, "processes", NULL,
                                "%u processes had a damaged status file and were skipped",
-                               counts.n_unparsable);
+                               ctx->n_status_damaged);
 }
 
 void

@@ -116,6 +116,7 @@ jmem_collect_snapshot (const JmemCollectOptions *options,
   jmem_collect_join (&ctx);
   if (ctx.proc_fd >= 0)
     close (ctx.proc_fd);
+  g_clear_pointer (&ctx.users, jmem_users_free);
   g_byte_array_unref (ctx.read_buf);
 
   return g_steal_pointer (&snapshot);

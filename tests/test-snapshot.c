@@ -448,8 +448,8 @@ test_top_and_human (void)
   g_assert_cmpint (both.status, ==, 64);
 }
 
-/* --top reads PSS only for the processes that can make the cut: the rows it
- * shows must be exactly the first rows of --all. */
+/* --top reads name, owner, container and command line only for the rows it
+ * shows: they must be exactly the first rows of --all. */
 static void
 test_top_matches_all (void)
 {
@@ -482,6 +482,36 @@ test_top_matches_all (void)
                                             json_array_get_element (every, i)));
         }
     }
+}
+
+/* A process that exits after its memory was read but before its name was
+ * (status gone, smaps_rollup still there) is counted as vanished, and the
+ * next one takes its row. */
+static void
+test_exit_between_passes (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("jmem-exit-XXXXXX", NULL);
+  g_autofree char *copy = g_build_filename (base, "orin", NULL);
+  g_autofree char *orin = tree ("orin-agx-nvgpu");
+  g_autofree char *status = g_build_filename (copy, "proc", "1792595", "status", NULL);
+  g_auto(Run) r = { 0 };
+  const char *cp[] = { "cp", "-a", orin, copy, NULL };
+  const char *rm[] = { "rm", "-rf", base, NULL };
+  g_auto(Run) cp_run = { 0 }, rm_run = { 0 };
+
+  run_argv (cp, NULL, FALSE, &cp_run);
+  g_assert_cmpint (cp_run.status, ==, 0);
+  g_assert_cmpint (g_unlink (status), ==, 0);
+
+  run_jmem (&r, TRUE, "snapshot", "--json", "--top", "1", "--sysroot", copy, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  assert_schema_valid (r.out);
+  g_assert_cmpint (int_at (r.json, "$.processes.vanished"), ==, 1);
+  g_assert_cmpint (int_at (r.json, "$.processes.total"), ==, 8);
+  g_assert_cmpint (len_at (r.json, "$.processes.list"), ==, 1);
+  g_assert_cmpint (int_at (r.json, "$.processes.list[0].pid"), ==, 1792500);
+  g_assert_nonnull (json_object_get_string_member (process_by_pid (r.json, 1792500), "name"));
+  run_argv (rm, NULL, FALSE, &rm_run);
 }
 
 static void
@@ -542,6 +572,25 @@ test_library (void)
   g_assert_nonnull (s->services);
 }
 
+/* Every row shown carries its name and owner, and rows come largest first. */
+static void
+check_rows_named (JsonNode *root)
+{
+  JsonArray *list = array_at (root, "$.processes.list");
+  gint64 previous = G_MAXINT64;
+
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    {
+      JsonObject *p = json_array_get_object_element (list, i);
+      gint64 footprint = json_object_get_int_member (p, "footprint_kib");
+
+      g_assert_nonnull (json_object_get_string_member (p, "name"));
+      g_assert_false (json_object_get_null_member (p, "uid"));
+      g_assert_cmpint (footprint, <=, previous);
+      previous = footprint;
+    }
+}
+
 /* The live system: exits 0, reports this machine's MemTotal and jmem's own
  * PID (setpriv execs jmem, so the PID is the one spawned). */
 static void
@@ -569,6 +618,23 @@ check_live (const char * const *argv)
   g_assert_nonnull (self);
   g_assert_cmpstr (json_object_get_string_member (self, "name"), ==, "jmem");
   g_assert_nonnull (strstr (json_object_get_string_member (self, "cmdline"), "snapshot --json --all"));
+  /* its own smaps_rollup is readable to every user */
+  g_assert_cmpint (json_object_get_int_member (self, "pss_kib"), >, 0);
+  check_rows_named (r.json);
+}
+
+/* The default view on the live system: --top rows are named and in order. */
+static void
+check_live_top (const char * const *argv)
+{
+  g_auto(Run) r = { 0 };
+
+  run_argv (argv, NULL, TRUE, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  assert_schema_valid (r.out);
+  g_assert_cmpint (len_at (r.json, "$.processes.list"), ==, 3);
+  g_assert_cmpint (int_at (r.json, "$.processes.total"), >=, 3);
+  check_rows_named (r.json);
 }
 
 static void
@@ -582,6 +648,10 @@ test_live_root (void)
       return;
     }
   check_live (argv);
+  {
+    const char *top[] = { jmem_exe, "snapshot", "--json", "--top", "3", "--no-ask-password", NULL };
+    check_live_top (top);
+  }
 }
 
 static void
@@ -612,7 +682,10 @@ test_live_user (void)
   {
     const char *argv[] = { "setpriv", uid, gid, "--clear-groups", jmem_exe,
                            "snapshot", "--json", "--all", "--no-ask-password", NULL };
+    const char *top[] = { "setpriv", uid, gid, "--clear-groups", jmem_exe,
+                          "snapshot", "--json", "--top", "3", "--no-ask-password", NULL };
     check_live (argv);
+    check_live_top (top);
   }
 }
 
@@ -964,6 +1037,7 @@ main (int argc, char **argv)
   g_test_add_func ("/snapshot/hostile", test_hostile);
   g_test_add_func ("/snapshot/top-and-human", test_top_and_human);
   g_test_add_func ("/snapshot/top-matches-all", test_top_matches_all);
+  g_test_add_func ("/snapshot/exit-between-passes", test_exit_between_passes);
   g_test_add_func ("/snapshot/exit-codes", test_exit_codes);
   g_test_add_func ("/snapshot/library", test_library);
   g_test_add_func ("/snapshot/live-root", test_live_root);
