@@ -613,6 +613,13 @@ check_live (const char * const *argv)
       g_assert_false (bool_at (r.json, "$.collected.is_jetson"));
       g_assert_true (has_warning (r.json, "identity", "not a Jetson"));
     }
+  {
+    g_autofree char *smi = g_find_program_in_path ("nvidia-smi");
+    g_autofree char *evidence = str_at (r.json, "$.gpu.evidence[0]");
+
+    if (smi == NULL)
+      g_assert_true (g_str_has_suffix (evidence, ": not installed"));
+  }
   g_assert_cmpint (r.pid, >, 0);
   self = process_by_pid (r.json, r.pid);
   g_assert_nonnull (self);
