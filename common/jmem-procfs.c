@@ -388,10 +388,17 @@ container_from_path (const char *path, char **runtime, char **id)
   return FALSE;
 }
 
+/* A line's path, in place: most processes share a few paths ("/" in every
+ * v1 hierarchy), so only distinct ones are copied and examined. */
 typedef struct {
-  GPtrArray *v2;     /* paths of "0::" lines */
-  GPtrArray *v1;     /* paths of the other lines */
-  guint      n_malformed;
+  const char *path;
+  gsize       len;
+} CgroupPath;
+
+typedef struct {
+  GArray *v2;     /* CgroupPath of "0::" lines */
+  GArray *v1;     /* CgroupPath of the other lines */
+  guint   n_malformed;
 } CgroupCtx;
 
 static gboolean
@@ -399,7 +406,7 @@ cgroup_line (const char *line, gsize len, gpointer user_data)
 {
   CgroupCtx *ctx = user_data;
   const char *c1, *c2;
-  g_autofree char *path = NULL;
+  CgroupPath path;
 
   if (len == 0)
     return TRUE;
@@ -411,23 +418,37 @@ cgroup_line (const char *line, gsize len, gpointer user_data)
       ctx->n_malformed++;
       return TRUE;
     }
-  /* The path is valid UTF-8 from here on: it may end up in JSON. */
-  path = jmem_text_make_valid (c2 + 1, (gssize) (line + len - (c2 + 1)));
-  if (c1 - line == 1 && line[0] == '0' && c2 == c1 + 1)
-    g_ptr_array_add (ctx->v2, g_steal_pointer (&path));
-  else
-    g_ptr_array_add (ctx->v1, g_steal_pointer (&path));
+  path.path = c2 + 1;
+  path.len = (gsize) (line + len - path.path);
+  g_array_append_val (c1 - line == 1 && line[0] == '0' && c2 == c1 + 1 ? ctx->v2 : ctx->v1, path);
   return TRUE;
+}
+
+static gboolean
+seen_before (GArray * const *order, gsize o, guint i)
+{
+  const CgroupPath *p = &g_array_index (order[o], CgroupPath, i);
+
+  for (gsize po = 0; po <= o; po++)
+    for (guint pi = 0; pi < (po < o ? order[po]->len : i); pi++)
+      {
+        const CgroupPath *q = &g_array_index (order[po], CgroupPath, pi);
+
+        if (q->len == p->len && memcmp (q->path, p->path, p->len) == 0)
+          return TRUE;
+      }
+  return FALSE;
 }
 
 gboolean
 jmem_cgroup_parse (const char *data, gsize len,
                    JmemCgroupInfo *out, GError **error)
 {
-  g_autoptr(GPtrArray) v2 = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) v1 = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GArray) v2 = g_array_new (FALSE, FALSE, sizeof (CgroupPath));
+  g_autoptr(GArray) v1 = g_array_new (FALSE, FALSE, sizeof (CgroupPath));
   CgroupCtx ctx = { v2, v1, 0 };
-  GPtrArray *order[] = { v2, v1 };
+  GArray *order[] = { v2, v1 };
+  const CgroupPath *first;
 
   g_return_val_if_fail (data != NULL || len == 0, FALSE);
   g_return_val_if_fail (out != NULL, FALSE);
@@ -445,16 +466,23 @@ jmem_cgroup_parse (const char *data, gsize len,
   for (gsize o = 0; o < G_N_ELEMENTS (order); o++)
     for (guint i = 0; i < order[o]->len; i++)
       {
-        const char *path = g_ptr_array_index (order[o], i);
+        const CgroupPath *p = &g_array_index (order[o], CgroupPath, i);
+        g_autofree char *path = NULL;
 
+        /* the root holds no container */
+        if (p->len <= 1 || seen_before (order, o, i))
+          continue;
+        /* The path is valid UTF-8 from here on: it may end up in JSON. */
+        path = jmem_text_make_valid (p->path, (gssize) p->len);
         if (container_from_path (path, &out->runtime, &out->id))
           {
-            out->cgroup = g_strdup (path);
+            out->cgroup = g_steal_pointer (&path);
             return TRUE;
           }
       }
 
-  out->cgroup = g_strdup (g_ptr_array_index (v2->len > 0 ? v2 : v1, 0));
+  first = &g_array_index (v2->len > 0 ? v2 : v1, CgroupPath, 0);
+  out->cgroup = jmem_text_make_valid (first->path, (gssize) first->len);
   return TRUE;
 }
 
