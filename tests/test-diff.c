@@ -237,7 +237,9 @@ test_audit_no_drop (void)
 {
   const char *args[] = { jmem_exe, "audit", "--no-drop", "--interval", "0", "--json", "--top", "2", NULL };
   g_autofree char *diff_path = g_build_filename (tmpdir, "audit-diff.json", NULL);
+  g_autofree char *audit_path = g_build_filename (tmpdir, "audit.json", NULL);
   const char *validate[] = { "python3", JMEM_VALIDATOR, JMEM_DIFF_SCHEMA, diff_path, NULL };
+  const char *validate_audit[] = { "python3", JMEM_VALIDATOR, JMEM_AUDIT_SCHEMA, audit_path, NULL };
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
   g_autofree char *out = NULL;
@@ -258,6 +260,13 @@ test_audit_no_drop (void)
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (procs, "list")), <=, 2);
   g_assert_true (json_object_get_boolean_member (
     json_object_get_object_member (json_object_get_object_member (root, "diff"), "processes"), "complete"));
+
+  /* the whole output follows the audit schema, which takes in the others */
+  g_assert_true (g_file_set_contents (audit_path, out, -1, &error));
+  g_spawn_sync (NULL, (char **) validate_audit, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
+                &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
 
   diff_text = json_to_string (json_object_get_member (root, "diff"), FALSE);
   g_assert_true (g_file_set_contents (diff_path, diff_text, -1, &error));

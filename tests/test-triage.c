@@ -438,6 +438,32 @@ run_triage (const char *tree, gboolean json, char **out)
   return g_spawn_check_wait_status (status, NULL) ? 0 : status;
 }
 
+/* @text meets docs/@schema (found beside $JMEM_SCHEMA); @what names it in a failure. */
+static void
+assert_meets_schema (const char *schema, const char *text, const char *what)
+{
+  g_autofree char *docs = g_path_get_dirname (g_getenv ("JMEM_SCHEMA"));
+  g_autofree char *schema_path = g_build_filename (docs, schema, NULL);
+  g_autofree char *path = NULL, *report = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = -1, fd;
+
+  fd = g_file_open_tmp ("jmem-triage-XXXXXX.json", &path, &error);
+  g_assert_no_error (error);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+  {
+    const char *validate[] = { "python3", g_getenv ("JMEM_VALIDATOR"), schema_path, path, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) validate, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                                 NULL, &report, &status, &error));
+  }
+  g_assert_no_error (error);
+  g_unlink (path);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("%s does not meet %s: %s", what, schema, report);
+}
+
 static void
 test_command_json (void)
 {
@@ -454,6 +480,7 @@ test_command_json (void)
   g_assert_no_error (error);
   root = json_node_get_object (json_parser_get_root (parser));
   g_assert_cmpstr (json_object_get_string_member (root, "schema"), ==, "jmem-triage");
+  assert_meets_schema ("triage.schema.json", hit, "triage --json");
   findings = json_object_get_array_member (root, "findings");
   g_assert_cmpuint (json_array_get_length (findings), ==, 1);
   f = json_array_get_object_element (findings, 0);
@@ -467,6 +494,7 @@ test_command_json (void)
   g_assert_true (json_parser_load_from_data (parser, miss, -1, &error));
   root = json_node_get_object (json_parser_get_root (parser));
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "findings")), ==, 0);
+  assert_meets_schema ("triage.schema.json", miss, "triage --json with no finding");
 }
 
 static void
@@ -499,9 +527,9 @@ test_command_schema (gconstpointer data)
   const Case *c = data;
   g_autofree char *root = g_strdup_printf ("%s/triage/%s-hit", fixtures, c->rule);
   const char *snapshot[] = { jmem_exe, "snapshot", "--json", "--tegrastats", "1", "--sysroot", root, NULL };
-  g_autofree char *out = NULL, *path = NULL, *report = NULL;
+  g_autofree char *out = NULL;
   g_autoptr(GError) error = NULL;
-  int status = -1, fd;
+  int status = -1;
 
   g_assert_true (g_spawn_sync (NULL, (char **) snapshot, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
                                &out, NULL, &status, &error));
@@ -509,20 +537,7 @@ test_command_schema (gconstpointer data)
   g_assert_true (g_spawn_check_wait_status (status, NULL));
   g_assert_nonnull (strstr (out, c->rule));
 
-  fd = g_file_open_tmp ("jmem-triage-XXXXXX.json", &path, &error);
-  g_assert_no_error (error);
-  close (fd);
-  g_assert_true (g_file_set_contents (path, out, -1, &error));
-  {
-    const char *validate[] = { "python3", g_getenv ("JMEM_VALIDATOR"), g_getenv ("JMEM_SCHEMA"), path, NULL };
-
-    g_assert_true (g_spawn_sync (NULL, (char **) validate, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
-                                 NULL, &report, &status, &error));
-  }
-  g_assert_no_error (error);
-  g_unlink (path);
-  if (!g_spawn_check_wait_status (status, NULL))
-    g_error ("%s-hit does not meet the schema: %s", c->rule, report);
+  assert_meets_schema ("snapshot.schema.json", out, c->rule);
 }
 
 int
