@@ -67,6 +67,7 @@ jmem_run (const char * const *argv,
           GError            **error)
 {
   g_autofree char *program = NULL;
+  g_autoptr(GPtrArray) spawn_argv = NULL;
   g_auto(GStrv) envp = NULL;
   g_autoptr(GByteArray) buf = NULL;
   gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
@@ -76,7 +77,8 @@ jmem_run (const char * const *argv,
   memset (result, 0, sizeof *result);
   result->exit_status = -1;
 
-  /* Off a Jetson most of these tools are absent: say so without a fork. */
+  /* Off a Jetson most of these tools are absent: say so without a fork.
+   * (g_find_program_in_path() finds executable files only.) */
   program = g_find_program_in_path (argv[0]);
   if (program == NULL)
     {
@@ -84,11 +86,18 @@ jmem_run (const char * const *argv,
                    "%s is not installed (not found in PATH)", argv[0]);
       return FALSE;
     }
+  /* Execute what was found, under the name it was asked for. */
+  spawn_argv = g_ptr_array_new ();
+  g_ptr_array_add (spawn_argv, program);
+  for (gsize i = 0; argv[i] != NULL; i++)
+    g_ptr_array_add (spawn_argv, (gpointer) argv[i]);
+  g_ptr_array_add (spawn_argv, NULL);
   envp = g_environ_setenv (g_get_environ (), "LC_ALL", "C", TRUE);
   buf = g_byte_array_new ();
 
-  if (!g_spawn_async_with_pipes_and_fds (NULL, argv, (const char * const *) envp,
-                                         G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
+  if (!g_spawn_async_with_pipes_and_fds (NULL, (const char * const *) spawn_argv->pdata,
+                                         (const char * const *) envp,
+                                         G_SPAWN_FILE_AND_ARGV_ZERO | G_SPAWN_DO_NOT_REAP_CHILD |
                                          G_SPAWN_STDERR_TO_DEV_NULL | G_SPAWN_STDIN_FROM_DEV_NULL |
                                          G_SPAWN_CLOEXEC_PIPES,
                                          child_setup, NULL, -1, -1, -1, NULL, NULL, 0,
