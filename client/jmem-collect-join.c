@@ -116,20 +116,21 @@ footprint (const JmemProcess *p)
                         MAX (MAX (p->nvmap_kib, p->gpu_kib), 0));
 }
 
-/* Whether the report names @p: what --top shows, and what holds GPU memory
- * (findings name those). The largest is named even with --top 0, for the
- * single-process rule. */
+/* Whether the report names @p: what --top shows, and every process NvMap
+ * or nvidia-smi lists (findings name those and judge them by their state).
+ * The largest is named even with --top 0, for the single-process rule. */
 static gboolean
-is_named (const JmemProcess *p, guint index, int top)
+is_named (const JmemProcess *p, guint index, int top, GHashTable *nvmap, GHashTable *gpu)
 {
-  return top < 0 || index < (guint) MAX (top, 1) || p->nvmap_kib > 0 || p->gpu_kib > 0;
+  return top < 0 || index < (guint) MAX (top, 1) ||
+         g_hash_table_contains (nvmap, &p->pid) || g_hash_table_contains (gpu, &p->pid);
 }
 
 /* Name, owner, state, container and command line for the processes the
  * report names, in footprint order; one that exited in the meantime makes
  * room for the next. Most of /proc is never printed. */
 static void
-read_named (JmemCollectContext *ctx, int top)
+read_named (JmemCollectContext *ctx, int top, GHashTable *nvmap, GHashTable *gpu)
 {
   GPtrArray *procs = ctx->snapshot->processes;
 
@@ -137,7 +138,7 @@ read_named (JmemCollectContext *ctx, int top)
     {
       JmemProcess *p = g_ptr_array_index (procs, i);
 
-      if (!is_named (p, i, top))
+      if (!is_named (p, i, top, nvmap, gpu))
         i++;
       else if (!jmem_collect_process_identity (ctx, p))
         g_ptr_array_remove_index (procs, i);
@@ -207,7 +208,7 @@ jmem_collect_join (JmemCollectContext *ctx)
     }
 
   g_ptr_array_sort (s->processes, compare_footprint);
-  read_named (ctx, top);
+  read_named (ctx, top, nvmap, gpu);
   jmem_collect_process_warnings (ctx);
   warn_pss_unknown (ctx);
   /* triage needs every process (the RSS sum, the largest), so it runs before --top */
