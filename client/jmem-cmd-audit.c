@@ -123,18 +123,7 @@ jmem_cmd_audit (int argc, char **argv)
       json_builder_add_string_value (b, "jmem-audit");
       json_builder_set_member_name (b, "schema_version");
       json_builder_add_int_value (b, 1);
-      json_builder_set_member_name (b, "container");
-      if (container != NULL)
-        {
-          json_builder_begin_object (b);
-          json_builder_set_member_name (b, "evidence");
-          json_builder_add_string_value (b, container);
-          json_builder_set_member_name (b, "note");
-          json_builder_add_string_value (b, JMEM_CONTAINER_NOTE);
-          json_builder_end_object (b);
-        }
-      else
-        json_builder_add_null_value (b);
+      jmem_cmd_add_container_json (b, container);
       json_builder_set_member_name (b, "before");
       json_builder_add_value (b, trimmed_json (sb, top));
       json_builder_set_member_name (b, "after");
@@ -145,12 +134,7 @@ jmem_cmd_audit (int argc, char **argv)
       else
         {
           json_builder_begin_object (b);
-          json_builder_set_member_name (b, "level");
-          json_builder_add_int_value (b, level);
-          json_builder_set_member_name (b, "compact");
-          json_builder_add_boolean_value (b, compact);
-          json_builder_set_member_name (b, "helper_result");
-          json_builder_add_value (b, json_gvariant_serialize (result));
+          jmem_cmd_add_drop_json (b, level, compact, result);
           json_builder_end_object (b);
         }
       json_builder_set_member_name (b, "diff");

@@ -119,6 +119,38 @@ read_state (gboolean allow_interactive, GPtrArray *notes)
   return json_builder_get_root (b);
 }
 
+void
+jmem_cmd_add_drop_json (JsonBuilder *b,
+                        int          level,
+                        gboolean     compact,
+                        GVariant    *result)
+{
+  json_builder_set_member_name (b, "level");
+  json_builder_add_int_value (b, level);
+  json_builder_set_member_name (b, "compact");
+  json_builder_add_boolean_value (b, compact);
+  json_builder_set_member_name (b, "helper_result");
+  json_builder_add_value (b, json_gvariant_serialize (result));
+}
+
+void
+jmem_cmd_add_container_json (JsonBuilder *b,
+                             const char  *evidence)
+{
+  json_builder_set_member_name (b, "container");
+  if (evidence == NULL)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "evidence");
+  json_builder_add_string_value (b, evidence);
+  json_builder_set_member_name (b, "note");
+  json_builder_add_string_value (b, JMEM_CONTAINER_NOTE);
+  json_builder_end_object (b);
+}
+
 static const char *
 level_text (guint level)
 {
@@ -184,24 +216,8 @@ jmem_cmd_drop_caches (int argc, char **argv)
       json_builder_add_string_value (b, "jmem-drop-caches");
       json_builder_set_member_name (b, "schema_version");
       json_builder_add_int_value (b, 1);
-      json_builder_set_member_name (b, "level");
-      json_builder_add_int_value (b, level);
-      json_builder_set_member_name (b, "compact");
-      json_builder_add_boolean_value (b, compact);
-      json_builder_set_member_name (b, "helper_result");
-      json_builder_add_value (b, json_gvariant_serialize (result));
-      json_builder_set_member_name (b, "container");
-      if (container != NULL)
-        {
-          json_builder_begin_object (b);
-          json_builder_set_member_name (b, "evidence");
-          json_builder_add_string_value (b, container);
-          json_builder_set_member_name (b, "note");
-          json_builder_add_string_value (b, JMEM_CONTAINER_NOTE);
-          json_builder_end_object (b);
-        }
-      else
-        json_builder_add_null_value (b);
+      jmem_cmd_add_drop_json (b, level, compact, result);
+      jmem_cmd_add_container_json (b, container);
       json_builder_set_member_name (b, "system");
       json_builder_add_value (b, g_steal_pointer (&rows));
       json_builder_set_member_name (b, "notes");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
 
@@ -34,6 +35,17 @@ int jmem_cmd_call_drop_caches (const char *command,
                                gboolean    compact,
                                gboolean    allow_interactive,
                                GVariant  **result);
+
+/* The "level", "compact" and "helper_result" members that drop-caches and
+ * audit both write (docs/drop-caches.schema.json). */
+void jmem_cmd_add_drop_json (JsonBuilder *builder,
+                             int          level,
+                             gboolean     compact,
+                             GVariant    *result);
+
+/* The "container" member: {evidence, note}, or null when @evidence is NULL. */
+void jmem_cmd_add_container_json (JsonBuilder *builder,
+                                  const char  *evidence);
 
 /* Parses @argv with @context and wants exactly @n_operands arguments after
  * the options (described by @operands, e.g. "one directory", for the
