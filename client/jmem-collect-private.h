@@ -45,7 +45,7 @@ void jmem_collect_identity (JmemCollectContext *ctx);
  * and state only where smaps_rollup was unreadable: the name is NULL until
  * jmem_collect_process_identity() reads it. */
 void jmem_collect_processes (JmemCollectContext *ctx);
-/* Name, owner and state from status for a process the report shows; FALSE
+/* Name, owner and state from status for a process the report names; FALSE
  * when it exited or its status is refused or damaged (counted for
  * jmem_collect_process_warnings()): drop it. */
 gboolean jmem_collect_process_identity (JmemCollectContext *ctx,

@@ -1,6 +1,6 @@
 /* Processes from /proc/PID. smaps_rollup first: one read gives RSS, PSS and
  * swap, which is all the sort needs. status (name, owner, state) only where
- * smaps_rollup is unreadable and for the processes a report shows (see
+ * smaps_rollup is unreadable and for the processes a report names (see
  * jmem-collect-join.c); cgroup and cmdline only for those. Reading /proc is
  * most of what a snapshot costs, and the kernel charges per file opened. */
 #include "jmem-collect-private.h"
