@@ -32,6 +32,19 @@ jmem_text_make_valid (const char *bytes,
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
+/* Characters a terminal shows as nothing or that reorder what follows them:
+ * a name holding U+202E can make "gpt.exe" read as "exe.tpg". */
+static gboolean
+is_hiding (gunichar c)
+{
+  return c == 0x061c ||                  /* ARABIC LETTER MARK */
+         (c >= 0x200b && c <= 0x200f) || /* zero-width space .. RIGHT-TO-LEFT MARK */
+         (c >= 0x2028 && c <= 0x202e) || /* line and paragraph separators, LRE .. RLO */
+         (c >= 0x2060 && c <= 0x2064) || /* WORD JOINER .. INVISIBLE PLUS */
+         (c >= 0x2066 && c <= 0x2069) || /* LRI .. PDI */
+         c == 0xfeff;                    /* ZERO WIDTH NO-BREAK SPACE (BOM) */
+}
+
 char *
 jmem_text_escape_for_terminal (const char *utf8)
 {
@@ -51,8 +64,109 @@ jmem_text_escape_for_terminal (const char *utf8)
         g_string_append (out, "\\\\");
       else if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0))
         g_string_append_printf (out, "\\x%02x", (guint) c);
+      else if (is_hiding (c))
+        g_string_append_printf (out, "\\u%04x", (guint) c);
       else
         g_string_append_len (out, p, g_utf8_next_char (p) - p);
     }
   return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+char *
+jmem_text_for_terminal (const char *bytes)
+{
+  g_autofree char *valid = jmem_text_make_valid (bytes, -1);
+
+  return jmem_text_escape_for_terminal (valid);
+}
+
+static gsize
+char_width (gunichar c)
+{
+  if (g_unichar_iszerowidth (c))
+    return 0;
+  return g_unichar_iswide (c) ? 2 : 1;
+}
+
+gsize
+jmem_text_width (const char *utf8)
+{
+  gsize width = 0;
+
+  g_return_val_if_fail (utf8 != NULL, 0);
+  for (const char *p = utf8; *p != '\0'; p = g_utf8_next_char (p))
+    width += char_width (g_utf8_get_char (p));
+  return width;
+}
+
+char *
+jmem_text_fit_width (const char *utf8,
+                     gsize       cols,
+                     gboolean    pad)
+{
+  g_autoptr(GString) out = NULL;
+  gsize width;
+
+  g_return_val_if_fail (utf8 != NULL, NULL);
+  width = jmem_text_width (utf8);
+  out = g_string_new (NULL);
+  if (width <= cols)
+    {
+      g_string_append (out, utf8);
+    }
+  else if (cols > 0)
+    {
+      /* keep what fits in cols - 1, then the one column of "…" */
+      width = 0;
+      for (const char *p = utf8; *p != '\0'; p = g_utf8_next_char (p))
+        {
+          gsize w = char_width (g_utf8_get_char (p));
+
+          if (width + w > cols - 1)
+            break;
+          g_string_append_len (out, p, g_utf8_next_char (p) - p);
+          width += w;
+        }
+      g_string_append (out, "…");
+      width++;
+    }
+  else
+    {
+      width = 0;
+    }
+  for (; pad && width < cols; width++)
+    g_string_append_c (out, ' ');
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+char *
+jmem_text_cap_bytes (const char *utf8,
+                     gsize       max_bytes,
+                     gboolean   *cut)
+{
+  gsize len;
+  const char *end;
+
+  g_return_val_if_fail (utf8 != NULL, NULL);
+  len = strlen (utf8);
+  if (cut != NULL)
+    *cut = len > max_bytes;
+  if (len <= max_bytes)
+    return g_strdup (utf8);
+  /* back off to the first byte of the character that straddles the cap */
+  end = utf8 + max_bytes;
+  while (end > utf8 && (*end & 0xc0) == 0x80)
+    end--;
+  return g_strndup (utf8, (gsize) (end - utf8));
+}
+
+char *
+jmem_text_cap_field (const char *utf8)
+{
+  gboolean cut = FALSE;
+  g_autofree char *capped = jmem_text_cap_bytes (utf8, JMEM_TEXT_MAX_FIELD_BYTES, &cut);
+
+  if (!cut)
+    return g_steal_pointer (&capped);
+  return g_strconcat (capped, "…", NULL);
 }

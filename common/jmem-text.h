@@ -6,13 +6,46 @@ G_BEGIN_DECLS
 
 /* Process names and command lines are attacker-controlled bytes. */
 
+/* The most bytes of one command line the outputs carry (JSON and human). */
+#define JMEM_TEXT_MAX_CMDLINE_BYTES 4096u
+/* The most bytes of any other string the outputs carry before a "…" marks
+ * the cut: only forged input (a captured tree, a stand-in tool) comes near. */
+#define JMEM_TEXT_MAX_FIELD_BYTES   4096u
+
 /* Valid UTF-8 copy of @len bytes: invalid sequences become U+FFFD, NUL bytes
  * become U+FFFD too, so the result is always a safe C string for JSON/D-Bus. */
 char *jmem_text_make_valid (const char *bytes,
                             gssize      len);
 
-/* A copy safe to print on a terminal: control characters (newline, ESC, ...)
- * are written as \n, \t, \xNN; the input must be valid UTF-8. */
+/* A copy safe to print on a terminal; the input must be valid UTF-8.
+ * Newline and tab become \n and \t, a backslash \\, the C0 and C1 controls
+ * and DEL \xNN, and the characters that reorder or hide text (bidirectional
+ * controls, zero-width characters, U+2028/U+2029 separators, the BOM) \uNNNN,
+ * so what a terminal shows is what the bytes say. */
 char *jmem_text_escape_for_terminal (const char *utf8);
+
+/* jmem_text_make_valid() then jmem_text_escape_for_terminal(): any bytes to
+ * a printable copy; NULL gives "". */
+char *jmem_text_for_terminal (const char *bytes);
+
+/* The columns valid UTF-8 @utf8 takes on a terminal: 2 for East Asian wide
+ * characters, 0 for combining and zero-width ones, 1 for the rest. Meant for
+ * escaped text (no control characters). */
+gsize jmem_text_width (const char *utf8);
+
+/* @utf8 cut to at most @cols columns, a final "…" marking a cut; with @pad,
+ * blanks fill it to exactly @cols columns. */
+char *jmem_text_fit_width (const char *utf8,
+                           gsize       cols,
+                           gboolean    pad);
+
+/* At most @max_bytes bytes of valid UTF-8 @utf8, cut at a character
+ * boundary; *@cut (may be NULL) says whether anything was left out. */
+char *jmem_text_cap_bytes (const char *utf8,
+                           gsize       max_bytes,
+                           gboolean   *cut);
+
+/* jmem_text_cap_bytes() at JMEM_TEXT_MAX_FIELD_BYTES, "…" appended to a cut. */
+char *jmem_text_cap_field (const char *utf8);
 
 G_END_DECLS
