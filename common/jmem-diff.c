@@ -6,6 +6,19 @@
 #include "jmem-file.h"
 #include "jmem-snapshot-json.h"
 #include "jmem-snapshot.h"
+#include "jmem-text.h"
+
+/* A string copied from a snapshot file: any file may hold one of any
+ * length, the diff carries no more than a snapshot would (jmem-text.h). */
+static void
+add_bounded_string (JsonBuilder *b,
+                    const char  *value)
+{
+  g_autofree char *valid = jmem_text_make_valid (value, -1);
+  g_autofree char *capped = jmem_text_cap_field (valid);
+
+  json_builder_add_string_value (b, capped);
+}
 
 const char *const jmem_diff_system_fields[] = {
   "MemTotal", "MemFree", "MemAvailable", "Cached", "Buffers", "SReclaimable", "SUnreclaim",
@@ -458,7 +471,7 @@ add_match (JsonBuilder *b, const Match *m)
   json_builder_set_member_name (b, "pid");
   json_builder_add_int_value (b, json_object_get_int_member (p, "pid"));
   json_builder_set_member_name (b, "name");
-  json_builder_add_string_value (b, string_of (p, "name"));
+  add_bounded_string (b, string_of (p, "name"));
   if (m->before != NULL)
     add_sizes (b, "before", m->before);
   if (m->after != NULL)
@@ -599,7 +612,7 @@ add_side (JsonBuilder *b, const char *name, JsonObject *root)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "hostname");
   if (string_of (collected, "hostname") != NULL)
-    json_builder_add_string_value (b, string_of (collected, "hostname"));
+    add_bounded_string (b, string_of (collected, "hostname"));
   else
     json_builder_add_null_value (b);
   json_builder_set_member_name (b, "timestamp_unix");

@@ -1,35 +1,74 @@
 #include "jmem-snapshot-json.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "jmem-config.h"
 #include "jmem-text.h"
 #include "jmem-triage.h"
 
+static void
+add_bool (JsonBuilder *b,
+          const char  *name,
+          gboolean     value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_boolean_value (b, value ? TRUE : FALSE);
+}
+
 /* Every string goes through here: the parsers promise valid UTF-8, but a
- * broken promise must cost a U+FFFD, never an invalid document. */
+ * broken promise must cost a U+FFFD, never an invalid document. No string
+ * is longer than JMEM_TEXT_MAX_FIELD_BYTES (plus the "…" marking a cut). */
 static void
 add_string (JsonBuilder *b,
             const char  *name,
             const char  *value)
 {
+  g_autofree char *valid = NULL;
+
   if (name != NULL)
     json_builder_set_member_name (b, name);
   if (value == NULL)
     {
       json_builder_add_null_value (b);
+      return;
     }
-  else if (G_LIKELY (g_utf8_validate (value, -1, NULL)))
+  if (G_UNLIKELY (!g_utf8_validate (value, -1, NULL)))
     {
-      json_builder_add_string_value (b, value);
-    }
-  else
-    {
-      g_autofree char *valid = jmem_text_make_valid (value, -1);
-
       g_debug ("jmem-snapshot-json: member %s held invalid UTF-8", name ? name : "(array)");
-      json_builder_add_string_value (b, valid);
+      value = valid = jmem_text_make_valid (value, -1);
     }
+  if (strlen (value) > JMEM_TEXT_MAX_FIELD_BYTES)
+    {
+      g_autofree char *capped = jmem_text_cap_field (value);
+
+      json_builder_add_string_value (b, capped);
+      return;
+    }
+  json_builder_add_string_value (b, value);
+}
+
+/* "cmdline" cut to JMEM_TEXT_MAX_CMDLINE_BYTES and "cmdline_truncated": a
+ * command line is the one string a process makes as long as it likes. */
+static void
+add_cmdline (JsonBuilder *b,
+             const char  *cmdline)
+{
+  g_autofree char *valid = NULL;
+  g_autofree char *capped = NULL;
+  gboolean cut = FALSE;
+
+  if (cmdline == NULL)
+    {
+      add_string (b, "cmdline", NULL);
+      add_bool (b, "cmdline_truncated", FALSE);
+      return;
+    }
+  valid = jmem_text_make_valid (cmdline, -1);
+  capped = jmem_text_cap_bytes (valid, JMEM_TEXT_MAX_CMDLINE_BYTES, &cut);
+  json_builder_set_member_name (b, "cmdline");
+  json_builder_add_string_value (b, capped);
+  add_bool (b, "cmdline_truncated", cut);
 }
 
 /* The model's "unknown" is -1 (any negative for a size or count). */
@@ -81,15 +120,6 @@ add_celsius (JsonBuilder *b,
     json_builder_add_null_value (b);
   else
     json_builder_add_double_value (b, celsius);
-}
-
-static void
-add_bool (JsonBuilder *b,
-          const char  *name,
-          gboolean     value)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_boolean_value (b, value ? TRUE : FALSE);
 }
 
 static void
@@ -372,7 +402,7 @@ add_process (JsonBuilder       *b,
     {
       json_builder_add_null_value (b);
     }
-  add_string (b, "cmdline", p->cmdline);
+  add_cmdline (b, p->cmdline);
   json_builder_end_object (b);
 }
 
