@@ -19,6 +19,27 @@ is_refusal (const GError *error)
           g_str_has_suffix (g_dbus_error_get_remote_error (error), "InteractiveAuthorizationRequired"));
 }
 
+/* The parser gives valid UTF-8 of any length; the output carries at most
+ * JMEM_TEXT_MAX_FIELD_BYTES of it, as a snapshot does. */
+static void
+add_bounded_string (JsonBuilder *b, const char *name, const char *value)
+{
+  g_autofree char *capped = jmem_text_cap_field (value);
+
+  json_builder_set_member_name (b, name);
+  json_builder_add_string_value (b, capped);
+}
+
+/* A string from debugfs or a captured tree, safe for a terminal. */
+static char *
+shown (const char *value)
+{
+  g_autofree char *capped = NULL;
+
+  capped = jmem_text_cap_field (value != NULL ? value : "");
+  return jmem_text_for_terminal (capped);
+}
+
 static void
 add_handle (JsonBuilder *b, const JmemNvmapHandle *h)
 {
@@ -35,8 +56,7 @@ add_handle (JsonBuilder *b, const JmemNvmapHandle *h)
     json_builder_add_null_value (b);
   else
     json_builder_add_boolean_value (b, h->from_hugetlbfs != 0);
-  json_builder_set_member_name (b, "tag");
-  json_builder_add_string_value (b, h->tag ? h->tag : "");
+  add_bounded_string (b, "tag", h->tag ? h->tag : "");
   json_builder_end_object (b);
 }
 
@@ -72,10 +92,8 @@ to_json (const JmemNvmapAllocations *a, const char *via, gint64 pid)
       if (pid >= 0 && ch->client->pid != pid)
         continue;
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "client");
-      json_builder_add_string_value (b, ch->client->client);
-      json_builder_set_member_name (b, "process");
-      json_builder_add_string_value (b, ch->client->process);
+      add_bounded_string (b, "client", ch->client->client);
+      add_bounded_string (b, "process", ch->client->process);
       json_builder_set_member_name (b, "pid");
       json_builder_add_int_value (b, ch->client->pid);
       json_builder_set_member_name (b, "size_kib");
@@ -106,12 +124,14 @@ to_text (const JmemNvmapAllocations *a, const char *via, gint64 pid)
     {
       const JmemNvmapClientHandles *ch = g_ptr_array_index (a->clients, i);
       g_autofree char *name = NULL;
+      g_autofree char *client = NULL;
 
       if (pid >= 0 && ch->client->pid != pid)
         continue;
-      name = jmem_text_escape_for_terminal (ch->client->process);
+      name = shown (ch->client->process);
+      client = shown (ch->client->client);
       g_string_append_printf (out, "\n%s  PID %u  %s  %" G_GUINT64_FORMAT " KiB  %u handles\n",
-                              name, ch->client->pid, ch->client->client,
+                              name, ch->client->pid, client,
                               ch->client->size_kib, ch->handles->len);
       if (ch->handles->len > 0)
         g_string_append_printf (out, "  %18s %12s %10s %5s %5s %5s %5s %5s %5s  %s\n", "BASE",
@@ -120,7 +140,7 @@ to_text (const JmemNvmapAllocations *a, const char *via, gint64 pid)
       for (guint j = 0; j < ch->handles->len; j++)
         {
           const JmemNvmapHandle *h = g_ptr_array_index (ch->handles, j);
-          g_autofree char *tag = jmem_text_escape_for_terminal (h->tag ? h->tag : "");
+          g_autofree char *tag = shown (h->tag);
 
           g_string_append_printf (out, "  %18" G_GINT64_MODIFIER "x %12" G_GUINT64_FORMAT
                                   " %10x %5u %5u %5u %5u %5u %5u  %s\n", h->base, h->size_kib,
@@ -174,9 +194,9 @@ jmem_cmd_allocations (int argc, char **argv)
     {
       const char *action = jmem_nvmap_source_error_action (source, error);
 
-      g_printerr ("jmem allocations: %s\n", error->message);
+      jmem_cmd_printerr ("jmem allocations: %s", error->message);
       if (action != NULL)
-        g_printerr ("To fix: %s\n", action);
+        jmem_cmd_printerr ("To fix: %s", action);
       return is_refusal (error) ? JMEM_EXIT_NOT_AUTHORIZED : JMEM_EXIT_NO_DATA;
     }
 

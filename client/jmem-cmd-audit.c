@@ -9,6 +9,7 @@
 #include "jmem-error.h"
 #include "jmem-output-diff.h"
 #include "jmem-snapshot-json.h"
+#include "jmem-text.h"
 
 #define DEFAULT_INTERVAL_S 10
 
@@ -97,7 +98,7 @@ jmem_cmd_audit (int argc, char **argv)
   before = collect_json ("before", interactive, &sb, &error);
   if (before == NULL)
     {
-      g_printerr ("jmem audit: %s\n", error->message);
+      jmem_cmd_printerr ("jmem audit: %s", error->message);
       return JMEM_EXIT_INTERNAL;
     }
   if (no_drop)
@@ -107,7 +108,7 @@ jmem_cmd_audit (int argc, char **argv)
   after = collect_json ("after", interactive, &sa, &error);
   if (after == NULL)
     {
-      g_printerr ("jmem audit: %s\n", error->message);
+      jmem_cmd_printerr ("jmem audit: %s", error->message);
       return JMEM_EXIT_INTERNAL;
     }
   diff = jmem_diff_snapshots (before, after);
@@ -155,7 +156,11 @@ jmem_cmd_audit (int argc, char **argv)
         g_string_append_printf (out, "Dropped caches (level %d)%s between the two snapshots.\n",
                                 level, compact ? " and compacted memory" : "");
       if (container != NULL)
-        g_string_append_printf (out, "Note: %s (%s).\n", JMEM_CONTAINER_NOTE, container);
+        {
+          g_autofree char *evidence = jmem_text_for_terminal (container);
+
+          g_string_append_printf (out, "Note: %s (%s).\n", JMEM_CONTAINER_NOTE, evidence);
+        }
       jmem_output_diff_human (diff, top, out);
       if (!jmem_cmd_write_stdout (out->str, out->len))
         return JMEM_EXIT_CANT_CREATE;

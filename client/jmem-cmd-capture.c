@@ -36,10 +36,10 @@ jmem_cmd_capture (int argc, char **argv)
 
   if (!jmem_capture_write (argv[1], &options, notes, &error))
     {
-      g_printerr ("jmem capture: %s\n", error->message);
+      jmem_cmd_printerr ("jmem capture: %s", error->message);
       return JMEM_EXIT_CANT_CREATE;
     }
   for (guint i = 0; i < notes->len; i++)
-    g_printerr ("jmem capture: %s\n", (char *) g_ptr_array_index (notes, i));
+    jmem_cmd_printerr ("jmem capture: %s", (char *) g_ptr_array_index (notes, i));
   return JMEM_EXIT_OK;
 }

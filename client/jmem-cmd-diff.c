@@ -55,13 +55,13 @@ jmem_cmd_diff (int argc, char **argv)
   before = jmem_diff_load_snapshot (argv[1], &error);
   if (before == NULL)
     {
-      g_printerr ("jmem diff: %s\n", error->message);
+      jmem_cmd_printerr ("jmem diff: %s", error->message);
       return load_exit (error);
     }
   after = jmem_diff_load_snapshot (argv[2], &error);
   if (after == NULL)
     {
-      g_printerr ("jmem diff: %s\n", error->message);
+      jmem_cmd_printerr ("jmem diff: %s", error->message);
       return load_exit (error);
     }
 

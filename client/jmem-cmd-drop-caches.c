@@ -13,6 +13,7 @@
 #include "jmem-names.h"
 #include "jmem-nvmap-source.h"
 #include "jmem-output-diff.h"
+#include "jmem-text.h"
 
 static int
 refusal_exit (const GError *error)
@@ -52,10 +53,10 @@ jmem_cmd_call_drop_caches (const char *command,
 
   if (jmem_helper_drop_caches (&options, level, compact, result, &error))
     return JMEM_EXIT_OK;
-  g_printerr ("jmem %s: caches were not dropped: %s\n", command, error->message);
+  jmem_cmd_printerr ("jmem %s: caches were not dropped: %s", command, error->message);
   action = jmem_helper_error_action (error);
   if (action != NULL)
-    g_printerr ("jmem %s: %s\n", command, action);
+    jmem_cmd_printerr ("jmem %s: %s", command, action);
   return refusal_exit (error);
 }
 
@@ -238,11 +239,19 @@ jmem_cmd_drop_caches (int argc, char **argv)
       g_string_append_printf (out, "Dropped the %s (level %d)%s.\n", level_text ((guint) level), level,
                               compact ? " and compacted memory" : "");
       if (container != NULL)
-        g_string_append_printf (out, "Note: %s (%s).\n", JMEM_CONTAINER_NOTE, container);
+        {
+          g_autofree char *evidence = jmem_text_for_terminal (container);
+
+          g_string_append_printf (out, "Note: %s (%s).\n", JMEM_CONTAINER_NOTE, evidence);
+        }
       g_string_append_c (out, '\n');
       jmem_output_diff_system (json_node_get_array (rows), out);
       for (guint i = 0; i < notes->len; i++)
-        g_string_append_printf (out, "Note: %s\n", (char *) g_ptr_array_index (notes, i));
+        {
+          g_autofree char *note = jmem_text_for_terminal (g_ptr_array_index (notes, i));
+
+          g_string_append_printf (out, "Note: %s\n", note);
+        }
       if (!jmem_cmd_write_stdout (out->str, out->len))
         return JMEM_EXIT_CANT_CREATE;
     }

@@ -52,7 +52,7 @@ jmem_cmd_snapshot (int argc, char **argv)
   snapshot = jmem_collect_snapshot (&options, &error);
   if (snapshot == NULL)
     {
-      g_printerr ("jmem snapshot: %s\n", error->message);
+      jmem_cmd_printerr ("jmem snapshot: %s", error->message);
       return g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) ?
                JMEM_EXIT_NO_DATA : JMEM_EXIT_INTERNAL;
     }

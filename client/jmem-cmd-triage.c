@@ -84,7 +84,7 @@ jmem_cmd_triage (int argc, char **argv)
   snapshot = jmem_collect_snapshot (&options, &error);
   if (snapshot == NULL)
     {
-      g_printerr ("jmem triage: %s\n", error->message);
+      jmem_cmd_printerr ("jmem triage: %s", error->message);
       return g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) ?
                JMEM_EXIT_NO_DATA : JMEM_EXIT_INTERNAL;
     }

@@ -56,6 +56,11 @@ gboolean jmem_cmd_parse (GOptionContext *context,
                          int             n_operands,
                          const char     *operands);
 
+/* Prints the formatted line and a newline on stderr, escaped for a terminal
+ * (jmem-text.h): messages quote file names, file contents and arguments. */
+void jmem_cmd_printerr (const char *format,
+                        ...) G_GNUC_PRINTF (1, 2);
+
 /* Whether a human view on stdout may use colour (a terminal, NO_COLOR unset). */
 gboolean jmem_cmd_use_color (void);
 

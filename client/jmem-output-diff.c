@@ -60,19 +60,13 @@ jmem_output_diff_system (JsonArray *rows,
     }
 }
 
-/* A process name escaped for a terminal and cut to NAME_WIDTH characters. */
+/* A process name escaped for a terminal and fitted to NAME_WIDTH columns. */
 static char *
 name_cell (JsonObject *p)
 {
-  g_autofree char *escaped = jmem_text_escape_for_terminal (json_object_get_string_member (p, "name"));
-  glong n = g_utf8_strlen (escaped, -1);
+  g_autofree char *escaped = jmem_text_for_terminal (json_object_get_string_member (p, "name"));
 
-  if (n <= NAME_WIDTH)
-    return g_strdup_printf ("%s%*s", escaped, (int) (NAME_WIDTH - n), "");
-  {
-    g_autofree char *cut = g_utf8_substring (escaped, 0, NAME_WIDTH - 1);
-    return g_strdup_printf ("%s…", cut);
-  }
+  return jmem_text_fit_width (escaped, NAME_WIDTH, TRUE);
 }
 
 static const char *const process_columns[][2] = {
@@ -159,8 +153,8 @@ jmem_output_diff_human (JsonNode *diff,
 
   if (!json_object_get_boolean_member (d, "same_host"))
     {
-      host_b = jmem_text_escape_for_terminal (json_object_get_string_member_with_default (before, "hostname", "(unknown)"));
-      host_a = jmem_text_escape_for_terminal (json_object_get_string_member_with_default (after, "hostname", "(unknown)"));
+      host_b = jmem_text_for_terminal (json_object_get_string_member_with_default (before, "hostname", "(unknown)"));
+      host_a = jmem_text_for_terminal (json_object_get_string_member_with_default (after, "hostname", "(unknown)"));
       g_string_append_printf (out, "Note: the snapshots come from different machines (%s and %s).\n",
                               host_b, host_a);
     }

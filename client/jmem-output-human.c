@@ -25,48 +25,55 @@ typedef struct {
   guint    width;
 } Report;
 
-/* Safe to print: valid UTF-8 first (escaping needs it), then no control
- * characters. NULL becomes "-". */
+/* Safe to print: valid UTF-8 first (escaping needs it), at most
+ * JMEM_TEXT_MAX_FIELD_BYTES of it, then no control or hiding characters.
+ * NULL becomes "-". */
 static char *
 esc (const char *text)
 {
   g_autofree char *valid = NULL;
+  g_autofree char *capped = NULL;
 
   if (text == NULL)
     return g_strdup ("-");
   valid = jmem_text_make_valid (text, -1);
-  return jmem_text_escape_for_terminal (valid);
+  capped = jmem_text_cap_field (valid);
+  return jmem_text_escape_for_terminal (capped);
 }
 
-/* At most @max characters of an escaped string, "…" marking a cut. */
+/* A command line as the JSON carries it (its first
+ * JMEM_TEXT_MAX_CMDLINE_BYTES), "…" marking a cut, escaped. */
 static char *
-fit (const char *escaped,
-     guint       max)
+esc_cmdline (const char *cmdline)
 {
-  glong n = g_utf8_strlen (escaped, -1);
-  g_autofree char *head = NULL;
-  const char *end;
+  g_autofree char *valid = jmem_text_make_valid (cmdline != NULL ? cmdline : "", -1);
+  gboolean cut = FALSE;
+  g_autofree char *capped = jmem_text_cap_bytes (valid, JMEM_TEXT_MAX_CMDLINE_BYTES, &cut);
+  g_autofree char *shown = jmem_text_escape_for_terminal (capped);
 
-  if (max == 0)
-    return g_strdup ("");
-  if ((gulong) n <= max)
-    return g_strdup (escaped);
-  end = g_utf8_offset_to_pointer (escaped, (glong) max - 1);
-  head = g_strndup (escaped, end - escaped);
-  return g_strconcat (head, "…", NULL);
+  return cut ? g_strconcat (shown, "…", NULL) : g_steal_pointer (&shown);
 }
 
-/* Appends @escaped cut and left-aligned to exactly @cols characters. */
+/* Appends @escaped cut and left-aligned to exactly @cols terminal columns. */
 static void
 append_cell (GString    *out,
              const char *escaped,
              guint       cols)
 {
-  g_autofree char *cut = fit (escaped, cols);
-  glong n = g_utf8_strlen (cut, -1);
+  g_autofree char *cell = jmem_text_fit_width (escaped, cols, TRUE);
 
-  g_string_append (out, cut);
-  for (glong i = n; i < (glong) cols; i++)
+  g_string_append (out, cell);
+}
+
+/* Appends @escaped whole, then blanks up to @cols columns (printf's "%-*s"
+ * by display width). */
+static void
+append_padded (GString    *out,
+               const char *escaped,
+               guint       cols)
+{
+  g_string_append (out, escaped);
+  for (gsize w = jmem_text_width (escaped); w < cols; w++)
     g_string_append_c (out, ' ');
 }
 
@@ -348,7 +355,7 @@ add_processes (Report             *r,
                               : p->uid >= 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, p->uid)
                               : g_strdup ("-");
       g_autofree char *name = esc (p->name);
-      g_autofree char *cmd = esc (p->cmdline ? p->cmdline : "");
+      g_autofree char *cmd = esc_cmdline (p->cmdline);
       g_autofree char *rss = size_text (p->rss_kib);
       g_autofree char *pss = size_text (p->pss_kib);
       g_autofree char *swap = size_text (p->swap_kib);
@@ -378,10 +385,12 @@ add_host (Report             *r,
           const JmemThermal *t = g_ptr_array_index (s->thermal, i);
           g_autofree char *type = esc (t->type ? t->type : t->zone);
 
+          g_string_append (r->out, "  ");
+          append_padded (r->out, type, 24);
           if (isfinite (t->celsius))
-            g_string_append_printf (r->out, "  %-24s %6.1f °C\n", type, t->celsius);
+            g_string_append_printf (r->out, " %6.1f °C\n", t->celsius);
           else
-            g_string_append_printf (r->out, "  %-24s      - °C\n", type);
+            g_string_append (r->out, "      - °C\n");
         }
     }
 
@@ -404,8 +413,10 @@ add_host (Report             *r,
           g_autofree char *size = size_text (u64_kib (d->size_kib));
           g_autofree char *avail = size_text (u64_kib (d->available_kib));
 
-          g_string_append_printf (r->out, "  %-20s %s used of %s, %s free (%s, %s)\n",
-                                  mount, used, size, avail, dev, fstype);
+          g_string_append (r->out, "  ");
+          append_padded (r->out, mount, 20);
+          g_string_append_printf (r->out, " %s used of %s, %s free (%s, %s)\n",
+                                  used, size, avail, dev, fstype);
         }
     }
 
@@ -428,7 +439,9 @@ add_host (Report             *r,
             continue;
           name = esc (svc->name);
           state = esc (svc->unit_file_state);
-          g_string_append_printf (r->out, "  %-28s %s\n", name, state);
+          g_string_append (r->out, "  ");
+          append_padded (r->out, name, 28);
+          g_string_append_printf (r->out, " %s\n", state);
           n_active++;
         }
       if (n_active == 0)

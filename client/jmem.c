@@ -2,6 +2,7 @@
 #include "jmem-cmd.h"
 
 #include "jmem-config.h"
+#include "jmem-text.h"
 
 #include <locale.h>
 #include <stdio.h>
@@ -22,6 +23,21 @@ static const struct {
   { "diff", jmem_cmd_diff, "Compare two saved snapshots (jmem snapshot --json)" },
 };
 
+void
+jmem_cmd_printerr (const char *format,
+                   ...)
+{
+  g_autofree char *line = NULL;
+  g_autofree char *shown = NULL;
+  va_list ap;
+
+  va_start (ap, format);
+  line = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  shown = jmem_text_for_terminal (line);
+  g_printerr ("%s\n", shown);
+}
+
 gboolean
 jmem_cmd_parse (GOptionContext *context,
                 int            *argc,
@@ -33,13 +49,14 @@ jmem_cmd_parse (GOptionContext *context,
 
   if (!g_option_context_parse (context, argc, argv, &error))
     {
-      g_printerr ("%s: %s\nTry \"%s --help\".\n", g_get_prgname (), error->message, g_get_prgname ());
+      jmem_cmd_printerr ("%s: %s", g_get_prgname (), error->message);
+      g_printerr ("Try \"%s --help\".\n", g_get_prgname ());
       return FALSE;
     }
   if (*argc - 1 == n_operands)
     return TRUE;
   if (n_operands == 0)
-    g_printerr ("%s: unexpected argument \"%s\"\n", g_get_prgname (), (*argv)[1]);
+    jmem_cmd_printerr ("%s: unexpected argument \"%s\"", g_get_prgname (), (*argv)[1]);
   else
     g_printerr ("%s: give %s\n", g_get_prgname (), operands);
   g_printerr ("Try \"%s --help\".\n", g_get_prgname ());
@@ -102,7 +119,8 @@ main (int argc, char **argv)
         return commands[i].run (argc - 1, argv + 1);
       }
 
-  fprintf (stderr, "jmem: unknown command \"%s\"\n\n", argv[1]);
+  jmem_cmd_printerr ("jmem: unknown command \"%s\"", argv[1]);
+  g_printerr ("\n");
   usage (stderr);
   return JMEM_EXIT_USAGE;
 }
