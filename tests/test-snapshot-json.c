@@ -9,6 +9,7 @@
 #include "jmem-config.h"
 #include "jmem-output-human.h"
 #include "jmem-snapshot-json.h"
+#include "jmem-text.h"
 #include "jmem-snapshot.h"
 #include "jmem-triage.h"
 
@@ -628,6 +629,50 @@ test_json_hostile_strings (void)
     g_assert_cmpint (validate (text), ==, 0);
 }
 
+/* cmdline stops at 4096 bytes on a character boundary and says so; other
+ * strings stop at 4096 bytes with a "…". */
+static void
+test_json_caps (void)
+{
+  g_autoptr(JmemSnapshot) s = jmem_snapshot_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(JsonNode) whole = NULL;
+  g_autoptr(JsonNode) cut = NULL;
+  g_autoptr(JsonNode) host = NULL;
+  g_autofree char *text = NULL;
+  JmemProcess *p;
+
+  /* exactly at the cap: whole */
+  p = make_process (100, "exact", 10, -1, -1);
+  g_free (p->cmdline);
+  p->cmdline = g_strnfill (JMEM_TEXT_MAX_CMDLINE_BYTES, 'x');
+  g_ptr_array_add (s->processes, p);
+  /* one "€" (3 bytes) across the cap: it goes whole */
+  p = make_process (101, "over", 10, -1, -1);
+  g_free (p->cmdline);
+  {
+    g_autofree char *head = g_strnfill (JMEM_TEXT_MAX_CMDLINE_BYTES - 1, 'y');
+    p->cmdline = g_strconcat (head, "\xe2\x82\xac", "tail", NULL);
+  }
+  g_ptr_array_add (s->processes, p);
+  s->n_processes_total = s->processes->len;
+  s->hostname = g_strnfill (100000, 'h');
+
+  root = round_trip (s, &text);
+  assert_bool (root, "$.processes.list[0].cmdline_truncated", FALSE);
+  whole = at (root, "$.processes.list[0].cmdline");
+  g_assert_cmpuint (strlen (json_node_get_string (whole)), ==, JMEM_TEXT_MAX_CMDLINE_BYTES);
+  cut = at (root, "$.processes.list[1].cmdline");
+  g_assert_cmpuint (strlen (json_node_get_string (cut)), ==, JMEM_TEXT_MAX_CMDLINE_BYTES - 1);
+  assert_bool (root, "$.processes.list[1].cmdline_truncated", TRUE);
+  host = at (root, "$.collected.hostname");
+  g_assert_cmpuint (strlen (json_node_get_string (host)), ==, JMEM_TEXT_MAX_FIELD_BYTES + strlen ("…"));
+  g_assert_true (g_str_has_suffix (json_node_get_string (host), "h…"));
+
+  if (have_validator ())
+    g_assert_cmpint (validate (text), ==, 0);
+}
+
 /* Values the model cannot hold as JSON integers, and odd states. */
 static void
 test_json_huge_values (void)
@@ -868,6 +913,7 @@ main (int argc, char **argv)
   g_test_add_func ("/snapshot-json/pretty", test_json_pretty_same_document);
   g_test_add_func ("/snapshot-json/hostile-strings", test_json_hostile_strings);
   g_test_add_func ("/snapshot-json/huge-values", test_json_huge_values);
+  g_test_add_func ("/snapshot-json/caps", test_json_caps);
   g_test_add_func ("/snapshot-json/schema-rejects", test_schema_rejects);
   g_test_add_func ("/output-human/full", test_human_full);
   g_test_add_func ("/output-human/process-row", test_human_process_row);
