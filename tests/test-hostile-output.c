@@ -249,10 +249,9 @@ test_allocations_client (void)
 }
 
 static void
-assert_schema_valid (const char *json)
+assert_schema_valid_with (const char *schema, const char *json)
 {
   const char *validator = g_getenv ("JMEM_VALIDATOR");
-  const char *schema = g_getenv ("JMEM_SCHEMA");
   g_autoptr(GSubprocess) proc = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *out = NULL;
@@ -268,6 +267,13 @@ assert_schema_valid (const char *json)
   if (!g_subprocess_get_successful (proc))
     g_printerr ("%s", out);
   g_assert_true (g_subprocess_get_successful (proc));
+}
+
+/* The document matches docs/snapshot.schema.json. */
+static void
+assert_schema_valid (const char *json)
+{
+  assert_schema_valid_with (g_getenv ("JMEM_SCHEMA"), json);
 }
 
 static JsonObject *
@@ -407,6 +413,66 @@ test_diff_aligned (void)
   g_assert_true (saw_wide);
 }
 
+/* A snapshot file may hold a name of any length: the diff's JSON carries
+ * at most 4 KiB of it, valid against its schema, and the table stays 20
+ * columns wide. */
+static void
+test_diff_caps (void)
+{
+  g_auto(Tree) t = { 0 };
+  g_auto(Run) snap = { 0 };
+  g_auto(Run) json = { 0 };
+  g_auto(Run) human = { 0 };
+  g_autoptr(JsonNode) before = NULL;
+  g_autoptr(JsonNode) after = NULL;
+  g_autoptr(JsonNode) diff = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *huge = g_strnfill (100000, 'n');
+  g_autofree char *before_text = NULL;
+  g_autofree char *after_text = NULL;
+  g_autofree char *before_path = NULL;
+  g_autofree char *after_path = NULL;
+  JsonArray *list;
+  JsonObject *gone;
+  const char *name;
+
+  tree_make (&t);
+  run_jmem (&snap, COLUMNS_TEXT, "snapshot", "--json", "--all", "--sysroot", t.tree, NULL);
+  g_assert_cmpint (snap.status, ==, 0);
+  before = json_from_string (snap.out, &error);
+  g_assert_no_error (error);
+  list = json_object_get_array_member (json_object_get_object_member (json_node_get_object (before), "processes"), "list");
+  json_object_set_string_member (json_array_get_object_element (list, 0), "name", huge);
+  before_text = json_to_string (before, FALSE);
+  /* the process exits: after is before without it */
+  after = json_from_string (before_text, &error);
+  g_assert_no_error (error);
+  list = json_object_get_array_member (json_object_get_object_member (json_node_get_object (after), "processes"), "list");
+  json_array_remove_element (list, 0);
+  after_text = json_to_string (after, FALSE);
+  before_path = g_build_filename (t.root, "before.json", NULL);
+  after_path = g_build_filename (t.root, "after.json", NULL);
+  write_file (t.root, "before.json", before_text, -1);
+  write_file (t.root, "after.json", after_text, -1);
+
+  run_jmem (&json, COLUMNS_TEXT, "diff", "--json", before_path, after_path, NULL);
+  g_assert_cmpint (json.status, ==, 0);
+  g_assert_cmpuint (strlen (json.out), <, 64 * 1024);
+  diff = json_from_string (json.out, &error);
+  g_assert_no_error (error);
+  gone = json_array_get_object_element (json_object_get_array_member (
+           json_object_get_object_member (json_node_get_object (diff), "processes"), "exited"), 0);
+  name = json_object_get_string_member (gone, "name");
+  g_assert_cmpuint (strlen (name), ==, JMEM_TEXT_MAX_FIELD_BYTES + strlen ("…"));
+  g_assert_true (g_str_has_suffix (name, "n…"));
+  assert_schema_valid_with (JMEM_DIFF_SCHEMA, json.out);
+
+  run_jmem (&human, COLUMNS_TEXT, "diff", before_path, after_path, NULL);
+  g_assert_cmpint (human.status, ==, 0);
+  g_assert_nonnull (strstr (human.out, "nnnnnnnnnnnnnnnnnnn… "));
+  g_assert_null (strstr (human.out, "nnnnnnnnnnnnnnnnnnnn"));
+}
+
 /* Arguments and file names are echoed escaped on stderr. */
 static void
 test_errors_escaped (void)
@@ -451,6 +517,7 @@ main (int argc, char **argv)
   g_test_add_func ("/hostile-output/cmdline-cap", test_cmdline_cap);
   g_test_add_func ("/hostile-output/snapshot-aligned", test_snapshot_aligned);
   g_test_add_func ("/hostile-output/diff-aligned", test_diff_aligned);
+  g_test_add_func ("/hostile-output/diff-caps", test_diff_caps);
   g_test_add_func ("/hostile-output/errors-escaped", test_errors_escaped);
   return g_test_run ();
 }
