@@ -1,4 +1,4 @@
-#include "jmem-root.h"
+#include "jmem-root-private.h"
 
 #include "jmem-error.h"
 #include "jmem-file.h"
@@ -35,32 +35,16 @@ struct open_how {
 /* Enough to show what a tree holds without flooding the report. */
 #define MAX_REFUSED 32
 
-typedef enum {
-  ROOT_LIVE,
-  ROOT_TREE,
-  ROOT_CAPTURE,
-} RootKind;
-
-struct _JmemRoot {
-  RootKind    kind;
-  char       *path;
-  int         fd;          /* -1 for the live system */
-  GPtrArray  *refused;     /* char*, a tree's refused paths */
-  GHashTable *refused_set;
-  char       *dir_path;    /* capture: the directory written last ... */
-  int         dir_fd;      /* ... and its descriptor, or -1 */
-};
-
-static gboolean
-set_errno_error (GError **error, int saved, const char *what, const char *path)
+gboolean
+jmem_root_set_errno_error (GError **error, int saved, const char *what, const char *path)
 {
   g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
                "%s %s: %s", what, path, g_strerror (saved));
   return FALSE;
 }
 
-static JmemRoot *
-root_new (RootKind kind, const char *path, int fd)
+JmemRoot *
+jmem_root_new (RootKind kind, const char *path, int fd)
 {
   JmemRoot *root = g_new0 (JmemRoot, 1);
 
@@ -115,7 +99,7 @@ jmem_root_open (const char *path,
   int fd;
 
   if (path == NULL || path[0] == '\0' || g_str_equal (path, "/"))
-    return root_new (ROOT_LIVE, "/", -1);
+    return jmem_root_new (ROOT_LIVE, "/", -1);
 
   /* The tree's own path is the caller's choice and may be a link; nothing
    * beneath it may. */
@@ -127,7 +111,7 @@ jmem_root_open (const char *path,
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE, "%s is not a directory", path);
       return NULL;
     }
-  return root_new (ROOT_TREE, path, fd);
+  return jmem_root_new (ROOT_TREE, path, fd);
 }
 
 /* ---- opening beneath a directory -------------------------------------- */
@@ -218,9 +202,8 @@ open_beneath (int dirfd, const char *rel, int flags, gsize *bad_len)
   return walk_beneath (dirfd, rel, flags, bad_len);
 }
 
-/* @path without its leading slashes: relative to the root's descriptor. */
-static const char *
-relative (const char *path)
+const char *
+jmem_root_relative (const char *path)
 {
   while (*path == '/')
     path++;
@@ -262,7 +245,7 @@ tree_open (JmemRoot *root, int dirfd, const char *rel, int flags, const char *sh
                    root->path, (int) (prefix + bad_len), shown);
       return -1;
     }
-  set_errno_error (error, errno, "Cannot open", shown);
+  jmem_root_set_errno_error (error, errno, "Cannot open", shown);
   return -1;
 }
 
@@ -282,15 +265,15 @@ open_regular (JmemRoot *root, int dirfd, const char *dir, const char *name, GErr
                    O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
       if (fd < 0)
         {
-          set_errno_error (error, errno, "Cannot open", name);
+          jmem_root_set_errno_error (error, errno, "Cannot open", name);
           return -1;
         }
     }
   else
     {
-      const char *rel = dirfd >= 0 ? name : relative (name);
+      const char *rel = dirfd >= 0 ? name : jmem_root_relative (name);
 
-      shown = dirfd >= 0 ? g_strconcat (relative (dir), "/", name, NULL) : g_strdup (rel);
+      shown = dirfd >= 0 ? g_strconcat (jmem_root_relative (dir), "/", name, NULL) : g_strdup (rel);
       fd = tree_open (root, dirfd >= 0 ? dirfd : root->fd, rel, O_RDONLY, shown, error);
       if (fd < 0)
         return -1;
@@ -386,10 +369,10 @@ jmem_root_open_dir (JmemRoot   *root,
     {
       fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       if (fd < 0)
-        set_errno_error (error, errno, "Cannot open", path);
+        jmem_root_set_errno_error (error, errno, "Cannot open", path);
       return fd;
     }
-  return tree_open (root, root->fd, relative (path), O_RDONLY | O_DIRECTORY, relative (path), error);
+  return tree_open (root, root->fd, jmem_root_relative (path), O_RDONLY | O_DIRECTORY, jmem_root_relative (path), error);
 }
 
 /* The directory holding @path's last component, and that component. */
@@ -419,7 +402,7 @@ jmem_root_read_link (JmemRoot   *root,
     return NULL;
   n = readlinkat (dfd, base, buf, sizeof buf - 1);
   if (n < 0)
-    set_errno_error (error, errno, "Cannot read the link", path);
+    jmem_root_set_errno_error (error, errno, "Cannot read the link", path);
   close (dfd);
   if (n < 0)
     return NULL;
@@ -467,7 +450,7 @@ jmem_root_list_dir (JmemRoot   *root,
   d = fdopendir (fd);
   if (d == NULL)
     {
-      set_errno_error (error, errno, "Cannot list", path);
+      jmem_root_set_errno_error (error, errno, "Cannot list", path);
       close (fd);
       return NULL;
     }
@@ -478,267 +461,4 @@ jmem_root_list_dir (JmemRoot   *root,
   g_ptr_array_sort (names, compare_names);
   g_ptr_array_add (names, NULL);
   return (GStrv) g_ptr_array_free (g_steal_pointer (&names), FALSE);
-}
-
-/* ---- writing a capture ------------------------------------------------ */
-
-/* Refuses what another user could change under jmem. */
-static gboolean
-check_capture_dir (int fd, const char *path, GError **error)
-{
-  struct stat st;
-  struct dirent *e;
-  gboolean empty = TRUE;
-  DIR *d;
-  int list_fd;
-
-  if (fstat (fd, &st) != 0)
-    return set_errno_error (error, errno, "Cannot examine", path);
-  if (!S_ISDIR (st.st_mode))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY,
-                   "%s exists and is not a directory: choose a new directory", path);
-      return FALSE;
-    }
-  if (st.st_uid != geteuid ())
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
-                   "%s exists and belongs to uid %u, not to you (uid %u): jmem writes a capture "
-                   "only into a directory it creates or an empty one you own; choose a new "
-                   "directory", path, (guint) st.st_uid, (guint) geteuid ());
-      return FALSE;
-    }
-  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
-                   "%s is writable by its group or by others (mode %04o): they could replace "
-                   "what jmem writes there; choose a new directory, or run chmod go-w on it",
-                   path, (guint) (st.st_mode & 07777));
-      return FALSE;
-    }
-  list_fd = openat (fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (list_fd < 0 || (d = fdopendir (list_fd)) == NULL)
-    {
-      int saved = errno;
-      if (list_fd >= 0)
-        close (list_fd);
-      return set_errno_error (error, saved, "Cannot list", path);
-    }
-  while (empty && (e = readdir (d)) != NULL)
-    empty = g_str_equal (e->d_name, ".") || g_str_equal (e->d_name, "..");
-  closedir (d);
-  if (!empty)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                   "%s exists and is not empty: choose a new directory", path);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-JmemRoot *
-jmem_root_create (const char *path,
-                  GError    **error)
-{
-  g_autofree char *parent = NULL;
-  g_autofree char *base = NULL;
-  g_autofree char *trimmed = g_strdup (path);
-  int pfd, fd;
-
-  g_return_val_if_fail (path != NULL && path[0] != '\0', NULL);
-
-  /* "DIR/" names DIR. */
-  while (strlen (trimmed) > 1 && g_str_has_suffix (trimmed, "/"))
-    trimmed[strlen (trimmed) - 1] = '\0';
-  parent = g_path_get_dirname (trimmed);
-  base = g_path_get_basename (trimmed);
-
-  /* The parent is the caller's choice, links and all; DIR itself is made
-   * here, so a link put in its place is never followed. */
-  pfd = open (parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (pfd < 0)
-    {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot create %s: its parent %s: %s%s", path, parent, g_strerror (saved),
-                   saved == ENOENT ? " (create the parent first)" : "");
-      return NULL;
-    }
-  if (mkdirat (pfd, base, 0700) != 0 && errno != EEXIST)
-    {
-      int saved = errno;
-      close (pfd);
-      set_errno_error (error, saved, "Cannot create", path);
-      return NULL;
-    }
-  fd = openat (pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0)
-    {
-      int saved = errno;
-      struct stat st;
-
-      if ((saved == ELOOP || saved == ENOTDIR) &&
-          fstatat (pfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK (st.st_mode))
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_LINKS,
-                     "%s is a symbolic link: give a new directory, which jmem creates", path);
-      else if (saved == ENOTDIR)
-        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY,
-                     "%s exists and is not a directory: choose a new directory", path);
-      else
-        set_errno_error (error, saved, "Cannot open", path);
-      close (pfd);
-      return NULL;
-    }
-  close (pfd);
-  /* Whether made here or found: the same checks, on the descriptor; a
-   * directory found is then closed to others like one made here. */
-  if (!check_capture_dir (fd, path, error) ||
-      (fchmod (fd, 0700) != 0 && !set_errno_error (error, errno, "Cannot restrict", path)))
-    {
-      close (fd);
-      return NULL;
-    }
-  return root_new (ROOT_CAPTURE, path, fd);
-}
-
-/* The directory @dir (relative, "" for the root) of a capture, made 0700
- * where missing; the last one is kept, as files come in runs per directory. */
-static int
-capture_dir (JmemRoot *root, const char *dir, GError **error)
-{
-  g_auto(GStrv) parts = NULL;
-  int cur;
-
-  if (root->dir_path != NULL && g_str_equal (root->dir_path, dir))
-    return root->dir_fd;
-  if (root->dir_fd >= 0)
-    close (root->dir_fd);
-  root->dir_fd = -1;
-  g_clear_pointer (&root->dir_path, g_free);
-
-  cur = dup (root->fd);
-  if (cur < 0)
-    {
-      set_errno_error (error, errno, "Cannot open", root->path);
-      return -1;
-    }
-  parts = g_strsplit (dir, "/", -1);
-  for (guint i = 0; parts[i] != NULL; i++)
-    {
-      const char *comp = parts[i];
-      int next;
-
-      if (comp[0] == '\0' || g_str_equal (comp, "."))
-        continue;
-      if (g_str_equal (comp, ".."))
-        {
-          close (cur);
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_FILENAME,
-                       "Cannot create %s/%s: \"..\" in a capture path", root->path, dir);
-          return -1;
-        }
-      if (mkdirat (cur, comp, 0700) != 0 && errno != EEXIST)
-        {
-          int saved = errno;
-          close (cur);
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                       "Cannot create %s/%s: %s", root->path, dir, g_strerror (saved));
-          return -1;
-        }
-      next = openat (cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-      close (cur);
-      if (next < 0)
-        {
-          int saved = errno;
-          /* Only jmem writes here: anything but its own directory is an
-           * attack or a clash, and nothing is written through it. */
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                       "Cannot open %s/%s: %s (was it replaced while capturing?)",
-                       root->path, dir, g_strerror (saved));
-          return -1;
-        }
-      cur = next;
-    }
-  root->dir_path = g_strdup (dir);
-  root->dir_fd = cur;
-  return cur;
-}
-
-static int
-capture_parent (JmemRoot *root, const char *path, char **base, GError **error)
-{
-  g_autofree char *dir = g_path_get_dirname (relative (path));
-
-  g_return_val_if_fail (root->kind == ROOT_CAPTURE, -1);
-  *base = g_path_get_basename (path);
-  return capture_dir (root, g_str_equal (dir, ".") ? "" : dir, error);
-}
-
-gboolean
-jmem_root_write (JmemRoot   *root,
-                 const char *path,
-                 const char *data,
-                 gsize       len,
-                 GError    **error)
-{
-  g_autofree char *base = NULL;
-  int dfd = capture_parent (root, path, &base, error);
-  int fd;
-
-  if (dfd < 0)
-    return FALSE;
-  fd = openat (dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
-  if (fd < 0)
-    {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot create %s%s: %s", root->path, path, g_strerror (saved));
-      return FALSE;
-    }
-  while (len > 0)
-    {
-      ssize_t n = write (fd, data, len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          int saved = n < 0 ? errno : EIO;
-          close (fd);
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                       "Cannot write %s%s: %s", root->path, path, g_strerror (saved));
-          return FALSE;
-        }
-      data += n;
-      len -= (gsize) n;
-    }
-  if (close (fd) != 0)
-    {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot write %s%s: %s", root->path, path, g_strerror (saved));
-      return FALSE;
-    }
-  return TRUE;
-}
-
-gboolean
-jmem_root_symlink (JmemRoot   *root,
-                   const char *path,
-                   const char *target,
-                   GError    **error)
-{
-  g_autofree char *base = NULL;
-  int dfd = capture_parent (root, path, &base, error);
-
-  if (dfd < 0)
-    return FALSE;
-  if (symlinkat (target, dfd, base) != 0)
-    {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot write %s%s: %s", root->path, path, g_strerror (saved));
-      return FALSE;
-    }
-  return TRUE;
 }

@@ -6,7 +6,8 @@
  * /proc/device-tree need them) but reads only regular files, opened without
  * blocking. A tree and a capture allow no symbolic link at all and nothing
  * that resolves outside them; a tree's refused paths are remembered so the
- * report can name them. */
+ * report can name them. Reading is jmem-root.c, writing a capture
+ * jmem-root-capture.c. */
 #pragma once
 
 #include <glib.h>
