@@ -52,9 +52,13 @@ jmem_collect_snapshot (const JmemCollectOptions *options,
     {
       if (!sysroot_has_data (files))
         {
+          const GPtrArray *refused = jmem_root_get_refused (files);
+
           g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE,
                        "%s holds no capture: neither proc/meminfo nor proc/PID "
-                       "directories (write one with `jmem capture DIR`)", root);
+                       "directories%s%s (write one with `jmem capture DIR`)", root,
+                       refused->len > 0 ? "; " : "",
+                       refused->len > 0 ? (const char *) g_ptr_array_index (refused, 0) : "");
           return NULL;
         }
     }

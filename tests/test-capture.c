@@ -199,6 +199,27 @@ test_sysroot_symlink_dir (void)
   remove_tree (base);
 }
 
+/* The whole proc/ a link: nothing to analyse, and the refusal says why. */
+static void
+test_sysroot_symlink_proc (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("jmem-sysroot-XXXXXX", NULL);
+  g_autofree char *tree = copy_tree (base);
+  g_autofree char *proc = g_build_filename (tree, "proc", NULL);
+  g_autofree char *outside = g_build_filename (base, "proc", NULL);
+  const char *argv[] = { "timeout", "20", jmem_exe, "snapshot", "--json", "--no-ask-password",
+                         "--sysroot", tree, NULL };
+  g_auto(Run) r = { 0 };
+
+  g_assert_cmpint (g_rename (proc, outside), ==, 0);
+  g_assert_cmpint (symlink (outside, proc), ==, 0);
+  run_argv (argv, &r);
+  g_assert_cmpint (r.status, ==, 69);
+  g_assert_nonnull (strstr (r.err, "proc is a symbolic link"));
+
+  remove_tree (base);
+}
+
 /* ---- capture: the directory ------------------------------------------- */
 
 static void
@@ -505,6 +526,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sysroot/symlink-file", test_sysroot_symlink_file);
   g_test_add_func ("/sysroot/fifo", test_sysroot_fifo);
   g_test_add_func ("/sysroot/symlink-dir", test_sysroot_symlink_dir);
+  g_test_add_func ("/sysroot/symlink-proc", test_sysroot_symlink_proc);
   g_test_add_func ("/capture/modes", test_capture_modes);
   g_test_add_func ("/capture/other-owner", test_capture_other_owner);
   g_test_add_func ("/capture/group-writable", test_capture_group_writable);
