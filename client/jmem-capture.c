@@ -1,19 +1,21 @@
 #include "jmem-capture.h"
 
 #include "jmem-collect-private.h"
-#include "jmem-file.h"
 #include "jmem-names.h"
 #include "jmem-nvmap-source.h"
 #include "jmem-nvsmi.h"
 #include "jmem-run.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gio/gio.h>
-#include <glib/gstdio.h>
+#include <string.h>
 #include <unistd.h>
 
 typedef struct {
-  const char               *dir;
+  JmemRoot                 *out;   /* the capture being written */
+  JmemRoot                 *live;  /* what it copies */
   const JmemCaptureOptions *options;
   GPtrArray                *notes;
   guint                     timeout_ms;
@@ -22,17 +24,73 @@ typedef struct {
 static gboolean
 write_file (Capture *c, const char *rel, const char *data, gsize len, GError **error)
 {
-  g_autofree char *path = jmem_sysroot_path (c->dir, rel);
-  g_autofree char *parent = g_path_get_dirname (path);
+  return jmem_root_write (c->out, rel, data, len, error);
+}
 
-  if (g_mkdir_with_parents (parent, 0755) != 0)
+/* The handle header's words, up to UID: which token of a handle row holds
+ * the kernel pointer (-1: no UID column). */
+static int
+uid_token_index (const char *line, gsize len)
+{
+  g_autofree char *copy = g_strndup (line, len);
+  g_auto(GStrv) words = g_strsplit_set (copy, " \t", -1);
+  int index = 0;
+
+  for (guint i = 0; words[i] != NULL; i++)
     {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot create %s: %s", parent, g_strerror (saved));
-      return FALSE;
+      if (words[i][0] == '\0')
+        continue;
+      if (g_str_equal (words[i], "UID"))
+        return index;
+      index++;
     }
-  return g_file_set_contents_full (path, data, (gssize) len, G_FILE_SET_CONTENTS_NONE, 0644, error);
+  return -1;
+}
+
+void
+jmem_capture_blank_kernel_pointers (char *data, gsize len)
+{
+  /* Without a handle header the parser assumes the r35/r36 columns. */
+  int uid_index = 9;
+  gboolean header_seen = FALSE;
+  gsize pos = 0;
+
+  while (pos < len)
+    {
+      char *line = data + pos;
+      char *nl = memchr (line, '\n', len - pos);
+      gsize line_len = nl ? (gsize) (nl - line) : len - pos;
+      gsize i = 0;
+
+      pos += line_len + 1;
+      while (i < line_len && line[i] == ' ')
+        i++;
+      if (i == 0 || i == line_len)
+        continue;
+      if (line_len - i >= 4 && memcmp (line + i, "BASE", 4) == 0)
+        {
+          if (!header_seen)
+            uid_index = uid_token_index (line, line_len);
+          header_seen = TRUE;
+          continue;
+        }
+      /* A handle row: overwrite its UID token with zeros, as the kernel
+       * prints it under kptr_restrict, so every reader still parses it. */
+      for (int t = 0; uid_index >= 0 && i < line_len; t++)
+        {
+          gsize start = i;
+
+          while (i < line_len && line[i] != ' ' && line[i] != '\t')
+            i++;
+          if (t == uid_index)
+            {
+              memset (line + start, '0', i - start);
+              break;
+            }
+          while (i < line_len && (line[i] == ' ' || line[i] == '\t'))
+            i++;
+        }
+    }
 }
 
 /* Copies a live file; absent or refused files are simply not captured. */
@@ -43,9 +101,11 @@ copy_file (Capture *c, const char *path, gsize max_bytes, gboolean *copied, GErr
   gsize len = 0;
 
   *copied = FALSE;
-  if (!jmem_file_read_capped (path, max_bytes, &data, &len, NULL))
+  if (!jmem_root_read (c->live, path, max_bytes, &data, &len, NULL))
     return TRUE;
   *copied = TRUE;
+  if (g_str_equal (path, JMEM_NVMAP_ALLOCATIONS_PATH))
+    jmem_capture_blank_kernel_pointers (data, len);
   return write_file (c, path, data, len, error);
 }
 
@@ -77,21 +137,14 @@ capture_host (Capture *c, GError **error)
 
   for (gsize i = 0; i < G_N_ELEMENTS (targets); i++)
     {
-      g_autofree char *link = g_file_read_link (targets[i], NULL);
-      g_autofree char *dest = jmem_sysroot_path (c->dir, targets[i]);
-      g_autofree char *parent = g_path_get_dirname (dest);
+      g_autofree char *link = jmem_root_read_link (c->live, targets[i], NULL);
 
       if (link == NULL)
         continue;
       /* The link's text only: the capture never points into the live system
-       * for anything jmem reads. */
-      if (g_mkdir_with_parents (parent, 0755) != 0 || symlink (link, dest) != 0)
-        {
-          int saved = errno;
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                       "Cannot write %s: %s", dest, g_strerror (saved));
-          return FALSE;
-        }
+       * for anything jmem reads, and a tree's links are read, never followed. */
+      if (!jmem_root_symlink (c->out, targets[i], link, error))
+        return FALSE;
       break;
     }
   return write_file (c, "/jmem/captured-at", now, strlen (now), error);
@@ -110,40 +163,65 @@ static gboolean
 capture_processes (Capture *c, GHashTable *uids, GError **error)
 {
   static const char * const files[] = { "smaps_rollup", "cgroup", "cmdline" };
-  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, error);
-  const char *name;
+  g_autoptr(GByteArray) buf = g_byte_array_sized_new (16384);
+  int proc_fd = jmem_root_open_dir (c->live, "/proc", error);
+  int list_fd = proc_fd < 0 ? -1 : fcntl (proc_fd, F_DUPFD_CLOEXEC, 0);
+  DIR *proc = list_fd < 0 ? NULL : fdopendir (list_fd);
+  gboolean ok = TRUE;
+  struct dirent *e;
   guint vanished = 0;
 
   if (proc == NULL)
-    return FALSE;
-  while ((name = g_dir_read_name (proc)) != NULL)
     {
-      g_autofree char *status_path = NULL;
-      g_autofree char *status = NULL;
-      gsize len = 0;
+      if (error != NULL && *error == NULL)
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
+                     "Cannot list /proc: %s", g_strerror (errno));
+      if (list_fd >= 0)
+        close (list_fd);
+      if (proc_fd >= 0)
+        close (proc_fd);
+      return FALSE;
+    }
+  while (ok && (e = readdir (proc)) != NULL)
+    {
+      const char *name = e->d_name;
+      char rel[64];
       gint64 uid;
 
-      if (!g_ascii_isdigit (name[0]))
+      if (!g_ascii_isdigit (name[0]) || strlen (name) > 20)
         continue;
-      status_path = g_strdup_printf ("/proc/%s/status", name);
-      if (!jmem_file_read_capped (status_path, JMEM_MAX_SMALL_BYTES, &status, &len, NULL))
+      g_snprintf (rel, sizeof rel, "%s/status", name);
+      if (!jmem_root_read_at (c->live, proc_fd, "/proc", rel, JMEM_MAX_SMALL_BYTES, buf, NULL))
         {
           vanished++;
           continue;
         }
-      if (!write_file (c, status_path, status, len, error))
-        return FALSE;
-      uid = uid_from_status (status);
-      if (uid >= 0)
-        g_hash_table_add (uids, g_memdup2 (&uid, sizeof uid));
-      for (gsize i = 0; i < G_N_ELEMENTS (files); i++)
-        {
-          g_autofree char *path = g_strdup_printf ("/proc/%s/%s", name, files[i]);
+      {
+        g_autofree char *status = g_strndup ((const char *) buf->data, buf->len);
+        g_autofree char *dest = g_strdup_printf ("/proc/%s/status", name);
 
-          if (!copy_optional (c, path, JMEM_MAX_PROC_BYTES, error))
-            return FALSE;
+        if (!write_file (c, dest, (const char *) buf->data, buf->len, error))
+          {
+            ok = FALSE;
+            break;
+          }
+        uid = uid_from_status (status);
+        if (uid >= 0)
+          g_hash_table_add (uids, g_memdup2 (&uid, sizeof uid));
+      }
+      for (gsize i = 0; ok && i < G_N_ELEMENTS (files); i++)
+        {
+          g_autofree char *dest = g_strdup_printf ("/proc/%s/%s", name, files[i]);
+
+          g_snprintf (rel, sizeof rel, "%s/%s", name, files[i]);
+          if (jmem_root_read_at (c->live, proc_fd, "/proc", rel, JMEM_MAX_PROC_BYTES, buf, NULL))
+            ok = write_file (c, dest, (const char *) buf->data, buf->len, error);
         }
     }
+  closedir (proc);
+  close (proc_fd);
+  if (!ok)
+    return FALSE;
   if (vanished > 0)
     g_ptr_array_add (c->notes, g_strdup_printf ("%u processes ended while being captured", vanished));
   return TRUE;
@@ -157,7 +235,7 @@ capture_passwd (Capture *c, GHashTable *uids, GError **error)
   g_auto(GStrv) lines = NULL;
   g_autoptr(GString) out = g_string_new (NULL);
 
-  if (!jmem_file_read_capped ("/etc/passwd", JMEM_MAX_PROC_BYTES, &data, NULL, NULL))
+  if (!jmem_root_read (c->live, "/etc/passwd", JMEM_MAX_PROC_BYTES, &data, NULL, NULL))
     return TRUE;
   lines = g_strsplit (data, "\n", -1);
   for (guint i = 0; lines[i] != NULL; i++)
@@ -279,13 +357,11 @@ capture_nvmap (Capture *c, GError **error)
 static gboolean
 capture_thermal (Capture *c, GError **error)
 {
-  g_autoptr(GDir) dir = g_dir_open ("/sys/class/thermal", 0, NULL);
-  const char *name;
+  g_auto(GStrv) names = jmem_root_list_dir (c->live, "/sys/class/thermal", NULL);
 
-  if (dir == NULL)
-    return TRUE;
-  while ((name = g_dir_read_name (dir)) != NULL)
+  for (guint i = 0; names != NULL && names[i] != NULL; i++)
     {
+      const char *name = names[i];
       g_autofree char *type = g_strdup_printf ("/sys/class/thermal/%s/type", name);
       g_autofree char *temp = g_strdup_printf ("/sys/class/thermal/%s/temp", name);
 
@@ -303,7 +379,7 @@ capture_collected (Capture *c, GError **error)
 {
   JmemCollectOptions options = { .top = -1, .command_timeout_ms = c->timeout_ms };
   g_autoptr(JmemSnapshot) s = jmem_snapshot_new ();
-  JmemCollectContext ctx = { .options = &options, .root = NULL,
+  JmemCollectContext ctx = { .options = &options, .root = NULL, .files = c->live,
                              .timeout_ms = c->timeout_ms, .snapshot = s };
   g_autoptr(GString) disks = g_string_new (NULL);
 
@@ -351,37 +427,6 @@ capture_tegrastats (Capture *c, GError **error)
                           c->options->tegrastats_seconds * 1000 + 500, error);
 }
 
-static gboolean
-prepare_dir (const char *dir, GError **error)
-{
-  g_autoptr(GDir) d = NULL;
-
-  if (g_mkdir_with_parents (dir, 0755) != 0)
-    {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot create %s: %s", dir, g_strerror (saved));
-      return FALSE;
-    }
-  d = g_dir_open (dir, 0, error);
-  if (d == NULL)
-    return FALSE;
-  if (g_dir_read_name (d) != NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-                   "%s exists and is not empty: choose a new directory", dir);
-      return FALSE;
-    }
-  if (access (dir, W_OK) != 0)
-    {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot write to %s: %s", dir, g_strerror (saved));
-      return FALSE;
-    }
-  return TRUE;
-}
-
 gboolean
 jmem_capture_write (const char               *dir,
                     const JmemCaptureOptions *options,
@@ -389,16 +434,20 @@ jmem_capture_write (const char               *dir,
                     GError                  **error)
 {
   g_autoptr(GHashTable) uids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr(JmemRoot) out = NULL;
+  g_autoptr(JmemRoot) live = jmem_root_open (NULL, error);
   Capture c = {
-    .dir = dir,
     .options = options,
     .notes = notes,
     .timeout_ms = options->command_timeout_ms ? options->command_timeout_ms
                                               : JMEM_COLLECT_COMMAND_TIMEOUT_MS,
   };
 
-  if (!prepare_dir (dir, error))
+  out = jmem_root_create (dir, error);
+  if (out == NULL)
     return FALSE;
+  c.out = out;
+  c.live = live;
   return capture_host (&c, error) &&
          capture_processes (&c, uids, error) &&
          capture_passwd (&c, uids, error) &&

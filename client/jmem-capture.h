@@ -14,13 +14,20 @@ typedef struct {
   guint    command_timeout_ms; /* 0: default */
 } JmemCaptureOptions;
 
-/* Refuses an existing non-empty @dir (G_IO_ERROR_EXISTS); fails when it
- * cannot be created or written. What could not be captured is appended to
+/* Creates @dir (0700) and writes every file (0600) and directory (0700)
+ * beneath it through descriptors (jmem_root_create()): refuses an existing
+ * @dir unless it is an empty directory owned by the caller that neither
+ * group nor others can write; fails when it cannot be created or written. What could not be captured is appended to
  * @notes (strings) and is no failure. */
 gboolean jmem_capture_write (const char               *dir,
                              const JmemCaptureOptions *options,
                              GPtrArray                *notes,
                              GError                  **error);
+
+/* Overwrites, in place, the UID column of each handle row of an
+ * iovmm/allocations text with zeros: it holds kernel pointers (%pK), which
+ * a capture must not carry; the text parses as before. */
+void jmem_capture_blank_kernel_pointers (char *data, gsize len);
 
 /* NvMap rows from the helper in the kernel's iovmm/clients layout, so a
  * capture made without root reads like one made with it. */

@@ -22,8 +22,10 @@ jmem_cmd_capture (int argc, char **argv)
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
-    "DIR must not exist or be empty. The layout is described in docs/capture-format.md.\n"
-    "Exit status: 0 ok, 64 usage error, 73 cannot create DIR or write into it.");
+    "jmem creates DIR (mode 0700) in an existing parent; an existing DIR must be an empty\n"
+    "directory of yours that neither group nor others can write. Files are 0600, directories\n"
+    "0700. The layout is described in docs/capture-format.md.\n"
+    "Exit status: 0 ok, 64 usage error, 73 DIR refused, or cannot create DIR or write into it.");
   if (!jmem_cmd_parse (context, &argc, &argv, 1, "exactly one directory"))
     return JMEM_EXIT_USAGE;
   if (tegrastats < 0 || tegrastats > 3600)

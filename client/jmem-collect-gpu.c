@@ -20,7 +20,7 @@ run_query (JmemCollectContext *ctx, const char *name, const char *query, gsize *
     {
       g_autofree char *csv = g_strdup_printf ("/nvidia-smi/%s.csv", name);
       g_autofree char *status_path = g_strdup_printf ("/nvidia-smi/%s.exit-status", name);
-      g_autofree char *status = jmem_collect_read_text (ctx, status_path, NULL);
+      g_autofree char *status = jmem_root_read_text (ctx->files, status_path, NULL);
       char *data = NULL;
 
       if (status != NULL && !g_str_equal (status, "0"))
@@ -31,7 +31,7 @@ run_query (JmemCollectContext *ctx, const char *name, const char *query, gsize *
                                               "not installed" : status));
           return NULL;
         }
-      if (!jmem_collect_read_raw (ctx, csv, JMEM_MAX_PROC_BYTES, &data, len, &error))
+      if (!jmem_root_read (ctx->files, csv, JMEM_MAX_PROC_BYTES, &data, len, &error))
         {
           g_ptr_array_add (s->gpu_evidence,
                            g_strdup_printf ("nvidia-smi %s: not in the capture", query));

@@ -23,14 +23,11 @@ compare_zone (gconstpointer a, gconstpointer b)
 void
 jmem_collect_thermal (JmemCollectContext *ctx)
 {
-  g_autofree char *base = jmem_collect_path (ctx, "/sys/class/thermal");
-  g_autoptr(GDir) dir = g_dir_open (base, 0, NULL);
-  const char *name;
+  g_auto(GStrv) names = jmem_root_list_dir (ctx->files, "/sys/class/thermal", NULL);
 
-  if (dir == NULL)
-    return;
-  while ((name = g_dir_read_name (dir)) != NULL)
+  for (guint i = 0; names != NULL && names[i] != NULL; i++)
     {
+      const char *name = names[i];
       g_autofree char *type_path = NULL;
       g_autofree char *temp_path = NULL;
       g_autofree char *temp = NULL;
@@ -42,7 +39,7 @@ jmem_collect_thermal (JmemCollectContext *ctx)
         continue;
       type_path = g_strdup_printf ("/sys/class/thermal/%s/type", name);
       temp_path = g_strdup_printf ("/sys/class/thermal/%s/temp", name);
-      temp = jmem_collect_read_text (ctx, temp_path, NULL);
+      temp = jmem_root_read_text (ctx->files, temp_path, NULL);
       if (temp == NULL)
         continue;  /* some zones refuse reads while their sensor is off */
       milli = g_ascii_strtoll (temp, &end, 10);
@@ -50,7 +47,7 @@ jmem_collect_thermal (JmemCollectContext *ctx)
         continue;
       t = g_new0 (JmemThermal, 1);
       t->zone = jmem_text_make_valid (name, -1);
-      t->type = jmem_collect_read_text (ctx, type_path, NULL);
+      t->type = jmem_root_read_text (ctx->files, type_path, NULL);
       t->celsius = (double) milli / 1000.0;
       g_ptr_array_add (ctx->snapshot->thermal, t);
     }
@@ -84,7 +81,7 @@ jmem_collect_power_mode (JmemCollectContext *ctx)
       g_autofree char *data = NULL;
       gsize len = 0;
 
-      if (jmem_collect_read_raw (ctx, "/nvpmodel/query.txt", JMEM_MAX_SMALL_BYTES, &data, &len, NULL))
+      if (jmem_root_read (ctx->files, "/nvpmodel/query.txt", JMEM_MAX_SMALL_BYTES, &data, &len, NULL))
         s->power_mode = power_mode_from_output (data, len);
     }
   else
@@ -192,7 +189,7 @@ jmem_collect_disks (JmemCollectContext *ctx)
       collect_live_disks (ctx->snapshot);
       return;
     }
-  if (!jmem_collect_read_raw (ctx, "/jmem/disks.tsv", JMEM_MAX_SMALL_BYTES, &data, &len, NULL))
+  if (!jmem_root_read (ctx->files, "/jmem/disks.tsv", JMEM_MAX_SMALL_BYTES, &data, &len, NULL))
     return;
   lines = g_strsplit (data, "\n", -1);
   for (guint i = 0; lines[i] != NULL; i++)

@@ -18,8 +18,7 @@ read_default_target (JmemCollectContext *ctx)
 
   for (gsize i = 0; i < G_N_ELEMENTS (paths); i++)
     {
-      g_autofree char *full = jmem_collect_path (ctx, paths[i]);
-      g_autofree char *target = g_file_read_link (full, NULL);
+      g_autofree char *target = jmem_root_read_link (ctx->files, paths[i], NULL);
       g_autofree char *base = NULL;
 
       if (target == NULL)
@@ -38,7 +37,7 @@ read_captured_at (JmemCollectContext *ctx)
 
   if (ctx->root == NULL)
     return g_get_real_time () / G_USEC_PER_SEC;
-  text = jmem_collect_read_text (ctx, "/jmem/captured-at", NULL);
+  text = jmem_root_read_text (ctx->files, "/jmem/captured-at", NULL);
   if (text != NULL && g_ascii_string_to_unsigned (text, 10, 0, G_MAXINT64, &value, NULL))
     return (gint64) value;
   return -1;
@@ -55,17 +54,17 @@ jmem_collect_identity (JmemCollectContext *ctx)
   g_autoptr(GError) error = NULL;
   gsize len = 0;
 
-  s->hostname = jmem_collect_read_text (ctx, "/proc/sys/kernel/hostname", NULL);
-  s->kernel_release = jmem_collect_read_text (ctx, "/proc/sys/kernel/osrelease", NULL);
+  s->hostname = jmem_root_read_text (ctx->files, "/proc/sys/kernel/hostname", NULL);
+  s->kernel_release = jmem_root_read_text (ctx->files, "/proc/sys/kernel/osrelease", NULL);
   s->timestamp_unix = read_captured_at (ctx);
   s->default_target = read_default_target (ctx);
 
-  model = jmem_collect_read_text (ctx, "/proc/device-tree/model", NULL);
-  if (jmem_collect_read_raw (ctx, "/etc/nv_boot_control.conf", JMEM_MAX_SMALL_BYTES,
+  model = jmem_root_read_text (ctx->files, "/proc/device-tree/model", NULL);
+  if (jmem_root_read (ctx->files, "/etc/nv_boot_control.conf", JMEM_MAX_SMALL_BYTES,
                              &boot_data, &len, NULL))
     boot_control = jmem_boot_control_parse (boot_data, len);
 
-  if (jmem_collect_read_raw (ctx, "/etc/nv_tegra_release", JMEM_MAX_SMALL_BYTES,
+  if (jmem_root_read (ctx->files, "/etc/nv_tegra_release", JMEM_MAX_SMALL_BYTES,
                              &release_data, &len, NULL))
     {
       s->release = jmem_tegra_release_parse (release_data, len, &error);

@@ -4,6 +4,8 @@
 
 #include "jmem-triage.h"
 
+#include <unistd.h>
+
 static int
 compare_nvmap_total (gconstpointer a, gconstpointer b)
 {
@@ -26,6 +28,17 @@ compare_footprint (gconstpointer a, gconstpointer b)
   return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
+static gboolean
+pid_dir_exists (JmemCollectContext *ctx, const char *dir)
+{
+  int fd = jmem_root_open_dir (ctx->files, dir, NULL);
+
+  if (fd < 0)
+    return FALSE;
+  close (fd);
+  return TRUE;
+}
+
 static void
 aggregate_nvmap (JmemCollectContext *ctx, GHashTable *by_pid)
 {
@@ -42,13 +55,12 @@ aggregate_nvmap (JmemCollectContext *ctx, GHashTable *by_pid)
       if (t == NULL)
         {
           g_autofree char *dir = g_strdup_printf ("/proc/%" G_GINT64_FORMAT, pid);
-          g_autofree char *full = jmem_collect_path (ctx, dir);
 
           t = g_new0 (JmemNvmapPidTotal, 1);
           t->pid = pid;
           t->process = g_strdup (c->process);
           /* Kernel clients (PID 0) have no /proc entry and are no orphans. */
-          t->pid_exists = pid == 0 || g_file_test (full, G_FILE_TEST_IS_DIR);
+          t->pid_exists = pid == 0 || pid_dir_exists (ctx, dir);
           g_ptr_array_add (s->nvmap_by_pid, t);
           g_hash_table_insert (by_pid, &t->pid, t);
         }

@@ -10,7 +10,7 @@ jmem_collect_meminfo (JmemCollectContext *ctx)
   g_autofree char *data = NULL;
   gsize len = 0;
 
-  if (!jmem_collect_read_raw (ctx, "/proc/meminfo", JMEM_MAX_SMALL_BYTES, &data, &len, &error) ||
+  if (!jmem_root_read (ctx->files, "/proc/meminfo", JMEM_MAX_SMALL_BYTES, &data, &len, &error) ||
       (s->meminfo = jmem_meminfo_parse (data, len, &error)) == NULL)
     {
       jmem_snapshot_add_warning (s, "meminfo", NULL,

@@ -4,6 +4,7 @@
 #include <glib.h>
 
 #include "jmem-collect.h"
+#include "jmem-root.h"
 #include "jmem-snapshot.h"
 #include "jmem-users.h"
 
@@ -11,7 +12,8 @@ G_BEGIN_DECLS
 
 typedef struct {
   const JmemCollectOptions *options;
-  const char   *root;          /* NULL for the live system */
+  const char   *root;          /* the --sysroot tree, NULL for the live system */
+  JmemRoot     *files;         /* where every file is read: the tree or the live system */
   guint         timeout_ms;
   JmemSnapshot *snapshot;
   gboolean      gpu_apps_read; /* --query-compute-apps answered */
@@ -21,23 +23,6 @@ typedef struct {
   guint         n_status_refused;
   guint         n_status_damaged;
 } JmemCollectContext;
-
-/* DIR + path, or path itself on the live system. */
-char *jmem_collect_path (const JmemCollectContext *ctx, const char *path);
-
-/* A small text file under the root, made valid UTF-8 and stripped of
- * trailing whitespace and NULs; NULL (and @error) when unreadable. */
-char *jmem_collect_read_text (const JmemCollectContext *ctx,
-                              const char               *path,
-                              GError                  **error);
-
-/* A file under the root, raw. */
-gboolean jmem_collect_read_raw (const JmemCollectContext *ctx,
-                                const char               *path,
-                                gsize                     max_bytes,
-                                char                    **data,
-                                gsize                    *len,
-                                GError                  **error);
 
 void jmem_collect_meminfo (JmemCollectContext *ctx);
 void jmem_collect_identity (JmemCollectContext *ctx);

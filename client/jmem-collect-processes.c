@@ -5,11 +5,11 @@
  * most of what a snapshot costs, and the kernel charges per file opened. */
 #include "jmem-collect-private.h"
 
-#include "jmem-file.h"
 #include "jmem-names.h"
 #include "jmem-procfs.h"
 #include "jmem-users.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gio/gio.h>
@@ -23,7 +23,8 @@ typedef enum {
 } ProcessRead;
 
 /* Reads PID/@file relative to the open /proc: one open per file, which is
- * what the kernel charges for, and no path built from the root each time. */
+ * what the kernel charges for, and no path built from the root each time
+ * (in a tree, still beneath it and through no symbolic link). */
 static gboolean
 read_pid_file (JmemCollectContext *ctx,
                gint64              pid,
@@ -34,7 +35,8 @@ read_pid_file (JmemCollectContext *ctx,
   char name[64];
 
   g_snprintf (name, sizeof name, "%" G_GINT64_FORMAT "/%s", pid, file);
-  return jmem_file_read_at (ctx->proc_fd, name, max_bytes, ctx->read_buf, error);
+  return jmem_root_read_at (ctx->files, ctx->proc_fd, "/proc", name, max_bytes, ctx->read_buf,
+                            error);
 }
 
 static gboolean
@@ -150,28 +152,30 @@ void
 jmem_collect_processes (JmemCollectContext *ctx)
 {
   JmemSnapshot *s = ctx->snapshot;
-  g_autofree char *proc = jmem_collect_path (ctx, "/proc");
   g_autoptr(GError) error = NULL;
-  g_autoptr(GDir) dir = g_dir_open (proc, 0, &error);
-  const char *name;
+  struct dirent *e;
+  DIR *dir;
+  int list_fd;
 
+  /* Kept open for the later passes; jmem_collect_snapshot() closes it. */
+  ctx->proc_fd = jmem_root_open_dir (ctx->files, "/proc", &error);
+  list_fd = ctx->proc_fd < 0 ? -1 : fcntl (ctx->proc_fd, F_DUPFD_CLOEXEC, 0);
+  dir = list_fd < 0 ? NULL : fdopendir (list_fd);
   if (dir == NULL)
     {
+      if (error == NULL)
+        g_set_error (&error, G_IO_ERROR, g_io_error_from_errno (errno),
+                     "cannot list /proc: %s", g_strerror (errno));
+      if (list_fd >= 0)
+        close (list_fd);
       jmem_snapshot_add_warning (s, "processes", NULL, "no process list: %s", error->message);
       return;
     }
-  /* Kept open for the later passes; jmem_collect_snapshot() closes it. */
-  ctx->proc_fd = open (proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (ctx->proc_fd < 0)
-    {
-      jmem_snapshot_add_warning (s, "processes", NULL, "no process list: cannot open %s: %s",
-                                 proc, g_strerror (errno));
-      return;
-    }
-  ctx->users = jmem_users_new (ctx->root);
+  ctx->users = jmem_users_new (ctx->files);
 
-  while ((name = g_dir_read_name (dir)) != NULL)
+  while ((e = readdir (dir)) != NULL)
     {
+      const char *name = e->d_name;
       guint64 pid;
       JmemProcess *p;
 
@@ -184,6 +188,7 @@ jmem_collect_processes (JmemCollectContext *ctx)
       else
         jmem_process_free (p);
     }
+  closedir (dir);
 }
 
 void
@@ -205,7 +210,7 @@ void
 jmem_collect_process_details (JmemCollectContext *ctx,
                               JmemProcess        *p)
 {
-  char name[24];
+  char name[32];
   GByteArray *buf = ctx->read_buf;
   JmemCgroupInfo cgroup = { 0 };
   int pid_fd;
@@ -217,12 +222,12 @@ jmem_collect_process_details (JmemCollectContext *ctx,
     return;
 
   /* One directory descriptor: both files come from the same process. */
-  g_snprintf (name, sizeof name, "%" G_GINT64_FORMAT, p->pid);
-  pid_fd = openat (ctx->proc_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  g_snprintf (name, sizeof name, "/proc/%" G_GINT64_FORMAT, p->pid);
+  pid_fd = jmem_root_open_dir (ctx->files, name, NULL);
   if (pid_fd < 0)
     return;
 
-  if (jmem_file_read_at (pid_fd, "cgroup", JMEM_MAX_SMALL_BYTES, buf, NULL) &&
+  if (jmem_root_read_at (ctx->files, pid_fd, name, "cgroup", JMEM_MAX_SMALL_BYTES, buf, NULL) &&
       jmem_cgroup_parse ((const char *) buf->data, buf->len, &cgroup, NULL))
     {
       p->container_runtime = g_steal_pointer (&cgroup.runtime);
@@ -230,7 +235,7 @@ jmem_collect_process_details (JmemCollectContext *ctx,
     }
   jmem_cgroup_info_clear (&cgroup);
 
-  if (jmem_file_read_at (pid_fd, "cmdline", JMEM_MAX_PROC_BYTES, buf, NULL))
+  if (jmem_root_read_at (ctx->files, pid_fd, name, "cmdline", JMEM_MAX_PROC_BYTES, buf, NULL))
     {
       g_free (p->cmdline);
       p->cmdline = jmem_cmdline_parse ((const char *) buf->data, buf->len);

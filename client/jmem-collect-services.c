@@ -142,7 +142,7 @@ collect_sysroot (JmemCollectContext *ctx)
   g_auto(GStrv) lines = NULL;
   gsize len = 0;
 
-  if (!jmem_collect_read_raw (ctx, "/systemd/units.tsv", JMEM_MAX_SMALL_BYTES, &data, &len, NULL))
+  if (!jmem_root_read (ctx->files, "/systemd/units.tsv", JMEM_MAX_SMALL_BYTES, &data, &len, NULL))
     {
       jmem_snapshot_add_warning (s, "services", NULL,
                                  "service states unknown: the capture holds no systemd/units.tsv");

@@ -32,7 +32,7 @@ jmem_collect_tegrastats (JmemCollectContext *ctx)
       g_autofree char *data = NULL;
       gsize len = 0;
 
-      if (!jmem_collect_read_raw (ctx, "/tegrastats/line.txt", JMEM_MAX_SMALL_BYTES, &data, &len, &error))
+      if (!jmem_root_read (ctx->files, "/tegrastats/line.txt", JMEM_MAX_SMALL_BYTES, &data, &len, &error))
         {
           jmem_snapshot_add_warning (s, "tegrastats", NULL,
                                      "the capture holds no tegrastats/line.txt");

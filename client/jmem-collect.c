@@ -1,66 +1,36 @@
 #include "jmem-collect-private.h"
 
 #include "jmem-error.h"
-#include "jmem-file.h"
-#include "jmem-names.h"
-#include "jmem-text.h"
 
-#include <string.h>
 #include <unistd.h>
 
-char *
-jmem_collect_path (const JmemCollectContext *ctx, const char *path)
-{
-  return jmem_sysroot_path (ctx->root, path);
-}
-
-gboolean
-jmem_collect_read_raw (const JmemCollectContext *ctx,
-                       const char               *path,
-                       gsize                     max_bytes,
-                       char                    **data,
-                       gsize                    *len,
-                       GError                  **error)
-{
-  g_autofree char *full = jmem_collect_path (ctx, path);
-
-  return jmem_file_read_capped (full, max_bytes, data, len, error);
-}
-
-char *
-jmem_collect_read_text (const JmemCollectContext *ctx,
-                        const char               *path,
-                        GError                  **error)
-{
-  g_autofree char *data = NULL;
-  gsize len = 0;
-  char *text;
-
-  if (!jmem_collect_read_raw (ctx, path, JMEM_MAX_SMALL_BYTES, &data, &len, error))
-    return NULL;
-  /* device-tree strings end in NUL: keep what precedes it. */
-  len = strnlen (data, len);
-  text = jmem_text_make_valid (data, (gssize) len);
-  return g_strchomp (text);
-}
-
 static gboolean
-sysroot_has_data (const char *root)
+sysroot_has_data (JmemRoot *root)
 {
-  g_autofree char *meminfo = jmem_sysroot_path (root, "/proc/meminfo");
-  g_autofree char *proc = jmem_sysroot_path (root, "/proc");
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
+  g_auto(GStrv) names = NULL;
 
-  if (g_file_test (meminfo, G_FILE_TEST_EXISTS))
+  if (jmem_root_exists (root, "/proc/meminfo"))
     return TRUE;
-  dir = g_dir_open (proc, 0, NULL);
-  if (dir == NULL)
-    return FALSE;
-  while ((name = g_dir_read_name (dir)) != NULL)
-    if (g_ascii_isdigit (name[0]))
+  names = jmem_root_list_dir (root, "/proc", NULL);
+  for (guint i = 0; names != NULL && names[i] != NULL; i++)
+    if (g_ascii_isdigit (names[i][0]))
       return TRUE;
   return FALSE;
+}
+
+/* What the tree held that was not read: named, so nobody mistakes a
+ * missing number for a measured one. */
+static void
+warn_refused (JmemSnapshot *snapshot, JmemRoot *root)
+{
+  const GPtrArray *refused = jmem_root_get_refused (root);
+
+  for (guint i = 0; i < refused->len; i++)
+    jmem_snapshot_add_warning (snapshot, "sysroot",
+                               "a capture holds only regular files and directories: "
+                               "write a new one with `jmem capture DIR`",
+                               "%s/%s", jmem_root_get_path (root),
+                               (const char *) g_ptr_array_index (refused, i));
 }
 
 JmemSnapshot *
@@ -68,25 +38,27 @@ jmem_collect_snapshot (const JmemCollectOptions *options,
                        GError                  **error)
 {
   g_autoptr(JmemSnapshot) snapshot = NULL;
+  g_autoptr(JmemRoot) files = NULL;
   JmemCollectContext ctx = { 0 };
   const char *root = options->sysroot;
 
   if (root != NULL && (root[0] == '\0' || g_str_equal (root, "/")))
     root = NULL;
 
+  files = jmem_root_open (root, error);
+  if (files == NULL)
+    return NULL;
   if (root != NULL)
     {
-      if (!g_file_test (root, G_FILE_TEST_IS_DIR))
+      if (!sysroot_has_data (files))
         {
-          g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE,
-                       "%s is not a directory", root);
-          return NULL;
-        }
-      if (!sysroot_has_data (root))
-        {
+          const GPtrArray *refused = jmem_root_get_refused (files);
+
           g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE,
                        "%s holds no capture: neither proc/meminfo nor proc/PID "
-                       "directories (write one with `jmem capture DIR`)", root);
+                       "directories%s%s (write one with `jmem capture DIR`)", root,
+                       refused->len > 0 ? "; " : "",
+                       refused->len > 0 ? (const char *) g_ptr_array_index (refused, 0) : "");
           return NULL;
         }
     }
@@ -95,6 +67,7 @@ jmem_collect_snapshot (const JmemCollectOptions *options,
   snapshot->sysroot = g_strdup (root);
   ctx.options = options;
   ctx.root = root;
+  ctx.files = files;
   ctx.timeout_ms = options->command_timeout_ms ? options->command_timeout_ms
                                                : JMEM_COLLECT_COMMAND_TIMEOUT_MS;
   ctx.snapshot = snapshot;
@@ -114,6 +87,7 @@ jmem_collect_snapshot (const JmemCollectOptions *options,
   if (options->tegrastats_seconds > 0)
     jmem_collect_tegrastats (&ctx);
   jmem_collect_join (&ctx);
+  warn_refused (snapshot, files);
   if (ctx.proc_fd >= 0)
     close (ctx.proc_fd);
   g_clear_pointer (&ctx.users, jmem_users_free);

@@ -2,29 +2,26 @@
 
 #include <string.h>
 
-#include "jmem-file.h"
+#include "jmem-root.h"
 #include "jmem-names.h"
 #include "jmem-procfs.h"
 #include "jmem-text.h"
 
 static gboolean
-exists (const char *root, const char *path)
+exists (JmemRoot *root, const char *path)
 {
-  g_autofree char *full = jmem_sysroot_path (root, path);
-
-  return g_file_test (full, G_FILE_TEST_EXISTS);
+  return jmem_root_exists (root, path);
 }
 
 /* container=NAME in a NUL-separated environment (PID 1's: systemd-nspawn,
  * podman, LXC set it); NULL when absent. */
 static char *
-container_from_environ (const char *root)
+container_from_environ (JmemRoot *root)
 {
-  g_autofree char *path = jmem_sysroot_path (root, "/proc/1/environ");
   g_autofree char *data = NULL;
   gsize len = 0;
 
-  if (!jmem_file_read_capped (path, JMEM_MAX_SMALL_BYTES, &data, &len, NULL))
+  if (!jmem_root_read (root, "/proc/1/environ", JMEM_MAX_SMALL_BYTES, &data, &len, NULL))
     return NULL;
   for (gsize at = 0; at < len; at += strlen (data + at) + 1)
     if (g_str_has_prefix (data + at, "container=") && data[at + 10] != '\0')
@@ -33,16 +30,15 @@ container_from_environ (const char *root)
 }
 
 static char *
-container_from_cgroup (const char *root, const char *pid)
+container_from_cgroup (JmemRoot *root, const char *pid)
 {
   g_autofree char *rel = g_strdup_printf ("/proc/%s/cgroup", pid);
-  g_autofree char *path = jmem_sysroot_path (root, rel);
   g_autofree char *data = NULL;
   JmemCgroupInfo info = { 0 };
   char *found = NULL;
   gsize len = 0;
 
-  if (jmem_file_read_capped (path, JMEM_MAX_PROC_BYTES, &data, &len, NULL) &&
+  if (jmem_root_read (root, rel, JMEM_MAX_PROC_BYTES, &data, &len, NULL) &&
       jmem_cgroup_parse (data, len, &info, NULL) && info.runtime != NULL)
     found = g_strdup_printf ("the cgroup of PID %s is %s %.12s", pid, info.runtime,
                              info.id != NULL ? info.id : "");
@@ -51,11 +47,14 @@ container_from_cgroup (const char *root, const char *pid)
 }
 
 char *
-jmem_container_detect (const char *root)
+jmem_container_detect (const char *path)
 {
+  g_autoptr(JmemRoot) root = jmem_root_open (path, NULL);
   g_autofree char *name = NULL;
   char *found;
 
+  if (root == NULL)
+    return NULL;
   if (exists (root, "/.dockerenv"))
     return g_strdup ("/.dockerenv exists");
   if (exists (root, "/run/.containerenv"))

@@ -1,7 +1,7 @@
 #include "jmem-nvmap-source.h"
 
 #include "jmem-error.h"
-#include "jmem-file.h"
+#include "jmem-root.h"
 #include "jmem-helper-client.h"
 #include "jmem-names.h"
 
@@ -15,8 +15,7 @@ files_read_clients (const JmemNvmapSourceContext *ctx,
                     gint64                       *stats_total_bytes,
                     GError                      **error)
 {
-  g_autofree char *path = jmem_sysroot_path (ctx->root, JMEM_NVMAP_CLIENTS_PATH);
-  g_autofree char *total_path = jmem_sysroot_path (ctx->root, JMEM_NVMAP_TOTAL_MEMORY_PATH);
+  g_autoptr(JmemRoot) root = jmem_root_open (ctx->root, error);
   g_autofree char *data = NULL;
   g_autofree char *total = NULL;
   gsize len = 0, total_len = 0;
@@ -26,9 +25,11 @@ files_read_clients (const JmemNvmapSourceContext *ctx,
   if (stats_total_bytes == NULL)
     stats_total_bytes = &unused_total;
   *stats_total_bytes = -1;
-  if (!jmem_file_read_capped (path, JMEM_MAX_DEBUGFS_BYTES, &data, &len, error))
+  if (root == NULL ||
+      !jmem_root_read (root, JMEM_NVMAP_CLIENTS_PATH, JMEM_MAX_DEBUGFS_BYTES, &data, &len, error))
     return NULL;
-  if (jmem_file_read_capped (total_path, JMEM_MAX_SMALL_BYTES, &total, &total_len, NULL) &&
+  if (jmem_root_read (root, JMEM_NVMAP_TOTAL_MEMORY_PATH, JMEM_MAX_SMALL_BYTES, &total, &total_len,
+                      NULL) &&
       jmem_nvmap_total_memory_parse (total, total_len, &bytes, NULL) && bytes <= G_MAXINT64)
     *stats_total_bytes = (gint64) bytes;
   return jmem_nvmap_clients_parse (data, len, error);
@@ -38,11 +39,12 @@ static JmemNvmapAllocations *
 files_read_allocations (const JmemNvmapSourceContext *ctx,
                         GError                      **error)
 {
-  g_autofree char *path = jmem_sysroot_path (ctx->root, JMEM_NVMAP_ALLOCATIONS_PATH);
+  g_autoptr(JmemRoot) root = jmem_root_open (ctx->root, error);
   g_autofree char *data = NULL;
   gsize len = 0;
 
-  if (!jmem_file_read_capped (path, JMEM_MAX_DEBUGFS_BYTES, &data, &len, error))
+  if (root == NULL ||
+      !jmem_root_read (root, JMEM_NVMAP_ALLOCATIONS_PATH, JMEM_MAX_DEBUGFS_BYTES, &data, &len, error))
     return NULL;
   return jmem_nvmap_allocations_parse (data, len, error);
 }
@@ -86,9 +88,9 @@ jmem_nvmap_source_choose (const JmemNvmapSourceContext *ctx,
 {
   if (ctx->root != NULL)
     {
-      g_autofree char *path = jmem_sysroot_path (ctx->root, JMEM_NVMAP_CLIENTS_PATH);
+      g_autoptr(JmemRoot) root = jmem_root_open (ctx->root, NULL);
 
-      if (g_file_test (path, G_FILE_TEST_EXISTS))
+      if (root != NULL && jmem_root_exists (root, JMEM_NVMAP_CLIENTS_PATH))
         return &sources[0];
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE,
                    "the capture holds no NvMap data (no %s)", JMEM_NVMAP_CLIENTS_PATH);

@@ -1,6 +1,5 @@
 #include "jmem-users.h"
 
-#include "jmem-file.h"
 #include "jmem-names.h"
 #include "jmem-text.h"
 
@@ -12,13 +11,12 @@ struct _JmemUsers {
 };
 
 static void
-load_passwd (JmemUsers *users, const char *root)
+load_passwd (JmemUsers *users, JmemRoot *root)
 {
-  g_autofree char *path = jmem_sysroot_path (root, "/etc/passwd");
   g_autofree char *data = NULL;
   g_auto(GStrv) lines = NULL;
 
-  if (!jmem_file_read_capped (path, JMEM_MAX_PROC_BYTES, &data, NULL, NULL))
+  if (!jmem_root_read (root, "/etc/passwd", JMEM_MAX_PROC_BYTES, &data, NULL, NULL))
     return;
   lines = g_strsplit (data, "\n", -1);
   for (guint i = 0; lines[i] != NULL; i++)
@@ -39,11 +37,11 @@ load_passwd (JmemUsers *users, const char *root)
 }
 
 JmemUsers *
-jmem_users_new (const char *root)
+jmem_users_new (JmemRoot *root)
 {
   JmemUsers *users = g_new0 (JmemUsers, 1);
 
-  users->live = root == NULL;
+  users->live = jmem_root_is_live (root);
   users->names = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   if (!users->live)
     load_passwd (users, root);

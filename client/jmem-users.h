@@ -3,12 +3,14 @@
 
 #include <glib.h>
 
+#include "jmem-root.h"
+
 G_BEGIN_DECLS
 
 typedef struct _JmemUsers JmemUsers;
 
-/* @root NULL: getpwuid(); otherwise ROOT/etc/passwd (absent: no names). */
-JmemUsers *jmem_users_new (const char *root);
+/* The live system: getpwuid(); a tree: its /etc/passwd (absent: no names). */
+JmemUsers *jmem_users_new (JmemRoot *root);
 void jmem_users_free (JmemUsers *users);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemUsers, jmem_users_free)
 

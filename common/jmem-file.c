@@ -99,6 +99,19 @@ jmem_file_read_capped (const char *path,
 }
 
 gboolean
+jmem_file_read_fd (int         fd,
+                   const char *name,
+                   gsize       max_bytes,
+                   GByteArray *buffer,
+                   GError    **error)
+{
+  g_return_val_if_fail (fd >= 0, FALSE);
+  g_return_val_if_fail (buffer != NULL, FALSE);
+
+  return read_fd_capped (fd, name, max_bytes, buffer, error);
+}
+
+gboolean
 jmem_file_read_at (int         dirfd,
                    const char *name,
                    gsize       max_bytes,
@@ -114,15 +127,4 @@ jmem_file_read_at (int         dirfd,
   if (fd < 0)
     return open_failed (name, error);
   return read_fd_capped (fd, name, max_bytes, buffer, error);
-}
-
-char *
-jmem_sysroot_path (const char *root,
-                   const char *path)
-{
-  g_return_val_if_fail (path != NULL && path[0] == '/', NULL);
-
-  if (root == NULL || root[0] == '\0' || g_str_equal (root, "/"))
-    return g_strdup (path);
-  return g_build_filename (root, path, NULL);
 }

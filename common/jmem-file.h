@@ -25,8 +25,12 @@ gboolean jmem_file_read_at (int         dirfd,
                             GByteArray *buffer,
                             GError    **error);
 
-/* Joins @root (NULL or "/" for the live system) with an absolute @path. */
-char *jmem_sysroot_path (const char *root,
-                         const char *path);
+/* Reads the open @fd to its end into @buffer as jmem_file_read_at() does,
+ * then closes it; @name is for messages. */
+gboolean jmem_file_read_fd (int         fd,
+                            const char *name,
+                            gsize       max_bytes,
+                            GByteArray *buffer,
+                            GError    **error);
 
 G_END_DECLS

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include <json-glib/json-glib.h>
 
 #include "jmem-names.h"
+#include "jmem-nvmap.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define JMEM_E2E_ASAN 1
@@ -714,6 +716,66 @@ test_root_caller (void)
   assert_clients_reply (reply, fixture);
 }
 
+/* Root's capture reads debugfs itself: the copy of iovmm/allocations keeps
+ * every handle but not the kernel pointers of its UID column, and is root's
+ * alone (0600 in a 0700 directory). */
+static void
+test_root_capture (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("jmem-e2e-capture-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (base, "cap", NULL);
+  g_autofree char *copy_path = g_build_filename (dir, JMEM_NVMAP_ALLOCATIONS_PATH, NULL);
+  g_autofree char *jmem = client_path ();
+  g_autofree char *live = NULL;
+  g_autofree char *copy = NULL;
+  gsize live_len = 0, copy_len = 0;
+  const char *capture[] = { jmem, "capture", "--no-ask-password", dir, NULL };
+  RunResult result = { 0 };
+  struct stat st;
+
+  g_assert_true (g_file_get_contents (JMEM_NVMAP_ALLOCATIONS_PATH, &live, &live_len, NULL));
+  run_as (NULL, capture, &result);
+  g_assert_true (WIFEXITED (result.status));
+  g_assert_cmpint (WEXITSTATUS (result.status), ==, 0);
+  g_assert_true (g_file_get_contents (copy_path, &copy, &copy_len, NULL));
+
+  /* Only UID digits differ, each now a zero; the fixture's pointers are gone. */
+  g_assert_cmpuint (copy_len, ==, live_len);
+  for (gsize i = 0; i < live_len; i++)
+    if (copy[i] != live[i])
+      {
+        g_assert_cmpint (copy[i], ==, '0');
+        g_assert_true (g_ascii_isxdigit (live[i]));
+      }
+  if (strstr (live, "ffff0000a1b2c3d4") != NULL)
+    g_assert_null (strstr (copy, "ffff0000a1b2c3d4"));
+  {
+    g_autoptr(JmemNvmapAllocations) a = jmem_nvmap_allocations_parse (live, live_len, NULL);
+    g_autoptr(JmemNvmapAllocations) b = jmem_nvmap_allocations_parse (copy, copy_len, NULL);
+
+    g_assert_nonnull (a);
+    g_assert_nonnull (b);
+    g_assert_cmpuint (b->clients->len, ==, a->clients->len);
+    g_assert_cmpuint (b->n_malformed, ==, a->n_malformed);
+  }
+
+  g_assert_cmpint (stat (copy_path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 07777, ==, 0600);
+  g_assert_cmpint (stat (dir, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 07777, ==, 0700);
+
+  g_free (result.out);
+  g_free (result.err);
+  {
+    const char *rm[] = { "rm", "-rf", base, NULL };
+    RunResult removed = { 0 };
+
+    run_as (NULL, rm, &removed);
+    g_free (removed.out);
+    g_free (removed.err);
+  }
+}
+
 /* A caller polkit would ask to authenticate, over its own connection:
  * without the interactive flag the helper says interaction could help
  * (D-Bus spec); with it, polkit finds no agent to ask and the answer is a
@@ -1162,6 +1224,7 @@ main (int argc, char **argv)
       g_test_add_func ("/e2e/outsider/interactive-flag", test_interactive_flag);
       g_test_add_func ("/e2e/outsider/properties", test_properties_unauthorized);
       g_test_add_func ("/e2e/root/clients", test_root_caller);
+      g_test_add_func ("/e2e/root/capture", test_root_capture);
       g_test_add_func ("/e2e/bus/cannot-own-name", test_cannot_own_name);
       g_test_add_func ("/e2e/bus/bad-calls", test_bad_calls);
       g_test_add_func ("/e2e/helper/capabilities", test_capabilities);

@@ -1,0 +1,541 @@
+/* jmem capture and --sysroot as the files they touch see them: a capture
+ * run as root refuses directories others own or can write, makes 0600
+ * files and 0700 directories, and writes nothing outside its directory
+ * while someone swaps its subdirectories for links; a captured tree with
+ * links, FIFOs or linked directories is read without leaving it or
+ * hanging. Trees are copied from fixtures/trees/orin-agx-nvgpu into a
+ * temporary directory and removed afterwards. */
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jmem-capture.h"
+#include "jmem-nvmap.h"
+
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
+static const char *jmem_exe;
+static const char *fixtures;
+
+typedef struct {
+  int   status;  /* exit status; 124 when `timeout` killed it */
+  char *out;
+  char *err;
+} Run;
+
+static void
+run_clear (Run *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+static void
+run_argv (const char * const *argv, Run *r)
+{
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) error = NULL;
+
+  proc = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                            &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
+  g_assert_no_error (error);
+  r->status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
+}
+
+static void
+remove_tree (const char *path)
+{
+  const char *argv[] = { "rm", "-rf", path, NULL };
+  g_auto(Run) r = { 0 };
+
+  run_argv (argv, &r);
+  g_assert_cmpint (r.status, ==, 0);
+}
+
+/* A fresh copy of the Orin fixture tree under @base. */
+static char *
+copy_tree (const char *base)
+{
+  g_autofree char *src = g_build_filename (fixtures, "trees", "orin-agx-nvgpu", NULL);
+  char *dst = g_build_filename (base, "tree", NULL);
+  const char *argv[] = { "cp", "-a", src, dst, NULL };
+  g_auto(Run) r = { 0 };
+
+  run_argv (argv, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  return dst;
+}
+
+/* `jmem snapshot --json --all --sysroot TREE`, killed after 20 s. */
+static JsonNode *
+snapshot_of (const char *tree, Run *r)
+{
+  const char *argv[] = { "timeout", "20", jmem_exe, "snapshot", "--json", "--all",
+                         "--no-ask-password", "--sysroot", tree, NULL };
+  g_autoptr(GError) error = NULL;
+  JsonNode *node;
+
+  run_argv (argv, r);
+  g_assert_cmpint (r->status, !=, 124);  /* it hung */
+  g_assert_cmpint (r->status, ==, 0);
+  node = json_from_string (r->out, &error);
+  g_assert_no_error (error);
+  return node;
+}
+
+static gboolean
+has_warning (JsonNode *root, const char *source, const char *needle)
+{
+  JsonArray *w = json_object_get_array_member (json_node_get_object (root), "warnings");
+
+  for (guint i = 0; i < json_array_get_length (w); i++)
+    {
+      JsonObject *o = json_array_get_object_element (w, i);
+      if (g_str_equal (json_object_get_string_member (o, "source"), source) &&
+          strstr (json_object_get_string_member (o, "message"), needle) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static JsonObject *
+process_by_pid (JsonNode *root, gint64 pid)
+{
+  JsonArray *list = json_object_get_array_member (
+    json_object_get_object_member (json_node_get_object (root), "processes"), "list");
+
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    {
+      JsonObject *p = json_array_get_object_element (list, i);
+      if (json_object_get_int_member (p, "pid") == pid)
+        return p;
+    }
+  return NULL;
+}
+
+/* ---- --sysroot ---------------------------------------------------------- */
+
+/* A link inside the tree to a file of this machine is not read. */
+static void
+test_sysroot_symlink_file (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("jmem-sysroot-XXXXXX", NULL);
+  g_autofree char *tree = copy_tree (base);
+  g_autofree char *secret = g_build_filename (base, "secret", NULL);
+  g_autofree char *cmdline = g_build_filename (tree, "proc", "1731", "cmdline", NULL);
+  g_autoptr(JsonNode) snap = NULL;
+  g_auto(Run) r = { 0 };
+  JsonObject *p;
+
+  g_assert_true (g_file_set_contents (secret, "LOCAL-SECRET-4f1e", -1, NULL));
+  g_assert_cmpint (g_unlink (cmdline), ==, 0);
+  g_assert_cmpint (symlink (secret, cmdline), ==, 0);
+
+  snap = snapshot_of (tree, &r);
+  g_assert_null (strstr (r.out, "LOCAL-SECRET-4f1e"));
+  g_assert_true (has_warning (snap, "sysroot", "proc/1731/cmdline"));
+  p = process_by_pid (snap, 1731);
+  g_assert_nonnull (p);  /* the process itself is still reported */
+
+  remove_tree (base);
+}
+
+/* A FIFO in place of proc/meminfo neither blocks nor is read. */
+static void
+test_sysroot_fifo (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("jmem-sysroot-XXXXXX", NULL);
+  g_autofree char *tree = copy_tree (base);
+  g_autofree char *meminfo = g_build_filename (tree, "proc", "meminfo", NULL);
+  g_autoptr(JsonNode) snap = NULL;
+  g_auto(Run) r = { 0 };
+
+  g_assert_cmpint (g_unlink (meminfo), ==, 0);
+  g_assert_cmpint (mkfifo (meminfo, 0600), ==, 0);
+
+  snap = snapshot_of (tree, &r);
+  g_assert_true (has_warning (snap, "sysroot", "proc/meminfo is not a regular file"));
+  g_assert_true (has_warning (snap, "meminfo", "no memory totals"));
+
+  remove_tree (base);
+}
+
+/* A directory of the tree that is a link (here to a process directory
+ * outside it) is not entered. */
+static void
+test_sysroot_symlink_dir (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("jmem-sysroot-XXXXXX", NULL);
+  g_autofree char *tree = copy_tree (base);
+  g_autofree char *pid_dir = g_build_filename (tree, "proc", "1731", NULL);
+  g_autofree char *outside = g_build_filename (base, "1731", NULL);
+  g_autoptr(JsonNode) snap = NULL;
+  g_autoptr(JsonNode) before = NULL;
+  g_auto(Run) r0 = { 0 };
+  g_auto(Run) r = { 0 };
+
+  /* The process is there while its directory is a real one. */
+  before = snapshot_of (tree, &r0);
+  g_assert_nonnull (process_by_pid (before, 1731));
+
+  g_assert_cmpint (g_rename (pid_dir, outside), ==, 0);
+  g_assert_cmpint (symlink (outside, pid_dir), ==, 0);
+  snap = snapshot_of (tree, &r);
+  g_assert_null (process_by_pid (snap, 1731));
+  g_assert_true (has_warning (snap, "sysroot", "proc/1731 is a symbolic link"));
+
+  remove_tree (base);
+}
+
+/* The whole proc/ a link: nothing to analyse, and the refusal says why. */
+static void
+test_sysroot_symlink_proc (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("jmem-sysroot-XXXXXX", NULL);
+  g_autofree char *tree = copy_tree (base);
+  g_autofree char *proc = g_build_filename (tree, "proc", NULL);
+  g_autofree char *outside = g_build_filename (base, "proc", NULL);
+  const char *argv[] = { "timeout", "20", jmem_exe, "snapshot", "--json", "--no-ask-password",
+                         "--sysroot", tree, NULL };
+  g_auto(Run) r = { 0 };
+
+  g_assert_cmpint (g_rename (proc, outside), ==, 0);
+  g_assert_cmpint (symlink (outside, proc), ==, 0);
+  run_argv (argv, &r);
+  g_assert_cmpint (r.status, ==, 69);
+  g_assert_nonnull (strstr (r.err, "proc is a symbolic link"));
+
+  remove_tree (base);
+}
+
+/* ---- capture: the directory ------------------------------------------- */
+
+static void
+capture (const char *dir, Run *r)
+{
+  const char *argv[] = { "timeout", "120", jmem_exe, "capture", "--no-ask-password", dir, NULL };
+
+  run_argv (argv, r);
+  g_assert_cmpint (r->status, !=, 124);
+}
+
+static gboolean
+dir_is_empty (const char *path)
+{
+  g_autoptr(GDir) d = g_dir_open (path, 0, NULL);
+
+  g_assert_nonnull (d);
+  return g_dir_read_name (d) == NULL;
+}
+
+/* Every directory 0700, every file 0600, the captured links only links. */
+static void
+check_modes (const char *path, guint *n_files)
+{
+  g_autoptr(GDir) d = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      struct stat st;
+
+      g_assert_cmpint (lstat (child, &st), ==, 0);
+      if (S_ISDIR (st.st_mode))
+        {
+          if ((st.st_mode & 07777) != 0700)
+            g_error ("%s has mode %04o, not 0700", child, st.st_mode & 07777);
+          check_modes (child, n_files);
+        }
+      else if (S_ISREG (st.st_mode))
+        {
+          if ((st.st_mode & 07777) != 0600)
+            g_error ("%s has mode %04o, not 0600", child, st.st_mode & 07777);
+          (*n_files)++;
+        }
+      else
+        g_assert_true (S_ISLNK (st.st_mode));
+    }
+}
+
+static void
+test_capture_modes (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (base, "cap", NULL);
+  g_auto(Run) r = { 0 };
+  struct stat st;
+  guint n_files = 0;
+  mode_t old = umask (022);
+
+  capture (dir, &r);
+  umask (old);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpint (stat (dir, &st), ==, 0);
+  g_assert_cmpuint (st.st_uid, ==, geteuid ());
+  g_assert_cmpint (st.st_mode & 07777, ==, 0700);
+  check_modes (dir, &n_files);
+  g_assert_cmpuint (n_files, >, 10);
+
+  remove_tree (base);
+}
+
+static void
+assert_refused (const char *dir, const char *why)
+{
+  g_auto(Run) r = { 0 };
+
+  capture (dir, &r);
+  g_assert_cmpint (r.status, ==, 73);
+  if (strstr (r.err, why) == NULL)
+    g_error ("jmem capture %s said \"%s\", not why (%s)", dir, r.err, why);
+}
+
+/* An empty directory another user owns: that user could swap what root
+ * writes into it. */
+static void
+test_capture_other_owner (void)
+{
+  g_autofree char *base = NULL;
+  g_autofree char *dir = NULL;
+  struct passwd *nobody = getpwnam ("nobody");
+
+  if (geteuid () != 0 || nobody == NULL)
+    {
+      g_test_skip ("needs root and a \"nobody\" account to own a directory");
+      return;
+    }
+  base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  dir = g_build_filename (base, "cap", NULL);
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  g_assert_cmpint (chown (dir, nobody->pw_uid, nobody->pw_gid), ==, 0);
+
+  assert_refused (dir, "belongs to uid");
+  g_assert_true (dir_is_empty (dir));
+
+  remove_tree (base);
+}
+
+static void
+test_capture_group_writable (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (base, "cap", NULL);
+
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  g_assert_cmpint (chmod (dir, 0770), ==, 0);
+  assert_refused (dir, "writable by its group or by others");
+  g_assert_true (dir_is_empty (dir));
+
+  g_assert_cmpint (chmod (dir, 0703), ==, 0);
+  assert_refused (dir, "writable by its group or by others");
+  g_assert_true (dir_is_empty (dir));
+
+  remove_tree (base);
+}
+
+static void
+test_capture_not_empty (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (base, "cap", NULL);
+  g_autofree char *file = g_build_filename (dir, "keep", NULL);
+  g_autofree char *data = NULL;
+
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (file, "mine", -1, NULL));
+  assert_refused (dir, "not empty");
+  g_assert_true (g_file_get_contents (file, &data, NULL, NULL));
+  g_assert_cmpstr (data, ==, "mine");
+
+  remove_tree (base);
+}
+
+/* DIR given as a link to an empty directory: the link is not followed. */
+static void
+test_capture_symlink_dir (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *target = g_build_filename (base, "elsewhere", NULL);
+  g_autofree char *dir = g_build_filename (base, "cap", NULL);
+
+  g_assert_cmpint (g_mkdir (target, 0700), ==, 0);
+  g_assert_cmpint (symlink (target, dir), ==, 0);
+  assert_refused (dir, "symbolic link");
+  g_assert_true (dir_is_empty (target));
+
+  remove_tree (base);
+}
+
+/* An existing empty directory of the caller's is taken, and closed to others. */
+static void
+test_capture_own_empty (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (base, "cap", NULL);
+  g_auto(Run) r = { 0 };
+  struct stat st;
+
+  g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+  capture (dir, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpint (stat (dir, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 07777, ==, 0700);
+  g_assert_false (dir_is_empty (dir));
+
+  remove_tree (base);
+}
+
+/* ---- capture: the swap attack ------------------------------------------ */
+
+typedef struct {
+  const char *dir;
+  const char *outside;
+  gint        stop;
+  guint       n_swaps;
+} Swapper;
+
+/* Swaps each subdirectory jmem makes for a link to @outside and back, as
+ * fast as it can, until told to stop. */
+static gpointer
+swap_loop (gpointer data)
+{
+  static const char * const names[] = { "proc", "etc", "sys", "jmem", "nvidia-smi" };
+  Swapper *sw = data;
+
+  while (!g_atomic_int_get (&sw->stop))
+    for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+      {
+        g_autofree char *real = g_build_filename (sw->dir, names[i], NULL);
+        g_autofree char *link = g_strdup_printf ("%s/.%s-link", sw->dir, names[i]);
+
+        if (symlink (sw->outside, link) != 0 && errno != EEXIST)
+          continue;
+        if (renameat2 (AT_FDCWD, real, AT_FDCWD, link, RENAME_EXCHANGE) == 0)
+          sw->n_swaps++;
+      }
+  return NULL;
+}
+
+static void
+test_capture_swap_attack (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *outside = g_build_filename (base, "outside", NULL);
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  guint n_swaps = 0, n_runs = 0, n_stopped = 0;
+
+  g_assert_cmpint (g_mkdir (outside, 0700), ==, 0);
+  while (n_runs < 5 || (n_swaps == 0 && g_get_monotonic_time () < deadline))
+    {
+      g_autofree char *dir = g_strdup_printf ("%s/cap%u", base, n_runs);
+      Swapper sw = { dir, outside, 0, 0 };
+      GThread *thread = g_thread_new ("swapper", swap_loop, &sw);
+      g_auto(Run) r = { 0 };
+
+      capture (dir, &r);
+      g_atomic_int_set (&sw.stop, 1);
+      g_thread_join (thread);
+      n_swaps += sw.n_swaps;
+      n_runs++;
+
+      /* Refusing to go on is fine; writing through the link is not. */
+      g_assert_true (r.status == 0 || r.status == 73);
+      n_stopped += r.status == 73;
+      if (!dir_is_empty (outside))
+        g_error ("jmem capture wrote outside %s through a swapped link (run %u)", dir, n_runs);
+    }
+  g_test_message ("%u swaps in %u captures, %u of which stopped at a swapped directory",
+                  n_swaps, n_runs, n_stopped);
+  g_assert_cmpuint (n_swaps, >, 0);
+
+  remove_tree (base);
+}
+
+/* ---- the copied iovmm/allocations ------------------------------------- */
+
+static void
+check_blanked (const char *fixture, const char *pointer)
+{
+  g_autofree char *path = g_build_filename (fixtures, "nvmap", fixture, NULL);
+  g_autofree char *data = NULL;
+  g_autofree char *copy = NULL;
+  g_autoptr(JmemNvmapAllocations) before = NULL;
+  g_autoptr(JmemNvmapAllocations) after = NULL;
+  gsize len = 0;
+
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  g_assert_nonnull (strstr (data, pointer));
+  copy = g_memdup2 (data, len + 1);
+  jmem_capture_blank_kernel_pointers (copy, len);
+  g_assert_null (strstr (copy, pointer));
+
+  /* Everything else reads as before. */
+  before = jmem_nvmap_allocations_parse (data, len, NULL);
+  after = jmem_nvmap_allocations_parse (copy, len, NULL);
+  g_assert_nonnull (before);
+  g_assert_nonnull (after);
+  g_assert_cmpuint (after->n_malformed, ==, before->n_malformed);
+  g_assert_cmpuint (after->clients->len, ==, before->clients->len);
+  for (guint i = 0; i < before->clients->len; i++)
+    {
+      JmemNvmapClientHandles *b = g_ptr_array_index (before->clients, i);
+      JmemNvmapClientHandles *a = g_ptr_array_index (after->clients, i);
+
+      g_assert_cmpuint (a->handles->len, ==, b->handles->len);
+      for (guint j = 0; j < b->handles->len; j++)
+        {
+          JmemNvmapHandle *hb = g_ptr_array_index (b->handles, j);
+          JmemNvmapHandle *ha = g_ptr_array_index (a->handles, j);
+
+          g_assert_cmpuint (ha->base, ==, hb->base);
+          g_assert_cmpuint (ha->size_kib, ==, hb->size_kib);
+          g_assert_cmpint (ha->from_hugetlbfs, ==, hb->from_hugetlbfs);
+          g_assert_cmpstr (ha->tag, ==, hb->tag);
+        }
+    }
+}
+
+static void
+test_allocations_pointers (void)
+{
+  check_blanked ("allocations.rendered-r38-hugetlbfs.txt", "ffff0000a1b2c3d4");
+  check_blanked ("allocations.rendered-old-7col.txt", "e1b2c3d4");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  jmem_exe = g_getenv ("JMEM_EXE");
+  fixtures = g_getenv ("JMEM_FIXTURES");
+  g_assert_nonnull (jmem_exe);
+  g_assert_nonnull (fixtures);
+
+  g_test_add_func ("/sysroot/symlink-file", test_sysroot_symlink_file);
+  g_test_add_func ("/sysroot/fifo", test_sysroot_fifo);
+  g_test_add_func ("/sysroot/symlink-dir", test_sysroot_symlink_dir);
+  g_test_add_func ("/sysroot/symlink-proc", test_sysroot_symlink_proc);
+  g_test_add_func ("/capture/modes", test_capture_modes);
+  g_test_add_func ("/capture/other-owner", test_capture_other_owner);
+  g_test_add_func ("/capture/group-writable", test_capture_group_writable);
+  g_test_add_func ("/capture/not-empty", test_capture_not_empty);
+  g_test_add_func ("/capture/symlink-dir", test_capture_symlink_dir);
+  g_test_add_func ("/capture/own-empty", test_capture_own_empty);
+  g_test_add_func ("/capture/swap-attack", test_capture_swap_attack);
+  g_test_add_func ("/capture/allocations-pointers", test_allocations_pointers);
+  return g_test_run ();
+}
