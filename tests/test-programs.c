@@ -68,7 +68,7 @@ test_user (uid_t *uid, gid_t *gid)
 }
 
 /* `jmem ARGS` in @cwd with exactly @envp; as @uid through setpriv when that
- * is not ourselves. Stdout is parsed as JSON when it exits 0. */
+ * is not ourselves. Stdout is parsed as JSON when it exits 0 from --json. */
 static void
 run_jmem (const char *cwd, const char * const *envp, uid_t uid, gid_t gid,
           const char * const *args, Run *r)
@@ -104,7 +104,7 @@ run_jmem (const char *cwd, const char * const *envp, uid_t uid, gid_t gid,
   r->status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
   if (r->status != 0)
     g_printerr ("%s", r->err);
-  if (r->status == 0)
+  if (r->status == 0 && g_strv_contains (args, "--json"))
     {
       r->json = json_from_string (r->out, &error);
       g_assert_no_error (error);
@@ -333,6 +333,200 @@ test_nvidia_smi_timeout (void)
   remove_tree (dir);
 }
 
+#define GPU_UUID  "GPU-6a1f0e3c-92b4-4d8e-b7a1-5c3d2e1f0a9b"
+#define GONE_PID  4194304   /* above PID_MAX_LIMIT: never a process */
+#define FORGED_MIB 9999999  /* more than any machine's RAM */
+
+/* A stand-in nvidia-smi on the unified stack printing @apps for
+ * --query-compute-apps; jmem is run with it as a plain user. */
+static void
+run_with_apps (const char *apps, const char * const *args, Run *r, char **dir_out)
+{
+  g_autofree char *body = g_strdup_printf (
+    "case \"$1\" in\n"
+    "--query-gpu=*) echo '0, " GPU_UUID ", 122880, 61440, 61440, NVIDIA Thor' ;;\n"
+    "--query-compute-apps=*) printf '%%s' '%s' ;;\n"
+    "esac\n", apps);
+  g_autofree char *path = NULL;
+  g_autofree char *dir = NULL;
+  uid_t uid;
+  gid_t gid;
+
+  g_assert_true (test_user (&uid, &gid));
+  dir = make_dir (uid, gid);
+  write_stand_in (dir, "bin", body);
+  path = g_strdup_printf ("PATH=%s/bin:/usr/bin:/bin", dir);
+  {
+    const char *envp[] = { path, NULL };
+
+    run_jmem (dir, envp, uid, gid, args, r);
+  }
+  *dir_out = g_steal_pointer (&dir);
+}
+
+static JsonObject *
+find_pid (JsonArray *a, gint64 pid)
+{
+  for (guint i = 0; i < json_array_get_length (a); i++)
+    {
+      JsonObject *o = json_array_get_object_element (a, i);
+
+      if (json_object_get_int_member (o, "pid") == pid)
+        return o;
+    }
+  return NULL;
+}
+
+static JsonArray *
+process_list (JsonNode *root)
+{
+  return array_at (root, "processes", "list");
+}
+
+static gboolean
+gpu_trusted (JsonNode *root)
+{
+  JsonObject *gpu = json_object_get_object_member (json_node_get_object (root), "gpu");
+
+  g_assert_true (json_object_has_member (gpu, "processes_trusted"));
+  return json_object_get_boolean_member (gpu, "processes_trusted");
+}
+
+/* No finding names @pid. */
+static void
+assert_not_named (JsonNode *root, gint64 pid)
+{
+  JsonArray *f = json_object_get_array_member (json_node_get_object (root), "findings");
+  g_autofree char *needle = g_strdup_printf ("PID %" G_GINT64_FORMAT " (", pid);
+
+  for (guint i = 0; i < json_array_get_length (f); i++)
+    {
+      const char *message = json_object_get_string_member (json_array_get_object_element (f, i),
+                                                           "message");
+
+      if (strstr (message, needle) != NULL)
+        g_printerr ("finding names PID %" G_GINT64_FORMAT ": %s\n", pid, message);
+      g_assert_null (strstr (message, needle));
+    }
+}
+
+/* A process whose name really holds a newline, as nvidia-smi would print
+ * it: its row is followed by one it forged for PID 1. Nothing may be
+ * attributed to PID 1 and triage names nobody from these rows. */
+static void
+test_nvidia_smi_forged_row (void)
+{
+  const char *args[] = { "snapshot", "--json", "--all", "--no-ask-password", NULL };
+  g_auto(Run) r = { 0 };
+  g_autofree char *dir = NULL, *apps = NULL;
+  JsonArray *rows;
+  JsonObject *init, *row, *evil;
+  int ready[2];
+  pid_t child;
+  char c;
+
+  g_assert_cmpint (pipe (ready), ==, 0);
+  child = fork ();
+  g_assert_cmpint (child, >=, 0);
+  if (child == 0)
+    {
+      prctl (PR_SET_NAME, "evil\nforged", 0, 0, 0);
+      if (write (ready[1], "x", 1) != 1)
+        _exit (1);
+      for (;;)
+        pause ();
+    }
+  close (ready[1]);
+  g_assert_cmpint (read (ready[0], &c, 1), ==, 1);
+  close (ready[0]);
+
+  apps = g_strdup_printf (GPU_UUID ", %d, 100, evil\n"
+                          GPU_UUID ", 1, %d, forged-init\n", (int) child, FORGED_MIB);
+  run_with_apps (apps, args, &r, &dir);
+  kill (child, SIGKILL);
+  waitpid (child, NULL, 0);
+  g_assert_cmpint (r.status, ==, 0);
+
+  g_assert_false (gpu_trusted (r.json));
+  g_assert_true (has_warning (r.json, "gpu", "untrusted"));
+  /* the rows are still shown, under the names /proc gives their PIDs */
+  rows = array_at (r.json, "gpu", "processes");
+  g_assert_cmpuint (json_array_get_length (rows), ==, 2);
+  init = find_pid (process_list (r.json), 1);
+  g_assert_nonnull (init);
+  row = find_pid (rows, 1);
+  g_assert_nonnull (row);
+  g_assert_cmpstr (json_object_get_string_member (row, "process_name"), ==,
+                   json_object_get_string_member (init, "name"));
+  evil = find_pid (process_list (r.json), child);
+  g_assert_nonnull (evil);
+  g_assert_cmpstr (json_object_get_string_member (find_pid (rows, child), "process_name"), ==,
+                   json_object_get_string_member (evil, "name"));
+  /* no GPU memory for anyone from them, and no finding names them */
+  g_assert_true (json_object_get_null_member (init, "gpu_kib"));
+  g_assert_true (json_object_get_null_member (evil, "gpu_kib"));
+  g_assert_cmpint (json_object_get_int_member (init, "footprint_kib"), <, (gint64) FORGED_MIB * 1024);
+  assert_not_named (r.json, 1);
+  assert_not_named (r.json, child);
+  remove_tree (dir);
+}
+
+/* A row for a GPU --query-gpu did not list counts for no one; a row whose
+ * PID has no /proc entry stays, as "no such process". */
+static void
+test_nvidia_smi_unlisted_gpu (void)
+{
+  const char *args[] = { "snapshot", "--json", "--all", "--no-ask-password", NULL };
+  const char *human[] = { "snapshot", "--all", "--no-ask-password", NULL };
+  g_autofree char *apps = g_strdup_printf (GPU_UUID ", %d, 100, a-name-of-its-choosing\n"
+                                           "GPU-00000000-0000-0000-0000-000000000000, 1, %d, forged-init\n"
+                                           GPU_UUID ", %d, 50, gone\n",
+                                           (int) getpid (), FORGED_MIB, GONE_PID);
+  g_autofree char *dir = NULL;
+  g_auto(Run) r = { 0 };
+  g_auto(Run) h = { 0 };
+  JsonArray *rows;
+  JsonObject *self, *gone;
+
+  run_with_apps (apps, args, &r, &dir);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (gpu_trusted (r.json));
+  g_assert_true (has_warning (r.json, "gpu", "did not list"));
+  rows = array_at (r.json, "gpu", "processes");
+  g_assert_cmpuint (json_array_get_length (rows), ==, 2);
+  g_assert_null (find_pid (rows, 1));
+  g_assert_cmpint (json_object_get_int_member (find_pid (process_list (r.json), 1), "gpu_kib"), ==, 0);
+  assert_not_named (r.json, 1);
+  /* a trusted row still counts, under the PID's own name */
+  self = find_pid (process_list (r.json), getpid ());
+  g_assert_nonnull (self);
+  g_assert_cmpint (json_object_get_int_member (self, "gpu_kib"), ==, 100 * 1024);
+  g_assert_cmpstr (json_object_get_string_member (find_pid (rows, getpid ()), "process_name"), ==,
+                   json_object_get_string_member (self, "name"));
+  g_assert_true (json_object_get_boolean_member (find_pid (rows, getpid ()), "pid_exists"));
+  gone = find_pid (rows, GONE_PID);
+  g_assert_nonnull (gone);
+  g_assert_false (json_object_get_boolean_member (gone, "pid_exists"));
+  g_assert_cmpstr (json_object_get_string_member (gone, "process_name"), ==, "gone");
+  remove_tree (dir);
+  g_clear_pointer (&dir, g_free);
+
+  run_with_apps (apps, human, &h, &dir);
+  {
+    g_autofree char *needle = g_strdup_printf (" %d ", GONE_PID);
+    const char *line = strstr (h.out, needle);
+
+    g_assert_nonnull (line);
+    line = strstr (line, "gone");
+    g_assert_nonnull (line);
+    for (line += 4; *line == ' '; line++)
+      ;
+    g_assert_true (g_str_has_prefix (line, "(no such process)\n"));
+  }
+  g_assert_null (strstr (h.out, "forged-init"));
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -343,5 +537,7 @@ main (int argc, char **argv)
   g_test_add_func ("/programs/root-ignores-path", test_root_ignores_path);
   g_test_add_func ("/programs/user-path", test_user_path);
   g_test_add_func ("/programs/nvidia-smi-timeout", test_nvidia_smi_timeout);
+  g_test_add_func ("/programs/nvidia-smi-forged-row", test_nvidia_smi_forged_row);
+  g_test_add_func ("/programs/nvidia-smi-unlisted-gpu", test_nvidia_smi_unlisted_gpu);
   return g_test_run ();
 }

@@ -365,8 +365,11 @@ test_thor (void)
   s = str_at (r.json, "$.identity.default_target"); g_assert_cmpstr (s, ==, "multi-user.target"); g_clear_pointer (&s, g_free);
   s = str_at (r.json, "$.gpu.stack"); g_assert_cmpstr (s, ==, "unified"); g_clear_pointer (&s, g_free);
   s = str_at (r.json, "$.gpu.source"); g_assert_cmpstr (s, ==, "nvidia-smi"); g_clear_pointer (&s, g_free);
+  /* the name /proc gives the PID, not nvidia-smi's column */
   s = str_at (r.json, "$.gpu.processes[1].process_name");
-  g_assert_cmpstr (s, ==, "/opt/app/run,with,commas"); g_clear_pointer (&s, g_free);
+  g_assert_cmpstr (s, ==, "run,with,commas"); g_clear_pointer (&s, g_free);
+  g_assert_true (bool_at (r.json, "$.gpu.processes_trusted"));
+  g_assert_true (bool_at (r.json, "$.gpu.processes[1].pid_exists"));
   g_assert_true (is_null_at (r.json, "$.gpu.processes[2].used_memory_kib"));
 
   /* NvMap absent: said so, with what it means */
