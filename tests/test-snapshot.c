@@ -406,6 +406,9 @@ test_hostile (void)
   g_assert_null (process_by_pid (r.json, 200));
   p = process_by_pid (r.json, 100);
   g_assert_nonnull (strstr (json_object_get_string_member (p, "name"), "evil\n"));
+  /* and its nvidia-smi rows are shown but give no process GPU memory */
+  g_assert_false (bool_at (r.json, "$.gpu.processes_trusted"));
+  g_assert_true (json_object_get_null_member (p, "gpu_kib"));
   /* A status file naming PID 1731 stays PID 103's. */
   g_assert_nonnull (process_by_pid (r.json, 103));
   g_assert_null (process_by_pid (r.json, 1731));
