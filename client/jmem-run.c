@@ -132,8 +132,9 @@ jmem_run (const char * const *argv,
   if (program == NULL)
     {
       g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT,
-                   geteuid () == 0 ? "%s is not installed (not found in /usr/sbin, /usr/bin, /sbin or /bin)"
-                                   : "%s is not installed (not found in PATH's absolute directories)",
+                   geteuid () == 0 || g_getenv ("PATH") == NULL
+                     ? "%s is not installed (not found in /usr/sbin, /usr/bin, /sbin or /bin)"
+                     : "%s is not installed (not found in PATH's absolute directories)",
                    argv[0]);
       return FALSE;
     }

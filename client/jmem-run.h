@@ -22,10 +22,10 @@ void jmem_run_result_clear (JmemRunResult *result);
  * none is found. */
 char *jmem_run_find_program (const char *name);
 
-/* Runs @argv (found by jmem_run_find_program(), stdin and stderr on /dev/null, LC_ALL=C) in
- * its own process group; kills the whole group when @timeout_ms passes.
- * Fails only when the program cannot be started: G_SPAWN_ERROR_NOENT when it
- * is not installed. */
+/* Runs @argv (found by jmem_run_find_program(); stdin and stderr on
+ * /dev/null, LC_ALL=C) in its own process group; kills the whole group when
+ * @timeout_ms passes. Fails only when the program cannot be started:
+ * G_SPAWN_ERROR_NOENT when it is not installed. */
 gboolean jmem_run (const char * const *argv,
                    guint               timeout_ms,
                    gsize               max_bytes,
