@@ -86,6 +86,59 @@ add_output_evidence (JmemSnapshot *s, const char *label, const char *data, gsize
       g_ptr_array_add (s->gpu_evidence, g_strdup_printf ("%s: %s", label, g_strchomp (lines[i])));
 }
 
+/* Whether /proc/PID/@file holds a newline (comm's own trailing one aside). */
+static gboolean
+holds_newline (JmemCollectContext *ctx, gint64 pid, const char *file)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%" G_GINT64_FORMAT "/%s", pid, file);
+  g_autofree char *data = NULL;
+  gsize len = 0;
+
+  if (!jmem_root_read (ctx->files, path, JMEM_MAX_PROC_BYTES, &data, &len, NULL))
+    return FALSE;
+  if (g_str_equal (file, "comm") && len > 0 && data[len - 1] == '\n')
+    len--;
+  return memchr (data, '\n', len) != NULL;
+}
+
+/* nvidia-smi does not quote fields, so a process whose name holds a newline
+ * can print rows of its choosing (for another PID, with any size). Such an
+ * answer is kept for the reader but counts for nobody. */
+static void
+judge_apps (JmemCollectContext *ctx, GPtrArray *apps, guint n_malformed)
+{
+  JmemSnapshot *s = ctx->snapshot;
+
+  for (guint i = 0; i < apps->len; i++)
+    {
+      const JmemNvsmiApp *a = g_ptr_array_index (apps, i);
+
+      if (holds_newline (ctx, a->pid, "comm") || holds_newline (ctx, a->pid, "cmdline"))
+        {
+          g_autofree char *action =
+            g_strdup_printf ("see which process it is: ps -o pid,user,args -p %" G_GINT64_FORMAT,
+                             a->pid);
+
+          s->gpu_apps_trusted = FALSE;
+          jmem_snapshot_add_warning (s, "gpu", action,
+                                     "nvidia-smi --query-compute-apps answer untrusted: the name or "
+                                     "command line of PID %" G_GINT64_FORMAT " holds a newline, "
+                                     "which can forge rows; its rows are shown but give no process "
+                                     "GPU memory",
+                                     a->pid);
+          return;
+        }
+    }
+  if (n_malformed > 0)
+    {
+      s->gpu_apps_trusted = FALSE;
+      jmem_snapshot_add_warning (s, "gpu", NULL,
+                                 "nvidia-smi --query-compute-apps answer untrusted: %u malformed "
+                                 "lines; its rows are shown but give no process GPU memory",
+                                 n_malformed);
+    }
+}
+
 void
 jmem_collect_gpu (JmemCollectContext *ctx)
 {
@@ -95,7 +148,7 @@ jmem_collect_gpu (JmemCollectContext *ctx)
   g_autoptr(GPtrArray) gpus = NULL;
   g_autoptr(GPtrArray) apps = NULL;
   g_autoptr(GError) error = NULL;
-  guint n_malformed = 0;
+  guint n_malformed = 0, n_unlisted;
   gsize len = 0;
 
   s->gpu_stack = JMEM_GPU_STACK_NONE;
@@ -132,9 +185,12 @@ jmem_collect_gpu (JmemCollectContext *ctx)
                                  error->message);
       return;
     }
-  if (n_malformed > 0)
-    jmem_snapshot_add_warning (s, "gpu", NULL, "%u malformed nvidia-smi --query-compute-apps lines",
-                               n_malformed);
+  n_unlisted = jmem_nvsmi_apps_keep_listed (apps, s->gpus);
+  if (n_unlisted > 0)
+    jmem_snapshot_add_warning (s, "gpu", NULL,
+                               "%u nvidia-smi --query-compute-apps rows name a GPU --query-gpu did "
+                               "not list: not counted", n_unlisted);
+  judge_apps (ctx, apps, n_malformed);
   g_ptr_array_add (s->gpu_evidence,
                    g_strdup_printf ("query-compute-apps: %u processes", apps->len));
   g_ptr_array_extend_and_steal (s->gpu_apps, g_steal_pointer (&apps));

@@ -162,6 +162,34 @@ read_named (JmemCollectContext *ctx, int top, GHashTable *nvmap, GHashTable *gpu
     }
 }
 
+/* Each nvidia-smi row shows the name /proc gives its PID (nvidia-smi's own
+ * column is whatever the process chose to call itself); a PID with no /proc
+ * entry keeps nvidia-smi's name and is "no such process", as NvMap rows are. */
+static void
+name_gpu_rows (JmemSnapshot *s)
+{
+  g_autoptr(GHashTable) by_pid = g_hash_table_new (g_int64_hash, g_int64_equal);
+
+  for (guint i = 0; i < s->processes->len; i++)
+    {
+      JmemProcess *p = g_ptr_array_index (s->processes, i);
+
+      g_hash_table_insert (by_pid, &p->pid, p);
+    }
+  for (guint i = 0; i < s->gpu_apps->len; i++)
+    {
+      JmemNvsmiApp *a = g_ptr_array_index (s->gpu_apps, i);
+      const JmemProcess *p = g_hash_table_lookup (by_pid, &a->pid);
+
+      a->pid_exists = p != NULL;
+      if (p != NULL && p->name != NULL)
+        {
+          g_free (a->process_name);
+          a->process_name = g_strdup (p->name);
+        }
+    }
+}
+
 static void
 warn_pss_unknown (JmemCollectContext *ctx)
 {
@@ -212,15 +240,17 @@ jmem_collect_join (JmemCollectContext *ctx)
 
       if (s->nvmap_readable)
         p->nvmap_kib = t ? (gint64) MIN (t->size_kib, (guint64) G_MAXINT64) : 0;
-      if (gpu_kib != NULL)
+      /* rows that may be forged give no process GPU memory: it stays unknown */
+      if (s->gpu_apps_trusted && gpu_kib != NULL)
         p->gpu_kib = *gpu_kib;
-      else if (ctx->gpu_apps_read && s->gpu_stack == JMEM_GPU_STACK_UNIFIED)
+      else if (s->gpu_apps_trusted && ctx->gpu_apps_read && s->gpu_stack == JMEM_GPU_STACK_UNIFIED)
         p->gpu_kib = 0;  /* the driver lists every process holding GPU memory */
       p->footprint_kib = footprint (p);
     }
 
   g_ptr_array_sort (s->processes, compare_footprint);
   read_named (ctx, top, nvmap, gpu);
+  name_gpu_rows (s);
   jmem_collect_process_warnings (ctx);
   warn_pss_unknown (ctx);
   /* triage needs every process (the RSS sum, the largest), so it runs before --top */

@@ -239,14 +239,19 @@ add_gpu (Report             *r,
       g_string_append_printf (r->out, "  GPU %" G_GINT64_FORMAT " %s: used %s of %s\n",
                               g->index, name, used, gtotal);
     }
+  if (!s->gpu_apps_trusted && s->gpu_apps != NULL && s->gpu_apps->len > 0)
+    g_string_append (r->out, "  processes below are untrusted (see warnings): counted for none\n");
   for (guint i = 0; s->gpu_apps != NULL && i < s->gpu_apps->len; i++)
     {
       const JmemNvsmiApp *a = g_ptr_array_index (s->gpu_apps, i);
       g_autofree char *name = esc (a->process_name);
       g_autofree char *used = size_text (mib_to_kib (a->used_memory_mib));
+      guint cols = r->width > 30 ? r->width - 30 : 0;
 
       g_string_append_printf (r->out, "  process %7" G_GINT64_FORMAT " %9s  ", a->pid, used);
-      append_cell (r->out, name, r->width > 30 ? r->width - 30 : 0);
+      append_cell (r->out, name, !a->pid_exists && cols > 20 ? cols - 18 : cols);
+      if (!a->pid_exists)
+        g_string_append (r->out, " (no such process)");
       end_line (r);
     }
 }

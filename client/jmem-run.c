@@ -1,9 +1,11 @@
 #include "jmem-run.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +14,54 @@ jmem_run_result_clear (JmemRunResult *result)
 {
   g_clear_pointer (&result->out, g_free);
   result->out_len = 0;
+}
+
+/* Root runs only what root's own directories hold: a PATH inherited through
+ * sudo -E, env or a service file must not pick the program. */
+static const char * const system_dirs[] = { "/usr/sbin", "/usr/bin", "/sbin", "/bin", NULL };
+
+static gboolean
+is_executable_file (const char *path)
+{
+  struct stat st;
+
+  return stat (path, &st) == 0 && S_ISREG (st.st_mode) &&
+         faccessat (AT_FDCWD, path, X_OK, AT_EACCESS) == 0;
+}
+
+static char *
+find_in (const char * const *dirs, const char *name)
+{
+  for (gsize i = 0; dirs[i] != NULL; i++)
+    {
+      g_autofree char *path = NULL;
+
+      /* An empty or relative entry means the current directory, or one
+       * below it: whoever owns that directory would choose the program. */
+      if (!g_path_is_absolute (dirs[i]))
+        continue;
+      path = g_build_filename (dirs[i], name, NULL);
+      if (is_executable_file (path))
+        return g_steal_pointer (&path);
+    }
+  return NULL;
+}
+
+char *
+jmem_run_find_program (const char *name)
+{
+  const char *path = g_getenv ("PATH");
+  g_auto(GStrv) dirs = NULL;
+
+  g_return_val_if_fail (name != NULL, NULL);
+
+  if (name[0] == '\0' || strchr (name, '/') != NULL)
+    return NULL;
+  /* With no PATH there is no list to honour: the system's, never "." */
+  if (geteuid () == 0 || path == NULL)
+    return find_in (system_dirs, name);
+  dirs = g_strsplit (path, ":", -1);
+  return find_in ((const char * const *) dirs, name);
 }
 
 static void
@@ -77,13 +127,15 @@ jmem_run (const char * const *argv,
   memset (result, 0, sizeof *result);
   result->exit_status = -1;
 
-  /* Off a Jetson most of these tools are absent: say so without a fork.
-   * (g_find_program_in_path() finds executable files only.) */
-  program = g_find_program_in_path (argv[0]);
+  /* Off a Jetson most of these tools are absent: say so without a fork. */
+  program = jmem_run_find_program (argv[0]);
   if (program == NULL)
     {
       g_set_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT,
-                   "%s is not installed (not found in PATH)", argv[0]);
+                   geteuid () == 0 || g_getenv ("PATH") == NULL
+                     ? "%s is not installed (not found in /usr/sbin, /usr/bin, /sbin or /bin)"
+                     : "%s is not installed (not found in PATH's absolute directories)",
+                   argv[0]);
       return FALSE;
     }
   /* Execute what was found, under the name it was asked for. */

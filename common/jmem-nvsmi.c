@@ -176,6 +176,7 @@ app_row (char **f)
       !parse_int (f[2], &app->used_memory_mib))
     return NULL;
   app->gpu_uuid = parse_text (f[0]);
+  app->pid_exists = TRUE;
   app->process_name = parse_text (f[3]);
   if (app->process_name == NULL)
     app->process_name = g_strdup ("");
@@ -198,6 +199,43 @@ jmem_nvsmi_apps_parse (const char *data, gsize len,
   return parse_rows (data, len, 4, app_row,
                      (GDestroyNotify) jmem_nvsmi_app_free, "compute app",
                      n_malformed, error);
+}
+
+static gboolean
+is_listed (const GPtrArray *gpus, const char *uuid)
+{
+  for (guint i = 0; uuid != NULL && gpus != NULL && i < gpus->len; i++)
+    {
+      const JmemNvsmiGpu *gpu = g_ptr_array_index ((GPtrArray *) gpus, i);
+
+      if (gpu->uuid != NULL && g_str_equal (gpu->uuid, uuid))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Fields are not quoted, so a process name holding a newline can end its
+ * row and start another: a row for a GPU nvidia-smi never listed is one. */
+guint
+jmem_nvsmi_apps_keep_listed (GPtrArray *apps, const GPtrArray *gpus)
+{
+  guint removed = 0;
+
+  g_return_val_if_fail (apps != NULL, 0);
+
+  for (guint i = 0; i < apps->len;)
+    {
+      const JmemNvsmiApp *app = g_ptr_array_index (apps, i);
+
+      if (is_listed (gpus, app->gpu_uuid))
+        i++;
+      else
+        {
+          g_ptr_array_remove_index (apps, i);
+          removed++;
+        }
+    }
+  return removed;
 }
 
 /* An nvgpu GPU anywhere means its memory is in NvMap and must be read there;

@@ -23,7 +23,10 @@ typedef struct {
   char   *gpu_uuid;
   gint64  pid;
   gint64  used_memory_mib;  /* -1 when not reported */
-  char   *process_name;     /* valid UTF-8, may hold commas */
+  char   *process_name;     /* valid UTF-8, may hold commas; the collector puts
+                             * the /proc name of a PID that exists here */
+  gboolean pid_exists;      /* TRUE from the parser; FALSE once the collector
+                             * found no /proc entry for the PID */
 } JmemNvsmiApp;
 
 typedef enum {
@@ -44,6 +47,11 @@ GPtrArray *jmem_nvsmi_gpus_parse (const char *data, gsize len,
                                   guint *n_malformed, GError **error);
 GPtrArray *jmem_nvsmi_apps_parse (const char *data, gsize len,
                                   guint *n_malformed, GError **error);
+
+/* Removes from @apps each row whose GPU UUID is not one of @gpus' UUIDs (a
+ * row without a UUID included): only a GPU --query-gpu listed holds memory.
+ * Returns how many were removed. */
+guint jmem_nvsmi_apps_keep_listed (GPtrArray *apps, const GPtrArray *gpus);
 
 /* Unified when a GPU is named and the name lacks "(nvgpu)". */
 JmemGpuStack jmem_nvsmi_stack_from_gpus (GPtrArray *gpus);

@@ -271,6 +271,7 @@ add_gpu (JsonBuilder        *b,
   json_builder_begin_object (b);
   add_string (b, "stack", jmem_gpu_stack_to_string (s->gpu_stack));
   add_string (b, "source", s->gpu_source);
+  add_bool (b, "processes_trusted", s->gpu_apps_trusted);
 
   json_builder_set_member_name (b, "evidence");
   json_builder_begin_array (b);
@@ -306,6 +307,7 @@ add_gpu (JsonBuilder        *b,
       add_string (b, "gpu_uuid", a->gpu_uuid);
       add_mib_as_kib (b, "used_memory_kib", a->used_memory_mib);
       add_string (b, "process_name", a->process_name);
+      add_bool (b, "pid_exists", a->pid_exists);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

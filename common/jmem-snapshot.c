@@ -13,6 +13,7 @@ jmem_snapshot_new (void)
   s->gpu_evidence = g_ptr_array_new_with_free_func (g_free);
   s->gpus = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_nvsmi_gpu_free);
   s->gpu_apps = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_nvsmi_app_free);
+  s->gpu_apps_trusted = TRUE;
   s->nvmap_by_pid = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_nvmap_pid_total_free);
   s->processes = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_process_free);
   s->thermal = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_thermal_free);

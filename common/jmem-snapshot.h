@@ -91,6 +91,10 @@ typedef struct {
   GPtrArray    *gpu_evidence;    /* char*: probe lines, exit status, ... */
   GPtrArray    *gpus;            /* JmemNvsmiGpu */
   GPtrArray    *gpu_apps;        /* JmemNvsmiApp */
+  gboolean      gpu_apps_trusted;/* FALSE when the rows may be forged (a listed
+                                  * process's name or command line holds a
+                                  * newline, or a line was malformed): shown,
+                                  * but no memory is attributed from them */
 
   /* NvMap */
   gboolean          nvmap_readable;

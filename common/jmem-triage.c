@@ -309,7 +309,8 @@ derive (JmemTriage *t)
       if (n->pid > 0)
         g_array_append_val (t->holders, h);
     }
-  for (guint i = 0; s->gpu_apps != NULL && i < s->gpu_apps->len; i++)
+  /* rows that may be forged name no process and add to no total */
+  for (guint i = 0; s->gpu_apps != NULL && s->gpu_apps_trusted && i < s->gpu_apps->len; i++)
     {
       const JmemNvsmiApp *a = g_ptr_array_index (s->gpu_apps, i);
       JmemTriageHolder *h;
@@ -322,8 +323,8 @@ derive (JmemTriage *t)
       h = holder_for (t->holders, a->pid);
       if (h == NULL)
         {
-          /* nvidia-smi lists live processes; orphans are NvMap's to find */
-          JmemTriageHolder n = { a->pid, a->process_name, 0, 0, 0, TRUE };
+          /* a row whose PID has no /proc entry holds for no live process */
+          JmemTriageHolder n = { a->pid, a->process_name, 0, 0, 0, a->pid_exists };
 
           g_array_append_val (t->holders, n);
           h = &g_array_index (t->holders, JmemTriageHolder, t->holders->len - 1);

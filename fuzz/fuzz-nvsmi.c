@@ -51,5 +51,28 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
           (a->gpu_uuid != NULL && !g_utf8_validate (a->gpu_uuid, -1, NULL)))
         abort ();
     }
+  /* Only rows naming a GPU the same input listed survive the UUID check. */
+  if (apps != NULL)
+    {
+      guint before = apps->len;
+      guint removed = jmem_nvsmi_apps_keep_listed (apps, gpus);
+
+      if (removed + apps->len != before)
+        abort ();
+      for (guint i = 0; i < apps->len; i++)
+        {
+          const JmemNvsmiApp *a = g_ptr_array_index (apps, i);
+          gboolean listed = FALSE;
+
+          for (guint j = 0; gpus != NULL && j < gpus->len; j++)
+            {
+              const JmemNvsmiGpu *g = g_ptr_array_index (gpus, j);
+
+              listed |= g->uuid != NULL && g_strcmp0 (g->uuid, a->gpu_uuid) == 0;
+            }
+          if (!listed)
+            abort ();
+        }
+    }
   return 0;
 }

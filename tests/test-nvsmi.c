@@ -2,6 +2,8 @@
 #include "jmem-file.h"
 #include "jmem-nvsmi.h"
 
+#include <string.h>
+
 static char *
 load (const char *name, gsize *len)
 {
@@ -215,6 +217,68 @@ test_unit_and_plain_na (void)
   g_assert_cmpint (gpu->memory_free_mib, ==, -1);
 }
 
+#define UUID "GPU-6a1f0e3c-92b4-4d8e-b7a1-5c3d2e1f0a9b"
+
+static GPtrArray *
+apps_parse (const char *data, guint *bad)
+{
+  g_autoptr(GError) error = NULL;
+  GPtrArray *apps = jmem_nvsmi_apps_parse (data, strlen (data), bad, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (apps);
+  return apps;
+}
+
+/* A name carrying "\nGPU-..., 1, 99999, /sbin/init" ends its row and starts
+ * a well-formed one: the parser alone cannot tell, which is why the
+ * collector judges the names; a row for an unlisted GPU is dropped. */
+static void
+test_apps_forged_by_name (void)
+{
+  static const char gpus_csv[] = "0, " UUID ", 122880, 61440, 61440, NVIDIA Thor\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) gpus = jmem_nvsmi_gpus_parse (gpus_csv, sizeof gpus_csv - 1, NULL, &error);
+  g_autoptr(GPtrArray) apps = NULL;
+  const JmemNvsmiApp *app;
+  guint bad = 99;
+
+  g_assert_no_error (error);
+  apps = apps_parse (UUID ", 4242, 100, evil\n" UUID ", 1, 99999, /sbin/init\n"
+                     "GPU-00000000-0000-0000-0000-000000000000, 1, 99999, /sbin/init\n"
+                     "[N/A], 1, 99999, /sbin/init\n", &bad);
+  g_assert_cmpuint (bad, ==, 0);
+  g_assert_cmpuint (apps->len, ==, 4);
+  for (guint i = 0; i < apps->len; i++)
+    g_assert_true (((JmemNvsmiApp *) g_ptr_array_index (apps, i))->pid_exists);
+
+  g_assert_cmpuint (jmem_nvsmi_apps_keep_listed (apps, gpus), ==, 2);
+  g_assert_cmpuint (apps->len, ==, 2);
+  app = g_ptr_array_index (apps, 0);
+  g_assert_cmpint (app->pid, ==, 4242);
+  app = g_ptr_array_index (apps, 1);
+  g_assert_cmpint (app->pid, ==, 1);
+  g_assert_cmpstr (app->gpu_uuid, ==, UUID);
+}
+
+/* Without a UUID from --query-gpu no row can be matched, so none counts. */
+static void
+test_apps_no_listed_uuid (void)
+{
+  static const char gpus_csv[] = "0, [N/A], 122880, 61440, 61440, NVIDIA Thor\n";
+  g_autoptr(GPtrArray) gpus = jmem_nvsmi_gpus_parse (gpus_csv, sizeof gpus_csv - 1, NULL, NULL);
+  g_autoptr(GPtrArray) apps = apps_parse (UUID ", 4242, 100, x\n[N/A], 4243, 100, y\n", NULL);
+  g_autoptr(GPtrArray) none = g_ptr_array_new ();
+
+  g_assert_nonnull (gpus);
+  g_assert_cmpuint (jmem_nvsmi_apps_keep_listed (apps, gpus), ==, 2);
+  g_assert_cmpuint (apps->len, ==, 0);
+  g_clear_pointer (&apps, g_ptr_array_unref);
+  apps = apps_parse (UUID ", 4242, 100, x\n", NULL);
+  g_assert_cmpuint (jmem_nvsmi_apps_keep_listed (apps, none), ==, 1);
+  g_assert_cmpuint (apps->len, ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -227,5 +291,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nvsmi/apps/thor", test_apps);
   g_test_add_func ("/nvsmi/apps/hostile", test_apps_hostile);
   g_test_add_func ("/nvsmi/gpus/unit-and-plain-na", test_unit_and_plain_na);
+  g_test_add_func ("/nvsmi/apps/forged-by-name", test_apps_forged_by_name);
+  g_test_add_func ("/nvsmi/apps/no-listed-uuid", test_apps_no_listed_uuid);
   return g_test_run ();
 }

@@ -310,6 +310,35 @@ test_boundary_single (void)
     }
 }
 
+/* nvidia-smi rows that may be forged (a name holding a newline) name no
+ * process and add to no GPU total; the same rows trusted do both. */
+static void
+test_untrusted_gpu_apps (void)
+{
+  for (int trusted = 0; trusted <= 1; trusted++)
+    {
+      g_autoptr(JmemSnapshot) s = with_meminfo ("MemTotal: 4194304 kB\n");
+      JmemNvsmiApp *a = g_new0 (JmemNvsmiApp, 1);
+
+      a->gpu_uuid = g_strdup ("GPU-x");
+      a->pid = 20;
+      a->used_memory_mib = 3072;
+      a->process_name = g_strdup ("trtexec");
+      a->pid_exists = TRUE;
+      g_ptr_array_add (s->gpu_apps, a);
+      g_ptr_array_add (s->processes, process (20, "trtexec", 'S', 1, 1));
+      s->gpu_apps_trusted = trusted;
+      g_assert_cmpint (fires (s, "single-process-dominates"), ==, trusted);
+      g_assert_cmpint (fires (s, "gpu-dominates"), ==, trusted);
+      for (guint i = 0; i < s->findings->len; i++)
+        {
+          const JmemFinding *f = g_ptr_array_index (s->findings, i);
+
+          g_assert_true (trusted || strstr (f->message, "PID 20") == NULL);
+        }
+    }
+}
+
 static void
 test_orphan_states (void)
 {
@@ -582,6 +611,7 @@ main (int argc, char **argv)
   g_test_add_func ("/triage/boundary/single", test_boundary_single);
   g_test_add_func ("/triage/boundary/thermal-lfb", test_boundary_thermal_lfb);
   g_test_add_func ("/triage/orphan-states", test_orphan_states);
+  g_test_add_func ("/triage/untrusted-gpu-apps", test_untrusted_gpu_apps);
   g_test_add_func ("/triage/cuda-release", test_cuda_release);
   g_test_add_func ("/triage/hostile", test_hostile);
   g_test_add_func ("/triage/command/json", test_command_json);

@@ -1,0 +1,543 @@
+/* The programs jmem runs (nvidia-smi, nvpmodel, tegrastats): where they are
+ * looked for, as root and as a plain user, and what their output may claim.
+ * Stand-ins are found through PATH only by a plain user: as root, the test
+ * runs jmem as TEST_USER with setpriv, the way an unprivileged caller runs
+ * it, rather than bind-mounting over the system's directories (which would
+ * need a mount namespace and a file to mount over, and would test nothing
+ * the user path does not). */
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <pwd.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define TEST_USER "jmem-test-user"
+
+static const char *jmem_exe;
+
+typedef struct {
+  int       status;
+  char     *out;
+  char     *err;
+  JsonNode *json;
+} Run;
+
+static void
+run_clear (Run *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+  g_clear_pointer (&r->json, json_node_unref);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+/* The uid jmem runs as in the user tests: TEST_USER when root (created on
+ * first use), else ourselves. FALSE (test skipped) when neither works. */
+static gboolean
+test_user (uid_t *uid, gid_t *gid)
+{
+  struct passwd *pw;
+
+  if (geteuid () != 0)
+    {
+      *uid = geteuid ();
+      *gid = getegid ();
+      return TRUE;
+    }
+  if (getpwnam (TEST_USER) == NULL)
+    {
+      const char *add[] = { "useradd", "--system", "--no-create-home", TEST_USER, NULL };
+      int status;
+
+      g_spawn_sync (NULL, (char **) add, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
+                    G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, NULL);
+    }
+  pw = getpwnam (TEST_USER);
+  if (pw == NULL)
+    {
+      g_test_skip ("cannot create " TEST_USER);
+      return FALSE;
+    }
+  *uid = pw->pw_uid;
+  *gid = pw->pw_gid;
+  return TRUE;
+}
+
+/* `jmem ARGS` in @cwd with exactly @envp; as @uid through setpriv when that
+ * is not ourselves. Stdout is parsed as JSON when it exits 0 from --json. */
+static void
+run_jmem (const char *cwd, const char * const *envp, uid_t uid, gid_t gid,
+          const char * const *args, Run *r)
+{
+  g_autoptr(GSubprocessLauncher) launcher =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  const char *empty[] = { NULL };
+
+  if (uid != geteuid ())
+    {
+      g_autofree char *setpriv = g_find_program_in_path ("setpriv");
+
+      g_assert_nonnull (setpriv);
+      g_ptr_array_add (argv, g_steal_pointer (&setpriv));
+      g_ptr_array_add (argv, g_strdup_printf ("--reuid=%u", (unsigned) uid));
+      g_ptr_array_add (argv, g_strdup_printf ("--regid=%u", (unsigned) gid));
+      g_ptr_array_add (argv, g_strdup ("--clear-groups"));
+    }
+  g_ptr_array_add (argv, g_strdup (jmem_exe));
+  for (gsize i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, g_strdup (args[i]));
+  g_ptr_array_add (argv, NULL);
+
+  g_subprocess_launcher_set_environ (launcher, (char **) (envp != NULL ? envp : empty));
+  g_subprocess_launcher_set_cwd (launcher, cwd);
+  proc = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
+  g_assert_no_error (error);
+  r->status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
+  if (r->status != 0)
+    g_printerr ("%s", r->err);
+  if (r->status == 0 && g_strv_contains (args, "--json"))
+    {
+      r->json = json_from_string (r->out, &error);
+      g_assert_no_error (error);
+    }
+}
+
+static JsonArray *
+array_at (JsonNode *root, const char *member, const char *sub)
+{
+  JsonObject *o = json_object_get_object_member (json_node_get_object (root), member);
+
+  return json_object_get_array_member (o, sub);
+}
+
+static gboolean
+has_warning (JsonNode *root, const char *source, const char *needle)
+{
+  JsonArray *a = json_object_get_array_member (json_node_get_object (root), "warnings");
+
+  for (guint i = 0; i < json_array_get_length (a); i++)
+    {
+      JsonObject *w = json_array_get_object_element (a, i);
+
+      if (g_str_equal (json_object_get_string_member (w, "source"), source) &&
+          strstr (json_object_get_string_member (w, "message"), needle) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A directory for stand-ins, owned by @uid so they can leave a marker. */
+static char *
+make_dir (uid_t uid, gid_t gid)
+{
+  g_autoptr(GError) error = NULL;
+  char *dir = g_dir_make_tmp ("jmem-programs-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (g_chmod (dir, 0755), ==, 0);
+  g_assert_cmpint (chown (dir, uid, gid), ==, 0);
+  return dir;
+}
+
+/* DIR/SUB/nvidia-smi that appends its own path to DIR/ran and prints @body. */
+static void
+write_stand_in (const char *dir, const char *sub, const char *body)
+{
+  g_autofree char *bin = g_build_filename (dir, sub, NULL);
+  g_autofree char *path = g_build_filename (bin, "nvidia-smi", NULL);
+  g_autofree char *script = g_strdup_printf ("#!/bin/sh\necho \"$0\" >> '%s/ran'\n%s", dir,
+                                             body ? body : "");
+
+  g_assert_cmpint (g_mkdir_with_parents (bin, 0755), ==, 0);
+  g_assert_true (g_file_set_contents_full (path, script, -1, G_FILE_SET_CONTENTS_NONE, 0755, NULL));
+}
+
+static char *
+marker (const char *dir)
+{
+  g_autofree char *path = g_build_filename (dir, "ran", NULL);
+  char *text = NULL;
+
+  g_file_get_contents (path, &text, NULL, NULL);
+  return text;
+}
+
+static void
+remove_tree (const char *dir)
+{
+  const char *rm[] = { "rm", "-rf", dir, NULL };
+
+  g_assert_true (g_spawn_sync (NULL, (char **) rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                               NULL, NULL, NULL, NULL));
+}
+
+static gboolean
+system_has_nvidia_smi (void)
+{
+  static const char * const dirs[] = { "/usr/sbin", "/usr/bin", "/sbin", "/bin" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      g_autofree char *p = g_build_filename (dirs[i], "nvidia-smi", NULL);
+
+      if (g_file_test (p, G_FILE_TEST_IS_EXECUTABLE))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static const char * const snapshot_args[] = {
+  "snapshot", "--json", "--top", "1", "--no-ask-password", NULL
+};
+
+/* Root never runs a program from the current directory (PATH unset, empty
+ * or relative entries) nor from a directory PATH names. */
+static void
+test_root_ignores_path (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *abs_path = NULL;
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("needs root");
+      return;
+    }
+  dir = make_dir (0, 0);
+  write_stand_in (dir, ".", NULL);
+  write_stand_in (dir, "bin", NULL);
+  abs_path = g_strdup_printf ("PATH=%s/bin:%s:/usr/bin:/bin", dir, dir);
+  {
+    /* env -i: no PATH at all */
+    const char * const *envs[] = {
+      (const char *[]) { NULL },
+      (const char *[]) { "PATH=", NULL },
+      (const char *[]) { "PATH=:/usr/bin:/bin", NULL },
+      (const char *[]) { "PATH=.:bin:/usr/bin:/bin", NULL },
+      (const char *[]) { abs_path, NULL },
+    };
+
+    for (gsize i = 0; i < G_N_ELEMENTS (envs); i++)
+      {
+        g_auto(Run) r = { 0 };
+        g_autofree char *ran = NULL;
+
+        run_jmem (dir, envs[i], 0, 0, snapshot_args, &r);
+        g_assert_cmpint (r.status, ==, 0);
+        ran = marker (dir);
+        if (ran != NULL)
+          g_printerr ("environment %s ran %s", envs[i][0] ? envs[i][0] : "(empty)", ran);
+        g_assert_null (ran);
+        if (!system_has_nvidia_smi ())
+          {
+            JsonArray *ev = array_at (r.json, "gpu", "evidence");
+
+            g_assert_cmpstr (json_array_get_string_element (ev, 0), ==,
+                             "nvidia-smi --query-gpu=index,uuid,memory.total,memory.used,memory.free,name: not installed");
+          }
+      }
+  }
+  remove_tree (dir);
+}
+
+/* A plain user's PATH is honoured, but only its absolute entries. */
+static void
+test_user_path (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *abs_path = NULL;
+  uid_t uid;
+  gid_t gid;
+
+  if (!test_user (&uid, &gid))
+    return;
+  dir = make_dir (uid, gid);
+  write_stand_in (dir, ".", NULL);
+  write_stand_in (dir, "bin", NULL);
+  {
+    const char * const *envs[] = {
+      (const char *[]) { NULL },
+      (const char *[]) { "PATH=", NULL },
+      (const char *[]) { "PATH=/usr/bin::/bin", NULL },
+      (const char *[]) { "PATH=.:bin:./bin:/usr/bin:/bin", NULL },
+    };
+
+    for (gsize i = 0; i < G_N_ELEMENTS (envs); i++)
+      {
+        g_auto(Run) r = { 0 };
+        g_autofree char *ran = NULL;
+
+        run_jmem (dir, envs[i], uid, gid, snapshot_args, &r);
+        g_assert_cmpint (r.status, ==, 0);
+        ran = marker (dir);
+        if (ran != NULL)
+          g_printerr ("environment %s ran %s", envs[i][0] ? envs[i][0] : "(empty)", ran);
+        g_assert_null (ran);
+      }
+  }
+  /* an absolute entry finds the stand-in, first one first */
+  abs_path = g_strdup_printf ("PATH=%s/bin:%s:/usr/bin:/bin", dir, dir);
+  {
+    const char *envp[] = { abs_path, NULL };
+    g_autofree char *expected = g_strdup_printf ("%s/bin/nvidia-smi\n", dir);
+    g_auto(Run) r = { 0 };
+    g_autofree char *ran = NULL;
+
+    run_jmem (dir, envp, uid, gid, snapshot_args, &r);
+    g_assert_cmpint (r.status, ==, 0);
+    ran = marker (dir);
+    g_assert_cmpstr (ran, ==, expected);
+  }
+  remove_tree (dir);
+}
+
+/* A hung nvidia-smi is killed (with its children) and reported, never waited on. */
+static void
+test_nvidia_smi_timeout (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *path = NULL;
+  g_auto(Run) r = { 0 };
+  gint64 start;
+  JsonArray *ev;
+  uid_t uid;
+  gid_t gid;
+
+  if (!test_user (&uid, &gid))
+    return;
+  dir = make_dir (uid, gid);
+  write_stand_in (dir, "bin", "sleep 60 &\nsleep 60\n");
+  path = g_strdup_printf ("PATH=%s/bin:/usr/bin:/bin", dir);
+  {
+    const char *envp[] = { path, NULL };
+
+    start = g_get_monotonic_time ();
+    run_jmem (dir, envp, uid, gid, snapshot_args, &r);
+  }
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 20 * G_USEC_PER_SEC);
+  g_assert_true (has_warning (r.json, "gpu", "killed"));
+  ev = array_at (r.json, "gpu", "evidence");
+  g_assert_nonnull (strstr (json_array_get_string_element (ev, 0), "killed"));
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (
+                     json_node_get_object (r.json), "gpu"), "stack"), ==, "none");
+  remove_tree (dir);
+}
+
+#define GPU_UUID  "GPU-6a1f0e3c-92b4-4d8e-b7a1-5c3d2e1f0a9b"
+#define GONE_PID  4194304   /* above PID_MAX_LIMIT: never a process */
+#define FORGED_MIB 9999999  /* more than any machine's RAM */
+
+/* A stand-in nvidia-smi on the unified stack printing @apps for
+ * --query-compute-apps; jmem is run with it as a plain user. */
+static void
+run_with_apps (const char *apps, const char * const *args, Run *r, char **dir_out)
+{
+  g_autofree char *body = g_strdup_printf (
+    "case \"$1\" in\n"
+    "--query-gpu=*) echo '0, " GPU_UUID ", 122880, 61440, 61440, NVIDIA Thor' ;;\n"
+    "--query-compute-apps=*) printf '%%s' '%s' ;;\n"
+    "esac\n", apps);
+  g_autofree char *path = NULL;
+  g_autofree char *dir = NULL;
+  uid_t uid;
+  gid_t gid;
+
+  g_assert_true (test_user (&uid, &gid));
+  dir = make_dir (uid, gid);
+  write_stand_in (dir, "bin", body);
+  path = g_strdup_printf ("PATH=%s/bin:/usr/bin:/bin", dir);
+  {
+    const char *envp[] = { path, NULL };
+
+    run_jmem (dir, envp, uid, gid, args, r);
+  }
+  *dir_out = g_steal_pointer (&dir);
+}
+
+static JsonObject *
+find_pid (JsonArray *a, gint64 pid)
+{
+  for (guint i = 0; i < json_array_get_length (a); i++)
+    {
+      JsonObject *o = json_array_get_object_element (a, i);
+
+      if (json_object_get_int_member (o, "pid") == pid)
+        return o;
+    }
+  return NULL;
+}
+
+static JsonArray *
+process_list (JsonNode *root)
+{
+  return array_at (root, "processes", "list");
+}
+
+static gboolean
+gpu_trusted (JsonNode *root)
+{
+  JsonObject *gpu = json_object_get_object_member (json_node_get_object (root), "gpu");
+
+  g_assert_true (json_object_has_member (gpu, "processes_trusted"));
+  return json_object_get_boolean_member (gpu, "processes_trusted");
+}
+
+/* No finding names @pid. */
+static void
+assert_not_named (JsonNode *root, gint64 pid)
+{
+  JsonArray *f = json_object_get_array_member (json_node_get_object (root), "findings");
+  g_autofree char *needle = g_strdup_printf ("PID %" G_GINT64_FORMAT " (", pid);
+
+  for (guint i = 0; i < json_array_get_length (f); i++)
+    {
+      const char *message = json_object_get_string_member (json_array_get_object_element (f, i),
+                                                           "message");
+
+      if (strstr (message, needle) != NULL)
+        g_printerr ("finding names PID %" G_GINT64_FORMAT ": %s\n", pid, message);
+      g_assert_null (strstr (message, needle));
+    }
+}
+
+/* A process whose name really holds a newline, as nvidia-smi would print
+ * it: its row is followed by one it forged for PID 1. Nothing may be
+ * attributed to PID 1 and triage names nobody from these rows. */
+static void
+test_nvidia_smi_forged_row (void)
+{
+  const char *args[] = { "snapshot", "--json", "--all", "--no-ask-password", NULL };
+  g_auto(Run) r = { 0 };
+  g_autofree char *dir = NULL, *apps = NULL;
+  JsonArray *rows;
+  JsonObject *init, *row, *evil;
+  int ready[2];
+  pid_t child;
+  char c;
+
+  g_assert_cmpint (pipe (ready), ==, 0);
+  child = fork ();
+  g_assert_cmpint (child, >=, 0);
+  if (child == 0)
+    {
+      prctl (PR_SET_NAME, "evil\nforged", 0, 0, 0);
+      if (write (ready[1], "x", 1) != 1)
+        _exit (1);
+      for (;;)
+        pause ();
+    }
+  close (ready[1]);
+  g_assert_cmpint (read (ready[0], &c, 1), ==, 1);
+  close (ready[0]);
+
+  apps = g_strdup_printf (GPU_UUID ", %d, 100, evil\n"
+                          GPU_UUID ", 1, %d, forged-init\n", (int) child, FORGED_MIB);
+  run_with_apps (apps, args, &r, &dir);
+  kill (child, SIGKILL);
+  waitpid (child, NULL, 0);
+  g_assert_cmpint (r.status, ==, 0);
+
+  g_assert_false (gpu_trusted (r.json));
+  g_assert_true (has_warning (r.json, "gpu", "untrusted"));
+  /* the rows are still shown, under the names /proc gives their PIDs */
+  rows = array_at (r.json, "gpu", "processes");
+  g_assert_cmpuint (json_array_get_length (rows), ==, 2);
+  init = find_pid (process_list (r.json), 1);
+  g_assert_nonnull (init);
+  row = find_pid (rows, 1);
+  g_assert_nonnull (row);
+  g_assert_cmpstr (json_object_get_string_member (row, "process_name"), ==,
+                   json_object_get_string_member (init, "name"));
+  evil = find_pid (process_list (r.json), child);
+  g_assert_nonnull (evil);
+  g_assert_cmpstr (json_object_get_string_member (find_pid (rows, child), "process_name"), ==,
+                   json_object_get_string_member (evil, "name"));
+  /* no GPU memory for anyone from them, and no finding names them */
+  g_assert_true (json_object_get_null_member (init, "gpu_kib"));
+  g_assert_true (json_object_get_null_member (evil, "gpu_kib"));
+  g_assert_cmpint (json_object_get_int_member (init, "footprint_kib"), <, (gint64) FORGED_MIB * 1024);
+  assert_not_named (r.json, 1);
+  assert_not_named (r.json, child);
+  remove_tree (dir);
+}
+
+/* A row for a GPU --query-gpu did not list counts for no one; a row whose
+ * PID has no /proc entry stays, as "no such process". */
+static void
+test_nvidia_smi_unlisted_gpu (void)
+{
+  const char *args[] = { "snapshot", "--json", "--all", "--no-ask-password", NULL };
+  const char *human[] = { "snapshot", "--all", "--no-ask-password", NULL };
+  g_autofree char *apps = g_strdup_printf (GPU_UUID ", %d, 100, a-name-of-its-choosing\n"
+                                           "GPU-00000000-0000-0000-0000-000000000000, 1, %d, forged-init\n"
+                                           GPU_UUID ", %d, 50, gone\n",
+                                           (int) getpid (), FORGED_MIB, GONE_PID);
+  g_autofree char *dir = NULL;
+  g_auto(Run) r = { 0 };
+  g_auto(Run) h = { 0 };
+  JsonArray *rows;
+  JsonObject *self, *gone;
+
+  run_with_apps (apps, args, &r, &dir);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (gpu_trusted (r.json));
+  g_assert_true (has_warning (r.json, "gpu", "did not list"));
+  rows = array_at (r.json, "gpu", "processes");
+  g_assert_cmpuint (json_array_get_length (rows), ==, 2);
+  g_assert_null (find_pid (rows, 1));
+  g_assert_cmpint (json_object_get_int_member (find_pid (process_list (r.json), 1), "gpu_kib"), ==, 0);
+  assert_not_named (r.json, 1);
+  /* a trusted row still counts, under the PID's own name */
+  self = find_pid (process_list (r.json), getpid ());
+  g_assert_nonnull (self);
+  g_assert_cmpint (json_object_get_int_member (self, "gpu_kib"), ==, 100 * 1024);
+  g_assert_cmpstr (json_object_get_string_member (find_pid (rows, getpid ()), "process_name"), ==,
+                   json_object_get_string_member (self, "name"));
+  g_assert_true (json_object_get_boolean_member (find_pid (rows, getpid ()), "pid_exists"));
+  gone = find_pid (rows, GONE_PID);
+  g_assert_nonnull (gone);
+  g_assert_false (json_object_get_boolean_member (gone, "pid_exists"));
+  g_assert_cmpstr (json_object_get_string_member (gone, "process_name"), ==, "gone");
+  remove_tree (dir);
+  g_clear_pointer (&dir, g_free);
+
+  run_with_apps (apps, human, &h, &dir);
+  {
+    g_autofree char *needle = g_strdup_printf (" %d ", GONE_PID);
+    const char *line = strstr (h.out, needle);
+
+    g_assert_nonnull (line);
+    line = strstr (line, "gone");
+    g_assert_nonnull (line);
+    for (line += 4; *line == ' '; line++)
+      ;
+    g_assert_true (g_str_has_prefix (line, "(no such process)\n"));
+  }
+  g_assert_null (strstr (h.out, "forged-init"));
+  remove_tree (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  jmem_exe = g_getenv ("JMEM_EXE");
+  g_assert_nonnull (jmem_exe);
+
+  g_test_add_func ("/programs/root-ignores-path", test_root_ignores_path);
+  g_test_add_func ("/programs/user-path", test_user_path);
+  g_test_add_func ("/programs/nvidia-smi-timeout", test_nvidia_smi_timeout);
+  g_test_add_func ("/programs/nvidia-smi-forged-row", test_nvidia_smi_forged_row);
+  g_test_add_func ("/programs/nvidia-smi-unlisted-gpu", test_nvidia_smi_unlisted_gpu);
+  return g_test_run ();
+}
