@@ -108,6 +108,9 @@ struct _JmemPolkitGate {
   GHashTable *per_uid;     /* uid → calls waiting for polkit */
   guint       n_polkit;    /* calls waiting for polkit, all uids */
   PolkitAuthority *authority;  /* once polkit_authority_get_async gave one */
+  gboolean    getting_authority;
+  GQueue      waiting;     /* Check *: for the authority */
+  GCancellable *cancellable;  /* the gate's own calls */
   gboolean    stopping;
 };
 
@@ -123,6 +126,7 @@ typedef struct {
   GCancellable          *cancellable;
   guint                  timer_id;
   gboolean               timed_out;
+  gboolean               waiting;  /* in gate->waiting */
 } Check;
 
 static guint
@@ -247,6 +251,24 @@ dispatch (JmemPolkitGate        *gate,
   g_task_run_in_thread (task, run_handler);
 }
 
+/* Answers a call whose check was cancelled: the gate stops, or its time is up. */
+static void
+check_refuse_cancelled (Check *check)
+{
+  if (check->gate->stopping)
+    check_refuse (check, "failed", g_error_new (JMEM_ERROR, JMEM_ERROR_FAILED,
+                                                "jmem-helper is stopping: call again"));
+  else
+    check_refuse (check, "polkit-unavailable",
+                  g_error_new (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                               "%s, so jmem-helper refuses %s: it did not answer within %u s%s",
+                               JMEM_POLKIT_UNAVAILABLE, check->action, check->timeout_s,
+                               check->interactive
+                                 ? " (the time a call allowing interactive authorization "
+                                   "may wait for an authentication agent)"
+                                 : ""));
+}
+
 /* Whether the call ended because the gate stopped or its time ran out;
  * then it has been answered and freed. */
 static gboolean
@@ -255,14 +277,7 @@ check_cancelled (Check  *check,
 {
   if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return FALSE;
-  if (check->gate->stopping)
-    check_refuse (check, "failed", g_error_new (JMEM_ERROR, JMEM_ERROR_FAILED,
-                                                "jmem-helper is stopping: call again"));
-  else
-    check_refuse (check, "polkit-unavailable",
-                  g_error_new (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
-                               "%s, so jmem-helper refuses %s: it did not answer within %u s",
-                               JMEM_POLKIT_UNAVAILABLE, check->action, check->timeout_s));
+  check_refuse_cancelled (check);
   return TRUE;
 }
 
@@ -328,28 +343,52 @@ check_start (Check           *check,
                                         check->cancellable, on_checked, check);
 }
 
+/* polkit_authority_get_async() runs its set-up in a worker thread, one per
+ * call until the first is done: the gate asks once and queues the checks
+ * that arrive meanwhile. */
 static void
 on_authority (GObject      *source,
               GAsyncResult *res,
               gpointer      user_data)
 {
-  Check *check = user_data;
+  JmemPolkitGate *gate = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(PolkitAuthority) authority = polkit_authority_get_finish (res, &error);
+  Check *check;
 
-  if (authority == NULL)
+  gate->getting_authority = FALSE;
+  gate->authority = polkit_authority_get_finish (res, &error);
+  while ((check = g_queue_pop_head (&gate->waiting)) != NULL)
     {
-      if (check_cancelled (check, error))
-        return;
-      check_refuse (check, "polkit-unavailable",
-                    g_error_new (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
-                                 "%s, so jmem-helper refuses %s: %s", JMEM_POLKIT_UNAVAILABLE,
-                                 check->action, error->message));
+      check->waiting = FALSE;
+      if (gate->authority != NULL)
+        check_start (check, gate->authority);
+      else if (gate->stopping)
+        check_refuse_cancelled (check);
+      else
+        check_refuse (check, "polkit-unavailable",
+                      g_error_new (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                                   "%s, so jmem-helper refuses %s: %s", JMEM_POLKIT_UNAVAILABLE,
+                                   check->action, error->message));
+    }
+}
+
+static void
+check_with_authority (Check *check)
+{
+  JmemPolkitGate *gate = check->gate;
+
+  if (gate->authority != NULL)
+    {
+      check_start (check, gate->authority);
       return;
     }
-  if (check->gate->authority == NULL)
-    check->gate->authority = g_object_ref (authority);
-  check_start (check, authority);
+  check->waiting = TRUE;
+  g_queue_push_tail (&gate->waiting, check);
+  if (!gate->getting_authority)
+    {
+      gate->getting_authority = TRUE;
+      polkit_authority_get_async (gate->cancellable, on_authority, gate);
+    }
 }
 
 static GError *
@@ -408,10 +447,7 @@ on_caller_uid (GObject      *source,
   gate->n_polkit++;
   check->uid_counted = TRUE;
 
-  if (gate->authority != NULL)
-    check_start (check, gate->authority);
-  else
-    polkit_authority_get_async (check->cancellable, on_authority, check);
+  check_with_authority (check);
 }
 
 static gboolean
@@ -421,7 +457,13 @@ on_check_timeout (gpointer user_data)
 
   check->timer_id = 0;
   check->timed_out = TRUE;
-  g_cancellable_cancel (check->cancellable);
+  if (check->waiting)
+    {
+      g_queue_remove (&check->gate->waiting, check);
+      check_refuse_cancelled (check);
+    }
+  else
+    g_cancellable_cancel (check->cancellable);
   return G_SOURCE_REMOVE;
 }
 
@@ -546,6 +588,8 @@ jmem_polkit_gate_export (GDBusInterfaceSkeleton     *skeleton,
   gate->checks = g_hash_table_new (NULL, NULL);
   gate->per_sender = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   gate->per_uid = g_hash_table_new (NULL, NULL);
+  g_queue_init (&gate->waiting);
+  gate->cancellable = g_cancellable_new ();
   gate->vtable.method_call = on_method_call;
   gate->vtable.get_property = on_get_property;
   /* The properties are read-only: GDBus refuses a Set before asking. */
@@ -577,13 +621,15 @@ jmem_polkit_gate_free (JmemPolkitGate *gate)
       gpointer key;
 
       gate->stopping = TRUE;
+      g_cancellable_cancel (gate->cancellable);
       g_hash_table_iter_init (&iter, gate->checks);
       while (g_hash_table_iter_next (&iter, &key, NULL))
         g_cancellable_cancel (((Check *) key)->cancellable);
-      while (g_hash_table_size (gate->checks) > 0 && g_get_monotonic_time () < deadline)
+      while ((g_hash_table_size (gate->checks) > 0 || gate->getting_authority) &&
+             g_get_monotonic_time () < deadline)
         if (!g_main_context_iteration (NULL, FALSE))
           g_usleep (1000);
-      if (g_hash_table_size (gate->checks) > 0)
+      if (g_hash_table_size (gate->checks) > 0 || gate->getting_authority)
         {
           /* A callback may still come: the gate must outlive it. */
           g_warning ("%u authorization checks did not end on cancellation",
@@ -593,6 +639,7 @@ jmem_polkit_gate_free (JmemPolkitGate *gate)
     }
 
   g_clear_object (&gate->authority);
+  g_clear_object (&gate->cancellable);
   g_clear_pointer (&gate->checks, g_hash_table_unref);
   g_clear_pointer (&gate->per_sender, g_hash_table_unref);
   g_clear_pointer (&gate->per_uid, g_hash_table_unref);
