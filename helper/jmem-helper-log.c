@@ -22,6 +22,26 @@ jmem_helper_log_init (void)
   g_log_set_writer_func (writer, NULL, NULL);
 }
 
+/* Beyond ASCII: C1 controls, bidi and other format characters, line and
+ * paragraph separators, and what is not assigned. */
+static gboolean
+needs_escape (gunichar c)
+{
+  switch (g_unichar_type (c))
+    {
+    case G_UNICODE_CONTROL:
+    case G_UNICODE_FORMAT:
+    case G_UNICODE_LINE_SEPARATOR:
+    case G_UNICODE_PARAGRAPH_SEPARATOR:
+    case G_UNICODE_UNASSIGNED:
+    case G_UNICODE_SURROGATE:
+    case G_UNICODE_PRIVATE_USE:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
 char *
 jmem_helper_log_escape (const char *text)
 {
@@ -51,7 +71,7 @@ jmem_helper_log_escape (const char *text)
         g_string_append (out, "\\t");
       else if (c < 0x20 || c == 0x7f)
         g_string_append_printf (out, "\\x%02x", (guint) c);
-      else if (c >= 0x80 && !g_unichar_isprint (c))
+      else if (c >= 0x80 && needs_escape (c))
         g_string_append_printf (out, "\\u{%04x}", (guint) c);
       else
         g_string_append_len (out, p, g_utf8_next_char (p) - p);

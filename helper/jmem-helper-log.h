@@ -19,9 +19,10 @@ void jmem_helper_log_action (const char *action,
                              const char *detail);
 
 /* A copy of @text that fits on one log line and cannot pass for another
- * record: backslash, control characters (newline, CR, ESC, ...), C1 and
- * Unicode line or paragraph separators, other non-printable characters and
- * bytes that are not UTF-8 are written as \\, \n, \r, \t, \xNN or \u{NNNN}. */
+ * record: backslash, control characters (newline, CR, ESC, ...), C1
+ * controls, format (bidi) characters, line and paragraph separators,
+ * unassigned code points and bytes that are not UTF-8 are written as \\,
+ * \n, \r, \t, \xNN or \u{NNNN}. */
 char *jmem_helper_log_escape (const char *text);
 
 G_END_DECLS
