@@ -125,7 +125,6 @@ typedef struct {
   gboolean               uid_counted;
   GCancellable          *cancellable;
   guint                  timer_id;
-  gboolean               timed_out;
   gboolean               waiting;  /* in gate->waiting */
 } Check;
 
@@ -456,7 +455,6 @@ on_check_timeout (gpointer user_data)
   Check *check = user_data;
 
   check->timer_id = 0;
-  check->timed_out = TRUE;
   if (check->waiting)
     {
       g_queue_remove (&check->gate->waiting, check);
