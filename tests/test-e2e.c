@@ -1384,6 +1384,7 @@ test_gate_uid_limit (void)
     g_autoptr(GVariant) reply = helper_call (third, "GetNvMapClients", NULL, G_DBUS_CALL_FLAGS_NONE,
                                              30000, &error);
     g_assert_no_error (error);
+    assert_clients_reply (reply, fixture);
   }
 }
 
