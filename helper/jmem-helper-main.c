@@ -21,58 +21,24 @@ typedef struct {
   GMainLoop         *loop;
   GDBusConnection   *bus;
   JmemHelperMethods *methods;
+  JmemPolkitGate    *gate;
   guint              idle_timeout_s;
   int                exit_code;
-
-  /* Written by GDBus' worker thread (the filter), read by the idle timer. */
-  GMutex  lock;
-  int     in_flight;      /* calls received and not yet answered */
-  gint64  last_activity;  /* monotonic */
 } Helper;
 
 static const char *const features[] = {
   "nvmap-clients", "nvmap-allocations", "drop-caches", "compact-memory", NULL,
 };
 
-static void
-touch (Helper *h,
-       int     delta)
-{
-  g_mutex_lock (&h->lock);
-  h->in_flight = MAX (0, h->in_flight + delta);
-  h->last_activity = g_get_monotonic_time ();
-  g_mutex_unlock (&h->lock);
-}
-
-/* Sees every message: a call to us opens work, our reply closes it. This
- * covers the time a call waits for polkit, which no handler sees. */
-static GDBusMessage *
-activity_filter (GDBusConnection *connection,
-                 GDBusMessage    *message,
-                 gboolean         incoming,
-                 gpointer         user_data)
-{
-  Helper *h = user_data;
-  GDBusMessageType type = g_dbus_message_get_message_type (message);
-
-  if (incoming && type == G_DBUS_MESSAGE_TYPE_METHOD_CALL)
-    touch (h, (g_dbus_message_get_flags (message) & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED) ? 0 : 1);
-  else if (!incoming && (type == G_DBUS_MESSAGE_TYPE_METHOD_RETURN ||
-                         type == G_DBUS_MESSAGE_TYPE_ERROR))
-    touch (h, -1);
-  return message;
-}
-
+/* Idle means no call of ours is unanswered, waiting for polkit or in a
+ * handler, and none arrived for a while. Other messages (a Peer.Ping, an
+ * Introspect) neither count nor keep the helper running. */
 static gboolean
 is_idle (Helper *h)
 {
-  gboolean idle;
-
-  g_mutex_lock (&h->lock);
-  idle = h->in_flight == 0 &&
-         g_get_monotonic_time () - h->last_activity >= (gint64) h->idle_timeout_s * G_USEC_PER_SEC;
-  g_mutex_unlock (&h->lock);
-  return idle;
+  return jmem_polkit_gate_in_flight (h->gate) == 0 &&
+         g_get_monotonic_time () - jmem_polkit_gate_last_activity (h->gate) >=
+           (gint64) h->idle_timeout_s * G_USEC_PER_SEC;
 }
 
 static gboolean
@@ -114,14 +80,9 @@ on_idle_check (gpointer user_data)
 
   for (;;)
     {
-      gboolean drained;
-
       while (g_main_context_iteration (NULL, FALSE))
         ;
-      g_mutex_lock (&h->lock);
-      drained = h->in_flight == 0;
-      g_mutex_unlock (&h->lock);
-      if (drained)
+      if (jmem_polkit_gate_in_flight (h->gate) == 0)
         break;
       g_usleep (10 * 1000);
     }
@@ -198,18 +159,19 @@ main (int    argc,
   g_autoptr(JmemHelper1) skeleton = NULL;
   g_autoptr(JmemHelperMethods) methods = NULL;
   gboolean version = FALSE, no_idle_exit = FALSE;
-  int idle_timeout = DEFAULT_IDLE_TIMEOUT_S, polkit_timeout = 10;
+  int idle_timeout = DEFAULT_IDLE_TIMEOUT_S, polkit_timeout = 10, interactive_timeout = 120;
   JmemPolkitGateConfig gate;
   Helper h = { 0 };
   guint32 answer = 0;
-  guint filter_id;
   const GOptionEntry entries[] = {
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
     { "no-idle-exit", 0, 0, G_OPTION_ARG_NONE, &no_idle_exit, "Keep running while idle", NULL },
     { "idle-timeout", 0, 0, G_OPTION_ARG_INT, &idle_timeout,
-      "Exit after SECONDS without calls (default 30)", "SECONDS" },
+      "Exit after SECONDS with no call pending or received (default 30)", "SECONDS" },
     { "polkit-timeout", 0, 0, G_OPTION_ARG_INT, &polkit_timeout,
       "Refuse a call when polkit has not answered within SECONDS (default 10)", "SECONDS" },
+    { "interactive-timeout", 0, 0, G_OPTION_ARG_INT, &interactive_timeout,
+      "The same for a call that allows interactive authorization (default 120)", "SECONDS" },
     { NULL }
   };
 
@@ -225,9 +187,10 @@ main (int    argc,
       g_print ("jmem-helper %s\n", JMEM_VERSION);
       return 0;
     }
-  if (idle_timeout < 1 || polkit_timeout < 1)
+  if (idle_timeout < 1 || polkit_timeout < 1 || interactive_timeout < 1)
     {
-      g_printerr ("jmem-helper: --idle-timeout and --polkit-timeout take a number of seconds >= 1\n");
+      g_printerr ("jmem-helper: --idle-timeout, --polkit-timeout and --interactive-timeout take "
+                  "a number of seconds >= 1\n");
       return 64;
     }
 
@@ -248,25 +211,20 @@ main (int    argc,
       return 1;
     }
   g_dbus_connection_set_exit_on_close (h.bus, FALSE);
-  g_mutex_init (&h.lock);
   h.loop = g_main_loop_new (NULL, FALSE);
   h.idle_timeout_s = (guint) idle_timeout;
-  h.last_activity = g_get_monotonic_time ();
 
   skeleton = jmem_helper1_skeleton_new ();
-  g_dbus_interface_skeleton_set_flags (G_DBUS_INTERFACE_SKELETON (skeleton),
-                                       G_DBUS_INTERFACE_SKELETON_FLAGS_HANDLE_METHOD_INVOCATIONS_IN_THREAD);
   jmem_helper1_set_version (skeleton, JMEM_VERSION);
   jmem_helper1_set_features (skeleton, features);
   gate.timeout_s = (guint) polkit_timeout;
-  gate.interactive_timeout_s = MAX ((guint) polkit_timeout, 120u);
-  jmem_polkit_gate_attach (G_DBUS_INTERFACE_SKELETON (skeleton), &gate);
+  gate.interactive_timeout_s = (guint) interactive_timeout;
   methods = jmem_helper_methods_new (skeleton);
   h.methods = methods;
 
-  filter_id = g_dbus_connection_add_filter (h.bus, activity_filter, &h, NULL);
-  if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (skeleton), h.bus,
-                                         JMEM_DBUS_PATH, &error))
+  h.gate = jmem_polkit_gate_export (G_DBUS_INTERFACE_SKELETON (skeleton), h.bus, JMEM_DBUS_PATH,
+                                    &gate, &error);
+  if (h.gate == NULL)
     {
       g_critical ("Cannot export %s: %s", JMEM_DBUS_PATH, error->message);
       h.exit_code = 1;
@@ -299,9 +257,8 @@ main (int    argc,
   g_main_loop_run (h.loop);
 
 unexport:
-  g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (skeleton));
+  g_clear_pointer (&h.gate, jmem_polkit_gate_free);
 out:
-  g_dbus_connection_remove_filter (h.bus, filter_id);
   g_clear_pointer (&h.loop, g_main_loop_unref);
   g_clear_object (&h.bus);
   return h.exit_code;

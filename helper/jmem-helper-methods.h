@@ -1,5 +1,5 @@
 /* The helper's method handlers. They run after the polkit gate has said yes,
- * in GDBus worker threads, and read only fixed paths. */
+ * in a GTask worker thread, and read only fixed paths. */
 #pragma once
 
 #include <gio/gio.h>

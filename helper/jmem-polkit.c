@@ -3,6 +3,7 @@
 #include <polkit/polkit.h>
 
 #include "jmem-config.h"
+#include "jmem-error.h"
 #include "jmem-helper-log.h"
 #include "jmem-names.h"
 
@@ -46,22 +47,422 @@ jmem_polkit_gate_lookup (const char  *interface,
   return JMEM_GATE_DENY;
 }
 
-static gint64
-lookup_caller_uid (GDBusMethodInvocation *invocation)
+
+/* ---- calls in flight ------------------------------------------------------ */
+
+/* Shared with the invocations it counts, which may be finalized in a worker
+ * thread and after the gate is gone. */
+typedef struct {
+  GMutex lock;
+  guint  in_flight;
+  gint64 last_activity;  /* monotonic */
+} Activity;
+
+#define IN_FLIGHT_KEY "jmem-in-flight"
+
+static void
+activity_clear (Activity *activity)
 {
-  g_autoptr(GVariant) reply = NULL;
+  g_mutex_clear (&activity->lock);
+}
+
+static void
+activity_release (gpointer data)
+{
+  Activity *activity = data;
+
+  g_mutex_lock (&activity->lock);
+  activity->in_flight--;
+  activity->last_activity = g_get_monotonic_time ();
+  g_mutex_unlock (&activity->lock);
+  g_atomic_rc_box_release_full (activity, (GDestroyNotify) activity_clear);
+}
+
+/* Counts @invocation until it is finalized: then its reply has been sent,
+ * whoever sent it. */
+static void
+activity_hold (Activity              *activity,
+               GDBusMethodInvocation *invocation)
+{
+  g_mutex_lock (&activity->lock);
+  activity->in_flight++;
+  activity->last_activity = g_get_monotonic_time ();
+  g_mutex_unlock (&activity->lock);
+  g_object_set_data_full (G_OBJECT (invocation), IN_FLIGHT_KEY,
+                          g_atomic_rc_box_acquire (activity), activity_release);
+}
+
+/* ---- the gate -------------------------------------------------------------- */
+
+struct _JmemPolkitGate {
+  JmemPolkitGateConfig    config;
+  GDBusInterfaceSkeleton *skeleton;
+  GDBusConnection        *bus;
+  GDBusInterfaceVTable    vtable;
+  guint                   registration_id;
+  Activity               *activity;
+
+  /* Main context only. */
+  GHashTable *checks;      /* Check *: undecided calls */
+  GHashTable *per_sender;  /* unique name → undecided calls */
+  GHashTable *per_uid;     /* uid → calls waiting for polkit */
+  guint       n_polkit;    /* calls waiting for polkit, all uids */
+  PolkitAuthority *authority;  /* once polkit_authority_get_async gave one */
+  gboolean    getting_authority;
+  GQueue      waiting;     /* Check *: for the authority */
+  GCancellable *cancellable;  /* the gate's own calls */
+  gboolean    stopping;
+};
+
+typedef struct {
+  JmemPolkitGate        *gate;
+  GDBusMethodInvocation *invocation;  /* owned until answered or dispatched */
+  char                  *sender;
+  const char            *action;
+  gboolean               interactive;
+  guint                  timeout_s;
+  gint64                 uid;
+  gboolean               uid_counted;
+  GCancellable          *cancellable;
+  guint                  timer_id;
+  gboolean               waiting;  /* in gate->waiting */
+} Check;
+
+static guint
+count_get (GHashTable *table,
+           gconstpointer key)
+{
+  return GPOINTER_TO_UINT (g_hash_table_lookup (table, key));
+}
+
+static void
+count_add (GHashTable *table,
+           gpointer    key,
+           int         delta)
+{
+  guint n = count_get (table, key) + (guint) delta;
+
+  if (n == 0)
+    g_hash_table_remove (table, key);
+  else
+    g_hash_table_insert (table, key, GUINT_TO_POINTER (n));
+}
+
+/* The per-sender table owns its keys: insert a copy the first time. */
+static void
+sender_add (JmemPolkitGate *gate,
+            const char     *sender,
+            int             delta)
+{
+  guint n = count_get (gate->per_sender, sender) + (guint) delta;
+
+  if (n == 0)
+    g_hash_table_remove (gate->per_sender, sender);
+  else
+    g_hash_table_replace (gate->per_sender, g_strdup (sender), GUINT_TO_POINTER (n));
+}
+
+static void
+check_free (Check *check)
+{
+  JmemPolkitGate *gate = check->gate;
+
+  if (check->timer_id != 0)
+    g_source_remove (check->timer_id);
+  if (check->uid_counted)
+    {
+      count_add (gate->per_uid, GSIZE_TO_POINTER ((gsize) check->uid), -1);
+      gate->n_polkit--;
+    }
+  sender_add (gate, check->sender, -1);
+  g_hash_table_remove (gate->checks, check);
+  g_clear_object (&check->invocation);
+  g_object_unref (check->cancellable);
+  g_free (check->sender);
+  g_free (check);
+}
+
+/* GLib 2.74 has no GDBusError for InteractiveAuthorizationRequired. */
+static GQuark
+interactive_error_quark (void)
+{
+  static gsize quark = 0;
+  static const GDBusErrorEntry entries[] = {
+    { 0, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired" },
+  };
+
+  g_dbus_error_register_error_domain ("jmem-interactive-error-quark", &quark,
+                                      entries, G_N_ELEMENTS (entries));
+  return (GQuark) quark;
+}
+
+/* Logs and answers a call the gate does not let through; takes @invocation's
+ * reference and @error. */
+static void
+refuse_invocation (GDBusMethodInvocation *invocation,
+                   const char            *action,
+                   gint64                 uid,
+                   const char            *result,
+                   GError                *error)
+{
+  jmem_helper_log_action (action, uid, result, error->message);
+  g_dbus_method_invocation_take_error (invocation, error);
+}
+
+static void
+check_refuse (Check      *check,
+              const char *result,
+              GError     *error)
+{
+  refuse_invocation (g_steal_pointer (&check->invocation), check->action, check->uid, result, error);
+  check_free (check);
+}
+
+static void
+run_handler (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  GDBusInterfaceSkeleton *skeleton = source_object;
+  GDBusMethodInvocation *invocation = task_data;
+
+  g_dbus_interface_skeleton_get_vtable (skeleton)->method_call (
+      g_dbus_method_invocation_get_connection (invocation),
+      g_dbus_method_invocation_get_sender (invocation),
+      g_dbus_method_invocation_get_object_path (invocation),
+      g_dbus_method_invocation_get_interface_name (invocation),
+      g_dbus_method_invocation_get_method_name (invocation),
+      g_dbus_method_invocation_get_parameters (invocation),
+      g_object_ref (invocation), skeleton);
+}
+
+/* Hands an authorized call to the skeleton's handle-* handlers. They read
+ * files and may sync(): a worker thread does that, so the main context stays
+ * free for the checks of other callers. */
+static void
+dispatch (JmemPolkitGate        *gate,
+          GDBusMethodInvocation *invocation)
+{
+  g_autoptr(GTask) task = g_task_new (gate->skeleton, NULL, NULL, NULL);
+
+  g_task_set_task_data (task, invocation, g_object_unref);
+  g_task_run_in_thread (task, run_handler);
+}
+
+/* Answers a call whose check was cancelled: the gate stops, or its time is up. */
+static void
+check_refuse_cancelled (Check *check)
+{
+  if (check->gate->stopping)
+    check_refuse (check, "failed", g_error_new (JMEM_ERROR, JMEM_ERROR_FAILED,
+                                                "jmem-helper is stopping: call again"));
+  else
+    check_refuse (check, "polkit-unavailable",
+                  g_error_new (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                               "%s, so jmem-helper refuses %s: it did not answer within %u s%s",
+                               JMEM_POLKIT_UNAVAILABLE, check->action, check->timeout_s,
+                               check->interactive
+                                 ? " (the time a call allowing interactive authorization "
+                                   "may wait for an authentication agent)"
+                                 : ""));
+}
+
+/* Whether the call ended because the gate stopped or its time ran out;
+ * then it has been answered and freed. */
+static gboolean
+check_cancelled (Check  *check,
+                 GError *error)
+{
+  if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return FALSE;
+  check_refuse_cancelled (check);
+  return TRUE;
+}
+
+static void
+on_checked (GObject      *source,
+            GAsyncResult *res,
+            gpointer      user_data)
+{
+  Check *check = user_data;
+  g_autoptr(PolkitAuthorizationResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  result = polkit_authority_check_authorization_finish (POLKIT_AUTHORITY (source), res, &error);
+  if (result == NULL)
+    {
+      if (check_cancelled (check, error))
+        return;
+      g_dbus_error_strip_remote_error (error);
+      check_refuse (check, "polkit-unavailable",
+                    g_error_new (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                                 "%s, so jmem-helper refuses %s: %s", JMEM_POLKIT_UNAVAILABLE,
+                                 check->action, error->message));
+      return;
+    }
+
+  if (polkit_authorization_result_get_is_authorized (result))
+    {
+      dispatch (check->gate, g_steal_pointer (&check->invocation));
+      check_free (check);
+      return;
+    }
+
+  /* A challenge is only worth reporting to a caller that did not allow
+   * interaction; one that did was not asked because no authentication agent
+   * could ask, so for it this is a plain refusal. */
+  if (polkit_authorization_result_get_is_challenge (result) && !check->interactive)
+    {
+      check_refuse (check, "challenge",
+                    g_error_new (interactive_error_quark (), 0,
+                                 "%s needs authentication; call again allowing interactive "
+                                 "authorization, or join the %s group", check->action,
+                                 JMEM_PRIVILEGED_GROUP));
+      return;
+    }
+
+  check_refuse (check, "denied",
+                g_error_new (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                             "not authorized for %s: members of the %s group are "
+                             "(usermod -aG %s USER, then log in again)",
+                             check->action, JMEM_PRIVILEGED_GROUP, JMEM_PRIVILEGED_GROUP));
+}
+
+static void
+check_start (Check           *check,
+             PolkitAuthority *authority)
+{
+  g_autoptr(PolkitSubject) subject = polkit_system_bus_name_new (check->sender);
+
+  polkit_authority_check_authorization (authority, subject, check->action, NULL,
+                                        check->interactive
+                                          ? POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION
+                                          : POLKIT_CHECK_AUTHORIZATION_FLAGS_NONE,
+                                        check->cancellable, on_checked, check);
+}
+
+/* polkit_authority_get_async() runs its set-up in a worker thread, one per
+ * call until the first is done: the gate asks once and queues the checks
+ * that arrive meanwhile. */
+static void
+on_authority (GObject      *source,
+              GAsyncResult *res,
+              gpointer      user_data)
+{
+  JmemPolkitGate *gate = user_data;
+  g_autoptr(GError) error = NULL;
+  Check *check;
+
+  gate->getting_authority = FALSE;
+  gate->authority = polkit_authority_get_finish (res, &error);
+  while ((check = g_queue_pop_head (&gate->waiting)) != NULL)
+    {
+      check->waiting = FALSE;
+      if (gate->authority != NULL)
+        check_start (check, gate->authority);
+      else if (gate->stopping)
+        check_refuse_cancelled (check);
+      else
+        check_refuse (check, "polkit-unavailable",
+                      g_error_new (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                                   "%s, so jmem-helper refuses %s: %s", JMEM_POLKIT_UNAVAILABLE,
+                                   check->action, error->message));
+    }
+}
+
+static void
+check_with_authority (Check *check)
+{
+  JmemPolkitGate *gate = check->gate;
+
+  if (gate->authority != NULL)
+    {
+      check_start (check, gate->authority);
+      return;
+    }
+  check->waiting = TRUE;
+  g_queue_push_tail (&gate->waiting, check);
+  if (!gate->getting_authority)
+    {
+      gate->getting_authority = TRUE;
+      polkit_authority_get_async (gate->cancellable, on_authority, gate);
+    }
+}
+
+static GError *
+rate_limited (const char *who,
+              guint       limit,
+              const Check *check)
+{
+  return g_error_new (JMEM_ERROR, JMEM_ERROR_RATE_LIMITED,
+                      "%s already has %u authorization checks pending, the most jmem-helper "
+                      "takes at once: call again once they are answered (within %u s)",
+                      who, limit, check->gate->config.interactive_timeout_s);
+}
+
+static void
+on_caller_uid (GObject      *source,
+               GAsyncResult *res,
+               gpointer      user_data)
+{
+  Check *check = user_data;
+  JmemPolkitGate *gate = check->gate;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res, &error);
+  g_autofree char *who = NULL;
   guint32 uid;
 
-  reply = g_dbus_connection_call_sync (g_dbus_method_invocation_get_connection (invocation),
-                                       "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                       "org.freedesktop.DBus", "GetConnectionUnixUser",
-                                       g_variant_new ("(s)", g_dbus_method_invocation_get_sender (invocation)),
-                                       G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE,
-                                       5000, NULL, NULL);
   if (reply == NULL)
-    return -1;
+    {
+      if (check_cancelled (check, error))
+        return;
+      g_dbus_error_strip_remote_error (error);
+      check_refuse (check, "denied",
+                    g_error_new (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                                 "jmem-helper cannot tell who is calling: %s", error->message));
+      return;
+    }
+
   g_variant_get (reply, "(u)", &uid);
-  return uid;
+  check->uid = uid;
+  /* Stored as uid + 1 so that NULL means "not looked up". */
+  g_object_set_data (G_OBJECT (check->invocation), CALLER_UID_KEY,
+                     GSIZE_TO_POINTER ((gsize) check->uid + 1));
+
+  if (count_get (gate->per_uid, GSIZE_TO_POINTER ((gsize) uid)) >= JMEM_POLKIT_MAX_PENDING_PER_UID)
+    {
+      who = g_strdup_printf ("uid %u", uid);
+      check_refuse (check, "rate-limited", rate_limited (who, JMEM_POLKIT_MAX_PENDING_PER_UID, check));
+      return;
+    }
+  if (gate->n_polkit >= JMEM_POLKIT_MAX_PENDING)
+    {
+      check_refuse (check, "rate-limited",
+                    rate_limited ("jmem-helper", JMEM_POLKIT_MAX_PENDING, check));
+      return;
+    }
+  count_add (gate->per_uid, GSIZE_TO_POINTER ((gsize) uid), 1);
+  gate->n_polkit++;
+  check->uid_counted = TRUE;
+
+  check_with_authority (check);
+}
+
+static gboolean
+on_check_timeout (gpointer user_data)
+{
+  Check *check = user_data;
+
+  check->timer_id = 0;
+  if (check->waiting)
+    {
+      g_queue_remove (&check->gate->waiting, check);
+      check_refuse_cancelled (check);
+    }
+  else
+    g_cancellable_cancel (check->cancellable);
+  return G_SOURCE_REMOVE;
 }
 
 gint64
@@ -69,146 +470,202 @@ jmem_polkit_caller_uid (GDBusMethodInvocation *invocation)
 {
   gpointer p = g_object_get_data (G_OBJECT (invocation), CALLER_UID_KEY);
 
-  /* Stored as uid + 1 so that NULL means "not looked up". */
   return p != NULL ? (gint64) GPOINTER_TO_SIZE (p) - 1 : -1;
 }
 
-static gboolean
-cancel_check (gpointer data)
+/* The interface's method_call: sees every call on the main context. Nothing
+ * here waits: the uid and polkit's answer are asked for asynchronously,
+ * bounded by a timer, and the call is answered or dispatched when they come. */
+static void
+on_method_call (GDBusConnection       *connection,
+                const char            *sender,
+                const char            *object_path,
+                const char            *interface_name,
+                const char            *method_name,
+                GVariant              *parameters,
+                GDBusMethodInvocation *invocation,
+                gpointer               user_data)
 {
-  g_cancellable_cancel (G_CANCELLABLE (data));
-  return G_SOURCE_REMOVE;
-}
-
-/* Asks polkit, bounded: a polkitd that hangs must not hold the call (and a
- * worker thread) forever. The timer runs on the main context, which stays
- * free while this worker thread waits. */
-static PolkitAuthorizationResult *
-check_bounded (const char  *sender,
-               const char  *action,
-               gboolean     interactive,
-               guint        timeout_s,
-               GError     **error)
-{
-  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
-  g_autoptr(PolkitAuthority) authority = NULL;
-  g_autoptr(PolkitSubject) subject = polkit_system_bus_name_new (sender);
-  PolkitAuthorizationResult *result = NULL;
-  GSource *timer = g_timeout_source_new_seconds (timeout_s);
-
-  g_source_set_callback (timer, cancel_check, g_object_ref (cancellable), g_object_unref);
-  g_source_attach (timer, NULL);
-
-  authority = polkit_authority_get_sync (cancellable, error);
-  if (authority != NULL)
-    result = polkit_authority_check_authorization_sync (
-        authority, subject, action, NULL,
-        interactive ? POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION
-                    : POLKIT_CHECK_AUTHORIZATION_FLAGS_NONE,
-        cancellable, error);
-
-  g_source_destroy (timer);
-  g_source_unref (timer);
-  return result;
-}
-
-static gboolean
-refuse (GDBusMethodInvocation *invocation,
-        const char            *action,
-        gint64                 uid,
-        const char            *result,
-        const char            *error_name,
-        const char            *message)
-{
-  jmem_helper_log_action (action, uid, result, message);
-  /* The signal's contract: a handler that says no keeps a reference and
-   * finishes the call itself. */
-  g_dbus_method_invocation_return_dbus_error (g_object_ref (invocation), error_name, message);
-  return FALSE;
-}
-
-static gboolean
-on_authorize_method (GDBusInterfaceSkeleton *skeleton,
-                     GDBusMethodInvocation  *invocation,
-                     gpointer                user_data)
-{
-  const JmemPolkitGateConfig *config = user_data;
-  const char *interface = g_dbus_method_invocation_get_interface_name (invocation);
-  const char *method = g_dbus_method_invocation_get_method_name (invocation);
-  const char *sender = g_dbus_method_invocation_get_sender (invocation);
+  JmemPolkitGate *gate = user_data;
   GDBusMessage *message = g_dbus_method_invocation_get_message (invocation);
-  gboolean interactive = (g_dbus_message_get_flags (message) &
-                          G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION) != 0;
-  g_autoptr(PolkitAuthorizationResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *text = NULL;
   const char *action;
-  gint64 uid;
+  Check *check;
 
-  switch (jmem_polkit_gate_lookup (interface, method, &action))
+  activity_hold (gate->activity, invocation);
+
+  switch (jmem_polkit_gate_lookup (interface_name, method_name, &action))
     {
     case JMEM_GATE_ALLOW:
-      return TRUE;
+      dispatch (gate, invocation);
+      return;
     case JMEM_GATE_DENY:
-      text = g_strdup_printf ("%s.%s is not something jmem-helper does",
-                              interface != NULL ? interface : "(none)",
-                              method != NULL ? method : "(none)");
-      return refuse (invocation, "(unknown)", lookup_caller_uid (invocation), "denied",
-                     "org.freedesktop.DBus.Error.AccessDenied", text);
+      refuse_invocation (invocation, "(unknown)", -1, "denied",
+                         g_error_new (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                                      "%s.%s is not something jmem-helper does",
+                                      interface_name != NULL ? interface_name : "(none)",
+                                      method_name != NULL ? method_name : "(none)"));
+      return;
     case JMEM_GATE_POLKIT:
       break;
     }
 
-  uid = lookup_caller_uid (invocation);
-  g_object_set_data (G_OBJECT (invocation), CALLER_UID_KEY, GSIZE_TO_POINTER ((gsize) (uid + 1)));
-
   /* A peer-to-peer connection has no sender: there is no one to ask about. */
   if (sender == NULL)
-    return refuse (invocation, action, uid, "denied", "org.freedesktop.DBus.Error.AccessDenied",
-                   "jmem-helper only answers callers on the system bus");
-
-  result = check_bounded (sender, action, interactive,
-                          interactive ? config->interactive_timeout_s : config->timeout_s,
-                          &error);
-  if (result == NULL)
     {
-      gboolean timed_out = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-
-      g_dbus_error_strip_remote_error (error);
-      text = g_strdup_printf ("%s, so jmem-helper refuses %s: %s", JMEM_POLKIT_UNAVAILABLE, action,
-                              timed_out ? "it did not answer in time" : error->message);
-      return refuse (invocation, action, uid, "polkit-unavailable",
-                     "org.freedesktop.DBus.Error.AccessDenied", text);
+      refuse_invocation (invocation, action, -1, "denied",
+                         g_error_new_literal (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                                              "jmem-helper only answers callers on the system bus"));
+      return;
     }
 
-  if (polkit_authorization_result_get_is_authorized (result))
-    return TRUE;
-
-  /* A challenge is only worth reporting to a caller that did not allow
-   * interaction; one that did was not asked because no authentication agent
-   * could ask, so for it this is a plain refusal. */
-  if (polkit_authorization_result_get_is_challenge (result) && !interactive)
+  /* One connection belongs to one uid: its calls count against that uid's
+   * limit even before the bus has said which uid it is. */
+  if (count_get (gate->per_sender, sender) >= JMEM_POLKIT_MAX_PENDING_PER_UID)
     {
-      text = g_strdup_printf ("%s needs authentication; call again allowing interactive "
-                              "authorization, or join the %s group", action,
-                              JMEM_PRIVILEGED_GROUP);
-      return refuse (invocation, action, uid, "challenge",
-                     "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired", text);
+      Check probe = { .gate = gate };
+      refuse_invocation (invocation, action, -1, "rate-limited",
+                         rate_limited ("this connection", JMEM_POLKIT_MAX_PENDING_PER_UID, &probe));
+      return;
     }
 
-  text = g_strdup_printf ("not authorized for %s: members of the %s group are "
-                          "(usermod -aG %s USER, then log in again)",
-                          action, JMEM_PRIVILEGED_GROUP, JMEM_PRIVILEGED_GROUP);
-  return refuse (invocation, action, uid, "denied",
-                 "org.freedesktop.DBus.Error.AccessDenied", text);
+  check = g_new0 (Check, 1);
+  check->gate = gate;
+  check->invocation = invocation;
+  check->sender = g_strdup (sender);
+  check->action = action;
+  check->interactive = (g_dbus_message_get_flags (message) &
+                        G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION) != 0;
+  check->timeout_s = check->interactive ? gate->config.interactive_timeout_s : gate->config.timeout_s;
+  check->uid = -1;
+  check->cancellable = g_cancellable_new ();
+  check->timer_id = g_timeout_add_seconds (check->timeout_s, on_check_timeout, check);
+  sender_add (gate, sender, 1);
+  g_hash_table_add (gate->checks, check);
+
+  g_dbus_connection_call (connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", "GetConnectionUnixUser",
+                          g_variant_new ("(s)", sender), G_VARIANT_TYPE ("(u)"),
+                          G_DBUS_CALL_FLAGS_NONE, -1, check->cancellable, on_caller_uid, check);
+}
+
+/* The generated property getter expects the skeleton as its user data. */
+static GVariant *
+on_get_property (GDBusConnection *connection,
+                 const char      *sender,
+                 const char      *object_path,
+                 const char      *interface_name,
+                 const char      *property_name,
+                 GError         **error,
+                 gpointer         user_data)
+{
+  JmemPolkitGate *gate = user_data;
+
+  return g_dbus_interface_skeleton_get_vtable (gate->skeleton)->get_property (
+      connection, sender, object_path, interface_name, property_name, error, gate->skeleton);
+}
+
+/* GDBusInterfaceSkeleton's own export emits g-authorize-method in a worker
+ * thread and needs the answer before it returns, so a pending polkit check
+ * would hold that thread. The gate registers the skeleton's interface itself
+ * instead, to see each call on the main context and answer it later. */
+JmemPolkitGate *
+jmem_polkit_gate_export (GDBusInterfaceSkeleton     *skeleton,
+                         GDBusConnection            *bus,
+                         const char                 *path,
+                         const JmemPolkitGateConfig *config,
+                         GError                    **error)
+{
+  g_autoptr(JmemPolkitGate) gate = g_new0 (JmemPolkitGate, 1);
+
+  gate->config = *config;
+  gate->skeleton = g_object_ref (skeleton);
+  gate->bus = g_object_ref (bus);
+  gate->activity = g_atomic_rc_box_new0 (Activity);
+  g_mutex_init (&gate->activity->lock);
+  gate->activity->last_activity = g_get_monotonic_time ();
+  gate->checks = g_hash_table_new (NULL, NULL);
+  gate->per_sender = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gate->per_uid = g_hash_table_new (NULL, NULL);
+  g_queue_init (&gate->waiting);
+  gate->cancellable = g_cancellable_new ();
+  gate->vtable.method_call = on_method_call;
+  gate->vtable.get_property = on_get_property;
+  /* The properties are read-only: GDBus refuses a Set before asking. */
+  gate->vtable.set_property = NULL;
+
+  gate->registration_id = g_dbus_connection_register_object (bus, path,
+                                                             g_dbus_interface_skeleton_get_info (skeleton),
+                                                             &gate->vtable, gate, NULL, error);
+  if (gate->registration_id == 0)
+    return NULL;
+  return g_steal_pointer (&gate);
 }
 
 void
-jmem_polkit_gate_attach (GDBusInterfaceSkeleton     *skeleton,
-                         const JmemPolkitGateConfig *config)
+jmem_polkit_gate_free (JmemPolkitGate *gate)
 {
-  JmemPolkitGateConfig *copy = g_memdup2 (config, sizeof *config);
+  gint64 deadline = g_get_monotonic_time () + G_USEC_PER_SEC;
 
-  g_signal_connect_data (skeleton, "g-authorize-method", G_CALLBACK (on_authorize_method),
-                         copy, (GClosureNotify) (void (*) (void)) g_free, 0);
+  if (gate == NULL)
+    return;
+  if (gate->registration_id != 0)
+    g_dbus_connection_unregister_object (gate->bus, gate->registration_id);
+
+  /* Each pending check's callback still holds it: cancel them all and let
+   * the callbacks answer their callers and free them. */
+  if (gate->checks != NULL)
+    {
+      GHashTableIter iter;
+      gpointer key;
+
+      gate->stopping = TRUE;
+      g_cancellable_cancel (gate->cancellable);
+      g_hash_table_iter_init (&iter, gate->checks);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        g_cancellable_cancel (((Check *) key)->cancellable);
+      while ((g_hash_table_size (gate->checks) > 0 || gate->getting_authority) &&
+             g_get_monotonic_time () < deadline)
+        if (!g_main_context_iteration (NULL, FALSE))
+          g_usleep (1000);
+      if (g_hash_table_size (gate->checks) > 0 || gate->getting_authority)
+        {
+          /* A callback may still come: the gate must outlive it. */
+          g_warning ("%u authorization checks did not end on cancellation",
+                     g_hash_table_size (gate->checks));
+          return;
+        }
+    }
+
+  g_clear_object (&gate->authority);
+  g_clear_object (&gate->cancellable);
+  g_clear_pointer (&gate->checks, g_hash_table_unref);
+  g_clear_pointer (&gate->per_sender, g_hash_table_unref);
+  g_clear_pointer (&gate->per_uid, g_hash_table_unref);
+  if (gate->activity != NULL)
+    g_atomic_rc_box_release_full (gate->activity, (GDestroyNotify) activity_clear);
+  g_clear_object (&gate->bus);
+  g_clear_object (&gate->skeleton);
+  g_free (gate);
+}
+
+guint
+jmem_polkit_gate_in_flight (JmemPolkitGate *gate)
+{
+  guint n;
+
+  g_mutex_lock (&gate->activity->lock);
+  n = gate->activity->in_flight;
+  g_mutex_unlock (&gate->activity->lock);
+  return n;
+}
+
+gint64
+jmem_polkit_gate_last_activity (JmemPolkitGate *gate)
+{
+  gint64 t;
+
+  g_mutex_lock (&gate->activity->lock);
+  t = gate->activity->last_activity;
+  g_mutex_unlock (&gate->activity->lock);
+  return t;
 }

@@ -18,6 +18,12 @@ JmemGateKind jmem_polkit_gate_lookup (const char  *interface,
                                       const char  *method,
                                       const char **action);
 
+/* Authorization checks pending at once: beyond these a call is refused at
+ * once with dev.jmem.Error.RateLimited, so that no caller can use up what
+ * the others need. */
+#define JMEM_POLKIT_MAX_PENDING_PER_UID 16
+#define JMEM_POLKIT_MAX_PENDING         128
+
 /* How long polkit may take before the call is refused. Interactive calls get
  * longer: a person may be typing a password. */
 typedef struct {
@@ -25,9 +31,30 @@ typedef struct {
   guint interactive_timeout_s;
 } JmemPolkitGateConfig;
 
-/* Connects the g-authorize-method handler; @config is copied. */
-void jmem_polkit_gate_attach (GDBusInterfaceSkeleton     *skeleton,
-                              const JmemPolkitGateConfig *config);
+typedef struct _JmemPolkitGate JmemPolkitGate;
+
+/* Exports @skeleton's interface at @path on @bus behind the gate: each call
+ * is checked asynchronously on the thread-default main context, and only an
+ * authorized one reaches the skeleton's handle-* handlers, which then run in
+ * a worker thread. @config is copied. */
+JmemPolkitGate *jmem_polkit_gate_export (GDBusInterfaceSkeleton     *skeleton,
+                                         GDBusConnection            *bus,
+                                         const char                 *path,
+                                         const JmemPolkitGateConfig *config,
+                                         GError                    **error);
+
+/* Unexports, cancels the checks still pending (their callers get an error)
+ * and frees the gate. */
+void jmem_polkit_gate_free (JmemPolkitGate *gate);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemPolkitGate, jmem_polkit_gate_free)
+
+/* Calls received and not yet answered, wherever they are (waiting for
+ * polkit or in a handler): a GDBusMethodInvocation counts until it is
+ * finalized, which happens once its reply is sent. Thread-safe. */
+guint jmem_polkit_gate_in_flight (JmemPolkitGate *gate);
+
+/* Monotonic time a call last arrived or was answered. Thread-safe. */
+gint64 jmem_polkit_gate_last_activity (JmemPolkitGate *gate);
 
 /* The caller's uid as the gate looked it up from the bus, or -1. */
 gint64 jmem_polkit_caller_uid (GDBusMethodInvocation *invocation);

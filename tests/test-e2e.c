@@ -34,6 +34,8 @@
 #define FAIL_CLOSED_BOUND_S  20
 #define DENIED               "org.freedesktop.DBus.Error.AccessDenied"
 #define INTERACTIVE_REQUIRED "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired"
+/* The helper's limit of pending authorization checks per uid. */
+#define JMEM_E2E_MAX_PENDING_PER_UID 16
 
 static const char *build_dir;
 static const char *polkit_mode;
@@ -617,6 +619,41 @@ test_agent_drop_caches (void)
   g_assert_cmpstr (level, ==, "");
 }
 
+/* An authorized caller's option key that forges a log line: the helper's
+ * stderr (the bus's log here, as on a bus without systemd) holds it escaped
+ * on the record's own line, and no line begins with the forged text. */
+static void
+test_log_escaped (void)
+{
+  g_autoptr(GDBusConnection) bus = bus_open_as (agent_user);
+  g_autofree char *path = g_build_filename (g_getenv ("JMEM_SANDBOX_LOGS"), "dbus-daemon.log", NULL);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  const char *forged = "jmem-helper-Message: dev.jmem.drop-caches by uid 0: ok";
+  g_autofree char *key = g_strdup_printf ("x\n%s", forged);
+  g_autofree char *escaped = g_strdup_printf ("x\\n%s", forged);
+  GVariantBuilder options;
+  gboolean found = FALSE;
+
+  g_variant_builder_init (&options, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&options, "{sv}", key, g_variant_new_boolean (TRUE));
+  assert_call_error (bus, "DropCaches", g_variant_new ("(u@a{sv})", 3, g_variant_builder_end (&options)),
+                     G_DBUS_CALL_FLAGS_NONE, "dev.jmem.Error.InvalidArgument");
+
+  for (guint i = 0; i < 50 && !found; i++)
+    {
+      g_clear_pointer (&text, g_free);
+      g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+      found = strstr (text, escaped) != NULL;
+      if (!found)
+        g_usleep (100 * 1000);
+    }
+  g_assert_true (found);
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    g_assert_false (g_str_has_prefix (lines[i], forged));
+}
+
 static const char *const helper_methods[][2] = {
   { "GetNvMapClients", NULL },
   { "GetNvMapAllocations", NULL },
@@ -1148,7 +1185,335 @@ test_helper_killed (void)
   }
 }
 
+/* ---- the gate under pressure: a polkit that never answers interactive checks */
+
+#define RATE_LIMITED "dev.jmem.Error.RateLimited"
+#define OUTSIDER_CALLS 200
+/* The bus refuses more than 128 replies pending on one connection. */
+#define OUTSIDER_CONNECTIONS 4
+
+/* The helper's --interactive-timeout, from its command line (its default:
+ * 120 s). */
+static guint
+helper_interactive_timeout (guint32 pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%u/cmdline", pid);
+  g_autofree char *cmdline = NULL;
+  gsize len = 0;
+
+  g_assert_true (g_file_get_contents (path, &cmdline, &len, NULL));
+  for (const char *arg = cmdline; arg < cmdline + len; arg += strlen (arg) + 1)
+    if (g_str_has_prefix (arg, "--interactive-timeout="))
+      return (guint) g_ascii_strtoull (arg + strlen ("--interactive-timeout="), NULL, 10);
+  return 120;
+}
+
+static guint
+helper_threads (guint32 pid)
+{
+  g_autofree char *value = NULL;
+  g_autofree char *dir_path = g_strdup_printf ("/proc/%u/task", pid);
+  g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
+  g_autoptr(GString) names = g_string_new (NULL);
+  const char *task;
+
+  while (dir != NULL && (task = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *comm_path = g_build_filename (dir_path, task, "comm", NULL);
+      g_autofree char *comm = NULL;
+
+      if (g_file_get_contents (comm_path, &comm, NULL, NULL))
+        g_string_append_printf (names, " %s", g_strstrip (comm));
+    }
+  g_test_message ("helper threads:%s", names->str);
+  g_assert_true (status_field (pid, "Threads", &value));
+  return (guint) g_ascii_strtoull (value, NULL, 10);
+}
+
+typedef struct {
+  gint64 start;
+  guint  n_done;
+  guint  n_rate_limited;
+  guint  n_timed_out;
+  guint  n_other;
+  double rate_limited_last_s;  /* when the last RateLimited came */
+  double timed_out_first_s;
+  double timed_out_last_s;
+} Pending;
+
+static void
+on_pending_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Pending *p = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  g_autofree char *name = NULL;
+  double t = (g_get_monotonic_time () - p->start) / 1e6;
+
+  p->n_done++;
+  if (reply != NULL)
+    {
+      g_printerr ("a pending call succeeded: %s\n", g_variant_print (reply, FALSE));
+      p->n_other++;
+      return;
+    }
+  name = remote_error_name (error);
+  if (g_strcmp0 (name, RATE_LIMITED) == 0 && contains_ci (error->message, "pending"))
+    {
+      if (p->n_rate_limited++ == 0)
+        g_test_message ("RateLimited: %s", error->message);
+      p->rate_limited_last_s = MAX (p->rate_limited_last_s, t);
+    }
+  else if (g_strcmp0 (name, DENIED) == 0 && contains_ci (error->message, "did not answer within"))
+    {
+      if (p->n_timed_out++ == 0)
+        {
+          g_test_message ("timed out after %.1f s: %s", t, error->message);
+          p->timed_out_first_s = t;
+        }
+      p->timed_out_last_s = MAX (p->timed_out_last_s, t);
+    }
+  else
+    {
+      g_printerr ("a pending call ended with %s: %s\n", name, error->message);
+      p->n_other++;
+    }
+}
+
+static void
+pending_call (GDBusConnection *bus, Pending *p)
+{
+  g_dbus_connection_call (bus, JMEM_DBUS_NAME, JMEM_DBUS_PATH, JMEM_DBUS_INTERFACE, "GetNvMapClients",
+                          NULL, NULL, G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION, 120000, NULL,
+                          on_pending_done, p);
+}
+
+static void
+pending_wait (GMainContext *context, Pending *p, guint n_done, guint seconds)
+{
+  gint64 deadline = g_get_monotonic_time () + seconds * G_USEC_PER_SEC;
+
+  while (p->n_done < n_done && g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (context, FALSE))
+      g_usleep (1000);
+}
+
+/* The mock polkit has logged @n more checks than @before. */
+static void
+wait_for_checks (guint before, guint n)
+{
+  guint count = 0;
+
+  for (guint i = 0; i < 200; i++)
+    {
+      if (log_count_checks (&count) && count >= before + n)
+        return;
+      g_usleep (50 * 1000);
+    }
+  g_error ("the mock polkit saw %u checks, expected %u", count - before, n);
+}
+
+/* An authorized call, answered at once however many others wait. */
+static void
+assert_agent_served (GDBusConnection *agent, const Fixture *fixture)
+{
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      gint64 start = g_get_monotonic_time ();
+      g_autoptr(GVariant) reply = helper_call (agent, "GetNvMapClients", NULL, G_DBUS_CALL_FLAGS_NONE,
+                                               30000, &error);
+      double seconds = (g_get_monotonic_time () - start) / 1e6;
+
+      g_test_message ("authorized GetNvMapClients #%u: %.3f s", i + 1, seconds);
+      g_assert_no_error (error);
+      assert_clients_reply (reply, fixture);
+      g_assert_cmpfloat (seconds, <, 1.0);
+    }
+}
+
+/* An outsider whose interactive checks polkit never answers (its own
+ * authentication agent stays silent) sends 200 calls over 4 connections: it gets 16
+ * pending, the rest are refused at once, the agent is served in under a
+ * second by a helper with few threads, and every pending call ends when its
+ * time is up. */
+static void
+test_gate_not_starved (void)
+{
+  g_autoptr(Fixture) fixture = fixture_require ();
+  g_autoptr(GDBusConnection) root = bus_open_as (NULL);
+  GDBusConnection *outsider[OUTSIDER_CONNECTIONS];
+  g_autoptr(GDBusConnection) agent = bus_open_as (agent_user);
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  guint32 pid = helper_ensure_running (root);
+  guint timeout_s = helper_interactive_timeout (pid);
+  guint checks = 0, threads;
+  Pending p = { 0 };
+
+  for (guint i = 0; i < OUTSIDER_CONNECTIONS; i++)
+    outsider[i] = bus_open_as (outsider_user);
+  log_count_checks (&checks);
+  g_main_context_push_thread_default (context);
+  p.start = g_get_monotonic_time ();
+  for (guint i = 0; i < OUTSIDER_CALLS; i++)
+    pending_call (outsider[i % OUTSIDER_CONNECTIONS], &p);
+
+  /* the calls beyond the uid's 16 are refused at once */
+  pending_wait (context, &p, OUTSIDER_CALLS - JMEM_E2E_MAX_PENDING_PER_UID, 5);
+  g_test_message ("after %.2f s: %u RateLimited, %u other answers",
+                  (g_get_monotonic_time () - p.start) / 1e6, p.n_rate_limited, p.n_other);
+  g_assert_cmpuint (p.n_rate_limited, ==, OUTSIDER_CALLS - JMEM_E2E_MAX_PENDING_PER_UID);
+  g_assert_cmpuint (p.n_other, ==, 0);
+  g_assert_cmpfloat (p.rate_limited_last_s, <, 2.0);
+  wait_for_checks (checks, JMEM_E2E_MAX_PENDING_PER_UID);
+
+  assert_agent_served (agent, fixture);
+  threads = helper_threads (pid);
+  g_test_message ("helper threads with %u calls pending: %u", JMEM_E2E_MAX_PENDING_PER_UID, threads);
+  g_assert_cmpuint (threads, <, 16);
+
+  /* every pending call ends by its time-out, with an error that says so */
+  g_assert_cmpuint (timeout_s, <, 20);  /* the variant sets --interactive-timeout */
+  pending_wait (context, &p, OUTSIDER_CALLS, timeout_s + 15);
+  g_main_context_pop_thread_default (context);
+  g_test_message ("pending calls ended after %.1f..%.1f s (time-out %u s)",
+                  p.timed_out_first_s, p.timed_out_last_s, timeout_s);
+  g_assert_cmpuint (p.n_done, ==, OUTSIDER_CALLS);
+  g_assert_cmpuint (p.n_timed_out, ==, JMEM_E2E_MAX_PENDING_PER_UID);
+  g_assert_cmpuint (p.n_other, ==, 0);
+  g_assert_cmpfloat (p.timed_out_first_s, >=, timeout_s - 0.5);
+  g_assert_cmpfloat (p.timed_out_last_s, <, timeout_s + 5);
+  g_assert_cmpuint (bus_get_pid (root, JMEM_DBUS_NAME), ==, pid);
+  for (guint i = 0; i < OUTSIDER_CONNECTIONS; i++)
+    g_object_unref (outsider[i]);
+}
+
+/* The limit is per uid, not per connection: with 16 checks pending over two
+ * connections, a third connection of the same account is refused at once,
+ * even for a check polkit would grant, while another account is served. */
+static void
+test_gate_uid_limit (void)
+{
+  g_autoptr(Fixture) fixture = fixture_require ();
+  g_autoptr(GDBusConnection) root = bus_open_as (NULL);
+  g_autoptr(GDBusConnection) first = bus_open_as (outsider_user);
+  g_autoptr(GDBusConnection) second = bus_open_as (outsider_user);
+  g_autoptr(GDBusConnection) third = bus_open_as (outsider_user);
+  g_autoptr(GDBusConnection) agent = bus_open_as (agent_user);
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  guint32 pid = helper_ensure_running (root);
+  guint timeout_s = helper_interactive_timeout (pid);
+  guint checks = 0;
+  Pending p = { 0 };
+
+  log_count_checks (&checks);
+  g_main_context_push_thread_default (context);
+  p.start = g_get_monotonic_time ();
+  for (guint i = 0; i < JMEM_E2E_MAX_PENDING_PER_UID; i++)
+    pending_call (i % 2 ? first : second, &p);
+  wait_for_checks (checks, JMEM_E2E_MAX_PENDING_PER_UID);
+  g_assert_cmpuint (p.n_done, ==, 0);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *name = NULL;
+      gint64 start = g_get_monotonic_time ();
+      g_autoptr(GVariant) reply = helper_call (third, "GetNvMapClients", NULL,
+                                               i == 0 ? G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION
+                                                      : G_DBUS_CALL_FLAGS_NONE,
+                                               30000, &error);
+      double seconds = (g_get_monotonic_time () - start) / 1e6;
+
+      g_assert_null (reply);
+      name = remote_error_name (error);
+      g_test_message ("call #%u of the uid: %s (%s) after %.3f s",
+                      JMEM_E2E_MAX_PENDING_PER_UID + 1 + i, name, error->message, seconds);
+      g_assert_cmpstr (name, ==, RATE_LIMITED);
+      g_assert_true (contains_ci (error->message, "16 authorization checks pending"));
+      g_assert_cmpfloat (seconds, <, 1.0);
+    }
+  assert_agent_served (agent, fixture);
+
+  g_assert_cmpuint (timeout_s, <, 20);
+  pending_wait (context, &p, JMEM_E2E_MAX_PENDING_PER_UID, timeout_s + 15);
+  g_main_context_pop_thread_default (context);
+  g_assert_cmpuint (p.n_timed_out, ==, JMEM_E2E_MAX_PENDING_PER_UID);
+
+  /* once they have ended, the uid is served again (the mock grants) */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GVariant) reply = helper_call (third, "GetNvMapClients", NULL, G_DBUS_CALL_FLAGS_NONE,
+                                             30000, &error);
+    g_assert_no_error (error);
+    assert_clients_reply (reply, fixture);
+  }
+}
+
 /* ---- idle exit --------------------------------------------------------------- */
+
+/* Peer.Ping with NO_REPLY_EXPECTED from anyone, while a call waits for a
+ * polkit that hangs longer than the idle time-out: the helper must still
+ * answer that call (with the polkit time-out), not exit idle under it. */
+static void
+test_idle_with_pending_call (void)
+{
+  g_autoptr(GDBusConnection) root = bus_open_as (NULL);
+  g_autoptr(GDBusConnection) agent = bus_open_as (agent_user);
+  g_autoptr(GDBusConnection) pinger = bus_open_as (outsider_user);
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *name = NULL;
+  guint idle = (guint) g_ascii_strtoull (g_getenv ("JMEM_SANDBOX_IDLE_TIMEOUT"), NULL, 10);
+  guint32 pid = helper_ensure_running (root);
+  guint checks = 0, pings = 0;
+  gint64 start, deadline;
+
+  log_count_checks (&checks);
+  g_main_context_push_thread_default (context);
+  start = g_get_monotonic_time ();
+  g_dbus_connection_call (agent, JMEM_DBUS_NAME, JMEM_DBUS_PATH, JMEM_DBUS_INTERFACE, "GetNvMapClients",
+                          NULL, NULL, G_DBUS_CALL_FLAGS_NONE, 120000, NULL, on_call_done, &error);
+  wait_for_check (checks);
+
+  /* a few pings, then quiet: an idle time-out passes while the call waits */
+  for (; pings < 3; pings++)
+    {
+      g_autoptr(GDBusMessage) ping = g_dbus_message_new_method_call (JMEM_DBUS_NAME, JMEM_DBUS_PATH,
+                                                                     "org.freedesktop.DBus.Peer", "Ping");
+      g_autoptr(GError) send_error = NULL;
+
+      g_dbus_message_set_flags (ping, G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED);
+      g_dbus_connection_send_message (pinger, ping, G_DBUS_SEND_MESSAGE_FLAGS_NONE, NULL, &send_error);
+      g_assert_no_error (send_error);
+    }
+  deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  while (error == NULL && g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (context, FALSE))
+      g_usleep (10 * 1000);
+  g_main_context_pop_thread_default (context);
+
+  g_assert_nonnull (error);
+  name = remote_error_name (error);
+  g_test_message ("after %u pings, %.1f s (idle time-out %u s): %s (%s)", pings,
+                  (g_get_monotonic_time () - start) / 1e6, idle, name, error->message);
+  g_assert_cmpstr (name, ==, DENIED);
+  g_assert_true (contains_ci (error->message, "did not answer"));
+  g_assert_cmpuint (g_get_monotonic_time () - start, >, (gint64) (idle + 1) * G_USEC_PER_SEC);
+  g_assert_true (pid_alive (pid));
+
+  /* with nothing pending, the pings alone do not keep it running */
+  deadline = g_get_monotonic_time () + (idle + 10) * G_USEC_PER_SEC;
+  while (pid_alive (pid) && g_get_monotonic_time () < deadline)
+    {
+      g_autoptr(GDBusMessage) ping = g_dbus_message_new_method_call (JMEM_DBUS_NAME, JMEM_DBUS_PATH,
+                                                                     "org.freedesktop.DBus.Peer", "Ping");
+      g_dbus_message_set_flags (ping, G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED);
+      g_dbus_connection_send_message (pinger, ping, G_DBUS_SEND_MESSAGE_FLAGS_NONE, NULL, NULL);
+      g_usleep (200 * 1000);
+    }
+  g_assert_false (pid_alive (pid));
+}
 
 static gboolean
 name_has_owner (GDBusConnection *bus, const char *name)
@@ -1209,7 +1574,11 @@ main (int argc, char **argv)
   g_assert_nonnull (outsider_user);
   g_assert_nonnull (group_name);
 
-  if (idle != NULL && *idle != '\0')
+  if (idle != NULL && *idle != '\0' && g_strcmp0 (polkit_mode, "mock-hang") == 0)
+    {
+      g_test_add_func ("/e2e/helper/idle-with-pending-call", test_idle_with_pending_call);
+    }
+  else if (idle != NULL && *idle != '\0')
     {
       g_test_add_func ("/e2e/helper/idle-exit", test_idle_exit);
     }
@@ -1220,6 +1589,7 @@ main (int argc, char **argv)
       g_test_add_func ("/e2e/agent/snapshot", test_agent_snapshot);
       g_test_add_func ("/e2e/agent/allocations", test_agent_allocations);
       g_test_add_func ("/e2e/agent/drop-caches", test_agent_drop_caches);
+      g_test_add_func ("/e2e/agent/log-escaped", test_log_escaped);
       g_test_add_func ("/e2e/outsider/denied", test_outsider_denied);
       g_test_add_func ("/e2e/outsider/interactive-flag", test_interactive_flag);
       g_test_add_func ("/e2e/outsider/properties", test_properties_unauthorized);
@@ -1238,6 +1608,11 @@ main (int argc, char **argv)
     {
       g_test_add_func ("/e2e/mock-hang/fail-closed", test_fail_closed);
       g_test_add_func ("/e2e/mock-hang/helper-killed", test_helper_killed);
+    }
+  else if (g_strcmp0 (polkit_mode, "mock-hang-interactive") == 0)
+    {
+      g_test_add_func ("/e2e/gate/not-starved", test_gate_not_starved);
+      g_test_add_func ("/e2e/gate/uid-limit", test_gate_uid_limit);
     }
   else if (g_strcmp0 (polkit_mode, "mock-deny") == 0)
     {

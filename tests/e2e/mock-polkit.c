@@ -1,7 +1,9 @@
 /* A stand-in for polkitd on the sandbox's system bus, for the faults the real
  * one cannot be made to show: it owns org.freedesktop.PolicyKit1 and answers
  * CheckAuthorization by never replying (hang), by asking for authentication
- * (challenge) or by refusing (deny). Properties are answered in every mode so
+ * (challenge) or by refusing (deny); hang-interactive never replies to a
+ * check that allows user interaction, as when the caller's own
+ * authentication agent never answers, and grants every other. Properties are answered in every mode so
  * that a client's proxy set-up does not stall before the call under test. */
 #include <gio/gio.h>
 #include <glib-unix.h>
@@ -9,7 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef enum { MODE_HANG, MODE_CHALLENGE, MODE_DENY } MockMode;
+typedef enum { MODE_HANG, MODE_HANG_INTERACTIVE, MODE_CHALLENGE, MODE_DENY } MockMode;
+
+#define ALLOW_USER_INTERACTION 0x1  /* CheckAuthorization flags */
 
 static const char introspection_xml[] =
   "<node>"
@@ -62,6 +66,13 @@ handle_method_call (GDBusConnection       *connection,
         {
         case MODE_HANG:
           g_ptr_array_add (held, g_object_ref (invocation));
+          return;
+        case MODE_HANG_INTERACTIVE:
+          if (flags & ALLOW_USER_INTERACTION)
+            g_ptr_array_add (held, g_object_ref (invocation));
+          else
+            g_dbus_method_invocation_return_value (invocation,
+                                                   g_variant_new_parsed ("((true, false, @a{ss} {}),)"));
           return;
         case MODE_CHALLENGE:
           g_dbus_method_invocation_return_value (invocation,
@@ -135,11 +146,13 @@ main (int argc, char **argv)
 
   if (argc != 2)
     {
-      g_printerr ("usage: %s hang|challenge|deny\n", argv[0]);
+      g_printerr ("usage: %s hang|hang-interactive|challenge|deny\n", argv[0]);
       return 2;
     }
   if (strcmp (argv[1], "hang") == 0)
     mode = MODE_HANG;
+  else if (strcmp (argv[1], "hang-interactive") == 0)
+    mode = MODE_HANG_INTERACTIVE;
   else if (strcmp (argv[1], "challenge") == 0)
     mode = MODE_CHALLENGE;
   else if (strcmp (argv[1], "deny") == 0)

@@ -1,0 +1,118 @@
+/* The helper's audit records: a caller's text stays on one line, escaped,
+ * in every field (journal and stderr alike). */
+#include <glib.h>
+#include <string.h>
+
+#include "jmem-helper-log.h"
+
+static void
+test_escape (void)
+{
+  static const struct {
+    const char *in;
+    const char *out;
+  } cases[] = {
+    { "compact", "compact" },
+    { "a\nb", "a\\nb" },
+    { "a\r\nb\tc", "a\\r\\nb\\tc" },
+    { "back\\slash", "back\\\\slash" },
+    { "\x1b[31mred", "\\x1b[31mred" },
+    { "del\x7f", "del\\x7f" },
+    { "caf\xc3\xa9", "caf\xc3\xa9" },              /* printable UTF-8 stays */
+    { "line\xe2\x80\xa8sep", "line\\u{2028}sep" },  /* U+2028 LINE SEPARATOR */
+    { "c1\xc2\x85", "c1\\u{0085}" },                /* U+0085 NEXT LINE */
+    { "bad\xff\xfe", "bad\\xff\\xfe" },              /* not UTF-8 */
+    { "cut\xe2\x80", "cut\\xe2\\x80" },              /* truncated sequence */
+    { "", "" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *out = jmem_helper_log_escape (cases[i].in);
+
+      g_assert_cmpstr (out, ==, cases[i].out);
+      g_assert_true (g_utf8_validate (out, -1, NULL));
+    }
+}
+
+typedef struct {
+  guint      n_records;
+  GPtrArray *fields;  /* "KEY=value" of the last record */
+} Captured;
+
+static GLogWriterOutput
+capture_writer (GLogLevelFlags   level,
+                const GLogField *fields,
+                gsize            n_fields,
+                gpointer         user_data)
+{
+  Captured *captured = user_data;
+
+  captured->n_records++;
+  g_ptr_array_set_size (captured->fields, 0);
+  for (gsize i = 0; i < n_fields; i++)
+    g_ptr_array_add (captured->fields,
+                     g_strdup_printf ("%s=%.*s", fields[i].key,
+                                      fields[i].length < 0 ? (int) strlen (fields[i].value)
+                                                           : (int) fields[i].length,
+                                      (const char *) fields[i].value));
+  return G_LOG_WRITER_HANDLED;
+}
+
+static const char *
+captured_field (Captured *captured, const char *key)
+{
+  gsize key_len = strlen (key);
+
+  for (guint i = 0; i < captured->fields->len; i++)
+    {
+      const char *field = g_ptr_array_index (captured->fields, i);
+      if (strncmp (field, key, key_len) == 0 && field[key_len] == '=')
+        return field + key_len + 1;
+    }
+  return NULL;
+}
+
+/* The record of a DropCaches whose unknown option key forges a line. */
+static void
+test_record_is_one_line (void)
+{
+  Captured captured = { 0, g_ptr_array_new_with_free_func (g_free) };
+  const char *detail = "unknown option \"x\njmem-helper-Message: dev.jmem.drop-caches by uid 0: ok\" "
+                       "of type b: DropCaches takes only compact (b)";
+
+  if (g_test_subprocess ())
+    {
+      /* the stderr path: what a bus without systemd logs */
+      jmem_helper_log_init ();
+      jmem_helper_log_action ("dev.jmem.drop-caches", 1000, "failed", detail);
+      return;
+    }
+
+  g_log_set_writer_func (capture_writer, &captured, NULL);
+  jmem_helper_log_action ("dev.jmem.drop-caches\n", 1000, "fail\ned", detail);
+  g_assert_cmpuint (captured.n_records, ==, 1);
+  for (guint i = 0; i < captured.fields->len; i++)
+    g_assert_null (strchr (g_ptr_array_index (captured.fields, i), '\n'));
+  g_assert_cmpstr (captured_field (&captured, "JMEM_ACTION"), ==, "dev.jmem.drop-caches\\n");
+  g_assert_cmpstr (captured_field (&captured, "JMEM_RESULT"), ==, "fail\\ned");
+  g_assert_cmpstr (captured_field (&captured, "JMEM_CALLER_UID"), ==, "1000");
+  g_assert_nonnull (strstr (captured_field (&captured, "MESSAGE"),
+                            "\"x\\njmem-helper-Message: dev.jmem.drop-caches by uid 0: ok\""));
+  g_ptr_array_unref (captured.fields);
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("*uid 1000: failed: unknown option \"x\\njmem-helper-Message: *");
+  /* the forged record would start a line of its own */
+  g_test_trap_assert_stderr_unmatched ("*\njmem-helper-Message: dev.jmem.drop-caches by uid 0*");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/helper/log/escape", test_escape);
+  g_test_add_func ("/helper/log/record-is-one-line", test_record_is_one_line);
+  return g_test_run ();
+}
