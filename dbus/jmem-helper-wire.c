@@ -123,9 +123,9 @@ put_le (guint8 *p, guint64 v, guint width)
 static GVariant *
 handles_end (JmemWireAllocationsBuilder *b)
 {
+  g_autoptr(GBytes) bytes = NULL;
   gsize body = b->body->len, n = b->ends->len, total;
   guint width;
-  GBytes *bytes;
 
   /* gvs_calculate_total_size(): the narrowest offsets the total fits. */
   if (body + n <= G_MAXUINT8)

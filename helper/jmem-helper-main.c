@@ -31,7 +31,8 @@ typedef struct {
 } Helper;
 
 static const char *const features[] = {
-  "nvmap-clients", "nvmap-allocations", "drop-caches", "compact-memory", NULL,
+  "nvmap-clients", "nvmap-allocations", "nvmap-allocations-snapshot", "drop-caches",
+  "compact-memory", NULL,
 };
 
 static void
