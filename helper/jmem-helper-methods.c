@@ -449,6 +449,12 @@ jmem_helper_methods_new (JmemHelper1 *skeleton)
 {
   JmemHelperMethods *self = g_new0 (JmemHelperMethods, 1);
 
+  /* A fixed threshold keeps every big buffer of a big reply (the handles,
+   * the serialised body, the message) in a mapping of its own, unmapped
+   * when freed. glibc would otherwise raise the threshold after the first
+   * such free and serve the next call from a worker thread's arena, whose
+   * top malloc_trim() never gives back. */
+  mallopt (M_MMAP_THRESHOLD, 128 * 1024);
   self->skeleton = g_object_ref (skeleton);
   jmem_rate_limit_init (&self->drop_limit, JMEM_DROP_CACHES_INTERVAL_S * G_USEC_PER_SEC);
   self->handlers[0] = g_signal_connect (skeleton, "handle-get-nvmap-clients",
