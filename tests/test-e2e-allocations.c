@@ -21,6 +21,14 @@
 
 #include "jmem-names.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define JMEM_E2E_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define JMEM_E2E_ASAN 1
+#endif
+#endif
+
 #define TYPED_REPLY_TYPE "(a(ssuta(ttuuuuuuuis))ta{sv})"
 /* The bound the helper keeps for 60,000 handles (about 8 MB of text). */
 #define PEAK_BOUND_KIB   (32 * 1024)
@@ -276,6 +284,20 @@ count_json_handles (const char *json, guint *n_clients)
   return n;
 }
 
+/* ASan keeps freed memory in quarantine and maps shadow memory: a helper
+ * built with it says nothing about the bounds (its leak checker watches
+ * the helper instead). */
+static void
+assert_bounded (guint64 peak, guint64 anon)
+{
+#ifdef JMEM_E2E_ASAN
+  g_test_message ("built with ASan: helper VmHWM and RssAnon not compared");
+#else
+  g_assert_cmpuint (peak, <=, PEAK_BOUND_KIB);
+  g_assert_cmpuint (anon, <, ANON_BOUND_KIB);
+#endif
+}
+
 static void
 check_memory (guint n_handles)
 {
@@ -310,8 +332,7 @@ check_memory (guint n_handles)
       g_assert_no_error (error);
       g_assert_cmpuint (count_typed_handles (reply, &n_clients), ==, file->n_handles);
       g_assert_cmpuint (n_clients, ==, file->n_clients);
-      g_assert_cmpuint (peak, <=, PEAK_BOUND_KIB);
-      g_assert_cmpuint (anon, <, ANON_BOUND_KIB);
+      assert_bounded (peak, anon);
     }
 
   /* jmem, through the snapshot. */
@@ -323,8 +344,7 @@ check_memory (guint n_handles)
                   " KiB, RssAnon after %" G_GUINT64_FORMAT " KiB", n_handles, seconds, peak, anon);
   g_assert_cmpuint (count_json_handles (json, &n_clients), ==, file->n_handles);
   g_assert_cmpuint (n_clients, ==, file->n_clients);
-  g_assert_cmpuint (peak, <=, PEAK_BOUND_KIB);
-  g_assert_cmpuint (anon, <, ANON_BOUND_KIB);
+  assert_bounded (peak, anon);
 
   /* The same helper is still the one answering: nothing was restarted. */
   g_assert_cmpuint (helper_pid (bus), ==, pid);
