@@ -210,11 +210,17 @@ jmem_snapshot_open_readonly (JmemSnapshot  *snapshot,
   g_autofree char *path = g_strdup_printf ("/proc/self/fd/%d", snapshot->fd);
   int fd = open (path, O_RDONLY | O_CLOEXEC);
 
+  if (fd >= 0)
+    return fd;
+  /* No /proc here: a duplicate still refuses every write (F_SEAL_WRITE),
+   * it only shares its offset, which readers leave alone (pread). */
+  g_debug ("cannot reopen the snapshot read-only (%s): %s", path, g_strerror (errno));
+  fd = fcntl (snapshot->fd, F_DUPFD_CLOEXEC, 3);
   if (fd < 0)
     {
       int saved = errno;
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
-                   "cannot open the snapshot read-only (%s): %s", path, g_strerror (saved));
+                   "cannot pass the snapshot on: %s", g_strerror (saved));
     }
   return fd;
 }

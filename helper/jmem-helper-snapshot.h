@@ -22,7 +22,8 @@ void jmem_snapshot_unref (JmemSnapshot *snapshot);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemSnapshot, jmem_snapshot_unref)
 
 /* A new read-only open of the memfd, for a caller: its own file offset,
- * and no write access even were the seals gone. */
+ * and no write access even were the seals gone. Without /proc, a duplicate
+ * of the sealed descriptor. */
 int jmem_snapshot_open_readonly (JmemSnapshot  *snapshot,
                                  GError       **error);
 
