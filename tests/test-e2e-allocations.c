@@ -64,17 +64,21 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (Allocations, allocations_free)
 static void
 count_rows (Allocations *a)
 {
-  g_auto(GStrv) lines = g_strsplit (a->data, "\n", -1);
-
-  for (guint i = 0; lines[i] != NULL; i++)
+  /* A walk by memchr: strstr over 8 MB per line is quadratic under ASan. */
+  for (const char *l = a->data, *end = a->data + a->len; l < end;)
     {
-      const char *l = lines[i];
+      const char *nl = memchr (l, '\n', (gsize) (end - l));
+      gsize n = nl != NULL ? (gsize) (nl - l) : (gsize) (end - l);
+      gsize indent = 0;
 
-      if (strspn (l, " ") >= 38 && strstr (l, "BASE") == NULL)
+      while (indent < n && l[indent] == ' ')
+        indent++;
+      if (indent >= 38 && !(n - indent >= 4 && memcmp (l + indent, "BASE", 4) == 0))
         a->n_handles++;
-      else if (l[0] != '\0' && l[0] != ' ' && !g_str_has_prefix (l, "CLIENT") &&
+      else if (n > 0 && l[0] != ' ' && !g_str_has_prefix (l, "CLIENT") &&
                !g_str_has_prefix (l, "total"))
         a->n_clients++;
+      l += n + 1;
     }
 }
 
@@ -204,8 +208,13 @@ static guint64
 wait_anon_below (guint32 pid, guint64 bound_kib)
 {
   guint64 anon = 0;
+#ifdef JMEM_E2E_ASAN
+  const int tries = 1;  /* the quarantine keeps it anyway */
+#else
+  const int tries = 50;
+#endif
 
-  for (int i = 0; i < 50; i++)
+  for (int i = 0; i < tries; i++)
     {
       anon = status_kib (pid, "RssAnon");
       if (anon < bound_kib)
