@@ -1,7 +1,12 @@
 #include "jmem-helper-client.h"
 #include "jmem-helper-client-private.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <gio/gio.h>
+#include <gio/gunixfdlist.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "jmem-config.h"
 #include "jmem-error.h"
@@ -180,12 +185,126 @@ jmem_helper_get_nvmap_clients (const JmemHelperCallOptions *options,
   return jmem_wire_clients_from_variant (reply, stats_total_bytes, error);
 }
 
+/* Reads the helper's sealed snapshot: the seals promise that its size and
+ * bytes cannot change under us, so one size check bounds the read. */
+static char *
+read_snapshot (int     fd,
+               gsize  *len,
+               GError **error)
+{
+  const int needed = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE;
+  g_autofree char *data = NULL;
+  struct stat st;
+  gsize done = 0;
+  int seals = fcntl (fd, F_GET_SEALS);
+
+  if (seals < 0 || (seals & needed) != needed || fstat (fd, &st) != 0 || st.st_size < 0)
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
+                   "jmem-helper sent an allocations snapshot that is not a sealed memfd");
+      return NULL;
+    }
+  if ((guint64) st.st_size > JMEM_MAX_DEBUGFS_BYTES)
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_TOO_LARGE,
+                   "%s is larger than the %u bytes jmem accepts",
+                   JMEM_NVMAP_ALLOCATIONS_PATH, JMEM_MAX_DEBUGFS_BYTES);
+      return NULL;
+    }
+
+  data = g_malloc ((gsize) st.st_size + 1);
+  while (done < (gsize) st.st_size)
+    {
+      /* pread: the offset of a shared open file is nobody's to move. */
+      ssize_t n = pread (fd, data + done, (gsize) st.st_size - done, (off_t) done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          int saved = n < 0 ? errno : EIO;
+          g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
+                       "cannot read the allocations snapshot from jmem-helper: %s",
+                       g_strerror (saved));
+          return NULL;
+        }
+      done += (gsize) n;
+    }
+  data[done] = '\0';
+  *len = done;
+  return g_steal_pointer (&data);
+}
+
+/* GetNvMapAllocationsSnapshot: the raw file, parsed here without privileges.
+ * Sets *unknown_method when the helper predates it. */
+static JmemNvmapAllocations *
+allocations_from_snapshot (const JmemHelperCallOptions *options,
+                           gboolean                    *unknown_method,
+                           GError                     **error)
+{
+  g_autoptr(JmemHelper1) proxy = NULL;
+  g_autoptr(GUnixFDList) fds = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) local = NULL;
+  g_autofree char *data = NULL;
+  GDBusCallFlags flags = G_DBUS_CALL_FLAGS_NONE;
+  int timeout_ms = effective_timeout (options);
+  gint32 handle = -1;
+  gsize len = 0;
+  int fd;
+
+  *unknown_method = FALSE;
+  proxy = helper_proxy (error);
+  if (proxy == NULL)
+    return NULL;
+  if (options != NULL && options->allow_interactive)
+    flags |= G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
+
+  reply = g_dbus_proxy_call_with_unix_fd_list_sync (G_DBUS_PROXY (proxy),
+                                                    "GetNvMapAllocationsSnapshot", NULL, flags,
+                                                    timeout_ms, NULL, &fds, NULL, &local);
+  if (reply == NULL)
+    {
+      if (g_error_matches (local, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD))
+        {
+          *unknown_method = TRUE;
+          return NULL;
+        }
+      g_propagate_error (error, jmem_helper_error_translate (g_steal_pointer (&local),
+                                                             JMEM_ACTION_READ_ALLOCATIONS,
+                                                             timeout_ms));
+      return NULL;
+    }
+
+  g_variant_get (reply, "(h@a{sv})", &handle, NULL);
+  fd = fds != NULL ? g_unix_fd_list_get (fds, handle, &local) : -1;
+  if (fd < 0)
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
+                   "jmem-helper answered without the allocations snapshot%s%s",
+                   local != NULL ? ": " : "", local != NULL ? local->message : "");
+      return NULL;
+    }
+  data = read_snapshot (fd, &len, error);
+  close (fd);
+  if (data == NULL)
+    return NULL;
+  return jmem_nvmap_allocations_parse (data, len, error);
+}
+
 JmemNvmapAllocations *
 jmem_helper_get_nvmap_allocations (const JmemHelperCallOptions *options,
                                    GError                     **error)
 {
   g_autoptr(GVariant) reply = NULL;
+  JmemNvmapAllocations *allocations;
+  gboolean unknown_method = FALSE;
 
+  allocations = allocations_from_snapshot (options, &unknown_method, error);
+  if (allocations != NULL || !unknown_method)
+    return allocations;
+
+  /* A helper older than the snapshot method: its typed reply. */
   reply = call_helper (options, "GetNvMapAllocations", NULL,
                        JMEM_ACTION_READ_ALLOCATIONS, error);
   if (reply == NULL)

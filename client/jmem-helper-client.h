@@ -18,6 +18,8 @@ JmemNvmapClients *jmem_helper_get_nvmap_clients (const JmemHelperCallOptions *op
                                                  gint64                      *stats_total_bytes,
                                                  GError                     **error);
 
+/* The helper's sealed snapshot of iovmm/allocations, parsed here; from a
+ * helper without GetNvMapAllocationsSnapshot, its typed reply. */
 JmemNvmapAllocations *jmem_helper_get_nvmap_allocations (const JmemHelperCallOptions *options,
                                                          GError                     **error);
 

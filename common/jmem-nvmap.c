@@ -60,9 +60,11 @@ jmem_nvmap_clients_free (JmemNvmapClients *clients)
   g_free (clients);
 }
 
-static void
-handle_free (JmemNvmapHandle *handle)
+void
+jmem_nvmap_handle_free (JmemNvmapHandle *handle)
 {
+  if (handle == NULL)
+    return;
   g_free (handle->tag);
   g_free (handle);
 }
@@ -659,8 +661,27 @@ client_handles_new (JmemNvmapClient *client)
   JmemNvmapClientHandles *ch = g_new0 (JmemNvmapClientHandles, 1);
 
   ch->client = client;
-  ch->handles = g_ptr_array_new_with_free_func ((GDestroyNotify) handle_free);
+  ch->handles = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_nvmap_handle_free);
   return ch;
+}
+
+static void
+collect_client (JmemNvmapClient *client,
+                gpointer         user_data)
+{
+  JmemNvmapAllocations *out = user_data;
+
+  g_ptr_array_add (out->clients, client_handles_new (client));
+}
+
+static void
+collect_handle (JmemNvmapHandle *handle,
+                gpointer         user_data)
+{
+  JmemNvmapAllocations *out = user_data;
+  JmemNvmapClientHandles *cur = g_ptr_array_index (out->clients, out->clients->len - 1);
+
+  g_ptr_array_add (cur->handles, handle);
 }
 
 JmemNvmapAllocations *
@@ -668,24 +689,39 @@ jmem_nvmap_allocations_parse (const char *data,
                               gsize       len,
                               GError    **error)
 {
-  g_autoptr(JmemNvmapAllocations) out = NULL;
+  static const JmemNvmapAllocationsVisitor collect = { collect_client, collect_handle };
+  g_autoptr(JmemNvmapAllocations) out = g_new0 (JmemNvmapAllocations, 1);
+
+  out->clients = g_ptr_array_new_with_free_func ((GDestroyNotify) client_handles_free);
+  if (!jmem_nvmap_allocations_visit (data, len, &collect, out, out, error))
+    return NULL;
+  return g_steal_pointer (&out);
+}
+
+gboolean
+jmem_nvmap_allocations_visit (const char                        *data,
+                              gsize                              len,
+                              const JmemNvmapAllocationsVisitor *visitor,
+                              gpointer                           user_data,
+                              JmemNvmapAllocations              *summary,
+                              GError                           **error)
+{
   HandleColumns cols = { FALSE, TRUE, FALSE };
-  JmemNvmapClientHandles *cur = NULL;
+  gboolean in_client = FALSE;
+  guint n_clients = 0;
   ParseState st = { 0 };
   gsize n_handles = 0;
   Cursor c = { data, len, 0 };
 
-  g_return_val_if_fail (data != NULL || len == 0, NULL);
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+  g_return_val_if_fail (visitor != NULL && summary != NULL, FALSE);
 
   if (len == 0)
     {
       g_set_error_literal (error, JMEM_ERROR, JMEM_ERROR_FAILED,
                            "NvMap iovmm/allocations is empty");
-      return NULL;
+      return FALSE;
     }
-
-  out = g_new0 (JmemNvmapAllocations, 1);
-  out->clients = g_ptr_array_new_with_free_func ((GDestroyNotify) client_handles_free);
 
   while (c.pos < c.len && !st.seen_note)
     {
@@ -697,12 +733,13 @@ jmem_nvmap_allocations_parse (const char *data,
       switch (read_row (&c, &st, &r))
         {
         case LINE_ROW:
-          cur = client_handles_new (row_result_steal (&r));
-          g_ptr_array_add (out->clients, cur);
+          visitor->client (row_result_steal (&r), user_data);
+          in_client = TRUE;
+          n_clients++;
           continue;
         case LINE_TOTAL:
           note_total (&st, r.size_kib);
-          cur = NULL;
+          in_client = FALSE;
           continue;
         case LINE_NONE:
         default:
@@ -712,7 +749,7 @@ jmem_nvmap_allocations_parse (const char *data,
       next_line (&c, &line, &line_len);
       if (all_blank (line, line_len))
         {
-          cur = NULL;  /* the kernel ends each client with a blank line */
+          in_client = FALSE;  /* the kernel ends each client with a blank line */
           continue;
         }
       if (is_blank (line[0]))
@@ -727,9 +764,9 @@ jmem_nvmap_allocations_parse (const char *data,
                 parse_handle_header (line, line_len, &cols);
               continue;
             }
-          if (cur != NULL && (h = parse_handle (line, line_len, &cols)) != NULL)
+          if (in_client && (h = parse_handle (line, line_len, &cols)) != NULL)
             {
-              g_ptr_array_add (cur->handles, h);
+              visitor->handle (h, user_data);
               n_handles++;
               continue;
             }
@@ -739,21 +776,21 @@ jmem_nvmap_allocations_parse (const char *data,
       classify_other (&st, line, line_len);
     }
 
-  if (!st.seen_header && !cols.seen && out->clients->len == 0 && !st.has_total)
+  if (!st.seen_header && !cols.seen && n_clients == 0 && !st.has_total)
     {
       g_set_error_literal (error, JMEM_ERROR, JMEM_ERROR_FAILED,
                            "Not an NvMap iovmm/allocations file: no \"CLIENT PROCESS PID SIZE\" "
                            "or \"BASE SIZE FLAGS ...\" header, client row or total line");
-      return NULL;
+      return FALSE;
     }
 
-  out->has_total = st.has_total;
-  out->total_kib = st.total_kib;
-  out->n_malformed = st.n_malformed;
-  out->has_hugetlbfs_column = cols.has_huge;
-  out->has_map_columns = cols.has_maps;
-  out->layout = layout_of (&st);
-  return g_steal_pointer (&out);
+  summary->has_total = st.has_total;
+  summary->total_kib = st.total_kib;
+  summary->n_malformed = st.n_malformed;
+  summary->has_hugetlbfs_column = cols.has_huge;
+  summary->has_map_columns = cols.has_maps;
+  summary->layout = layout_of (&st);
+  return TRUE;
 }
 
 /* ---- stats/total_memory ----------------------------------------------- */

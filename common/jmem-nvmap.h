@@ -84,6 +84,25 @@ JmemNvmapAllocations *jmem_nvmap_allocations_parse (const char *data,
                                                     gsize       len,
                                                     GError    **error);
 
+/* Each client row and each of its handles as it is read; the callee owns
+ * them (free with jmem_nvmap_client_free() and jmem_nvmap_handle_free()). */
+typedef struct {
+  void (*client) (JmemNvmapClient *client, gpointer user_data);
+  void (*handle) (JmemNvmapHandle *handle, gpointer user_data);
+} JmemNvmapAllocationsVisitor;
+
+void jmem_nvmap_handle_free (JmemNvmapHandle *handle);
+
+/* jmem_nvmap_allocations_parse() without keeping the rows: they go to
+ * @visitor, so a big file costs one row of memory at a time. @summary gets
+ * every field but clients (left alone). */
+gboolean jmem_nvmap_allocations_visit (const char                        *data,
+                                       gsize                              len,
+                                       const JmemNvmapAllocationsVisitor *visitor,
+                                       gpointer                           user_data,
+                                       JmemNvmapAllocations              *summary,
+                                       GError                           **error);
+
 /* stats/total_memory: one decimal number of bytes. */
 gboolean jmem_nvmap_total_memory_parse (const char *data,
                                         gsize       len,

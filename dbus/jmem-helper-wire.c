@@ -1,5 +1,7 @@
 #include "jmem-helper-wire.h"
 
+#include <string.h>
+
 #include "jmem-error.h"
 #include "jmem-text.h"
 
@@ -66,42 +68,191 @@ jmem_wire_clients_to_variant (const JmemNvmapClients *clients,
                         g_variant_builder_end (&info));
 }
 
+/* ---- allocations, one handle at a time ---------------------------------- */
+
+/* GVariant's tree form costs about 2 KiB per handle (a GVariant for each of
+ * its eleven fields); 60,000 handles took the helper past 100 MiB. The
+ * handles of one client are written in GVariant's serialised form instead,
+ * as g_variant_get_data() would lay them out: each (ttuuuuuuuis) at an
+ * 8-byte boundary (48 fixed bytes, then the tag and its NUL: the last member
+ * needs no framing offset), then one end offset per element, each as wide
+ * as the array's total size needs. test-helper-wire compares the bytes
+ * with GLib's own. */
+#define HANDLE_TYPE      "(ttuuuuuuuis)"
+#define HANDLES_TYPE     "a" HANDLE_TYPE
+#define ALLOC_ROWS_TYPE  "a(ssut" HANDLES_TYPE ")"
+#define HANDLE_FIXED     48
+
+struct _JmemWireAllocationsBuilder {
+  GVariantBuilder  rows;
+  JmemNvmapClient *client;  /* the client whose handles are being added */
+  GByteArray      *body;    /* its handles, serialised */
+  GArray          *ends;    /* gsize: the end of each handle in body */
+};
+
+JmemWireAllocationsBuilder *
+jmem_wire_allocations_builder_new (void)
+{
+  JmemWireAllocationsBuilder *b = g_new0 (JmemWireAllocationsBuilder, 1);
+
+  g_variant_builder_init (&b->rows, G_VARIANT_TYPE (ALLOC_ROWS_TYPE));
+  b->body = g_byte_array_new ();
+  b->ends = g_array_new (FALSE, FALSE, sizeof (gsize));
+  return b;
+}
+
+void
+jmem_wire_allocations_builder_free (JmemWireAllocationsBuilder *b)
+{
+  if (b == NULL)
+    return;
+  g_variant_builder_clear (&b->rows);
+  g_clear_pointer (&b->client, jmem_nvmap_client_free);
+  g_byte_array_unref (b->body);
+  g_array_unref (b->ends);
+  g_free (b);
+}
+
+static void
+put_le (guint8 *p, guint64 v, guint width)
+{
+  for (guint i = 0; i < width; i++)
+    p[i] = (guint8) (v >> (8 * i));
+}
+
+static GVariant *
+handles_end (JmemWireAllocationsBuilder *b)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  gsize body = b->body->len, n = b->ends->len, total;
+  guint width;
+
+  /* gvs_calculate_total_size(): the narrowest offsets the total fits. */
+  if (body + n <= G_MAXUINT8)
+    width = 1;
+  else if (body + 2 * n <= G_MAXUINT16)
+    width = 2;
+  else if (body + 4 * n <= G_MAXUINT32)
+    width = 4;
+  else
+    width = 8;
+  total = n == 0 ? 0 : body + width * n;
+
+  g_byte_array_set_size (b->body, (guint) total);
+  for (gsize i = 0; i < n; i++)
+    put_le (b->body->data + body + i * width, g_array_index (b->ends, gsize, i), width);
+
+  bytes = g_byte_array_free_to_bytes (g_steal_pointer (&b->body));
+  b->body = g_byte_array_new ();
+  g_array_set_size (b->ends, 0);
+  return g_variant_new_from_bytes (G_VARIANT_TYPE (HANDLES_TYPE), bytes, TRUE);
+}
+
+static void
+flush_client (JmemWireAllocationsBuilder *b)
+{
+  g_autoptr(JmemNvmapClient) c = g_steal_pointer (&b->client);
+  GVariant *handles;
+
+  if (c == NULL)
+    return;
+  handles = handles_end (b);
+  g_variant_builder_add (&b->rows, "(@s@sut@" HANDLES_TYPE ")",
+                         wire_string (c->client), wire_string (c->process),
+                         c->pid, c->size_kib, handles);
+}
+
+void
+jmem_wire_allocations_builder_add_client (JmemWireAllocationsBuilder *b,
+                                          const JmemNvmapClient      *client)
+{
+  flush_client (b);
+  b->client = jmem_nvmap_client_new (client->client, client->process,
+                                     client->pid, client->size_kib);
+}
+
+void
+jmem_wire_allocations_builder_add_handle (JmemWireAllocationsBuilder *b,
+                                          const JmemNvmapHandle      *h)
+{
+  g_autofree char *repaired = NULL;
+  const char *tag = h->tag != NULL ? h->tag : "";
+  guint32 u[7] = { h->flags, h->refs, h->dupes, h->pins, h->kmaps, h->umaps, h->share };
+  gsize old_len, start, tag_len;
+  guint8 *p;
+
+  g_return_if_fail (b->client != NULL);
+
+  if (!g_utf8_validate (tag, -1, NULL))
+    tag = repaired = jmem_text_make_valid (tag, -1);
+  tag_len = strlen (tag);
+
+  old_len = b->body->len;
+  start = (old_len + 7) & ~(gsize) 7;
+  g_byte_array_set_size (b->body, (guint) (start + HANDLE_FIXED + tag_len + 1));
+  p = b->body->data;
+  memset (p + old_len, 0, start - old_len);  /* padding is zero in normal form */
+  p += start;
+  put_le (p, h->base, 8);
+  put_le (p + 8, h->size_kib, 8);
+  for (guint i = 0; i < G_N_ELEMENTS (u); i++)
+    put_le (p + 16 + 4 * i, u[i], 4);
+  put_le (p + 44, (guint32) h->from_hugetlbfs, 4);
+  memcpy (p + HANDLE_FIXED, tag, tag_len + 1);
+
+  start += HANDLE_FIXED + tag_len + 1;
+  g_array_append_val (b->ends, start);
+}
+
+GVariant *
+jmem_wire_allocations_builder_end (JmemWireAllocationsBuilder *b,
+                                   const JmemNvmapAllocations *summary,
+                                   GVariant                   *extra_info)
+{
+  g_autoptr(GVariant) extra = extra_info != NULL ? g_variant_ref_sink (extra_info) : NULL;
+  GVariantBuilder info;
+
+  flush_client (b);
+  g_variant_builder_init (&info, G_VARIANT_TYPE_VARDICT);
+  add_common_info (&info, summary->n_malformed, summary->layout, summary->has_total);
+  g_variant_builder_add (&info, "{sv}", "has_hugetlbfs_column",
+                         g_variant_new_boolean (summary->has_hugetlbfs_column));
+  if (extra != NULL)
+    {
+      GVariantIter iter;
+      const char *key;
+      GVariant *value;
+
+      g_variant_iter_init (&iter, extra);
+      while (g_variant_iter_next (&iter, "{&sv}", &key, &value))
+        {
+          g_variant_builder_add (&info, "{sv}", key, value);
+          g_variant_unref (value);
+        }
+    }
+
+  return g_variant_new ("(@" ALLOC_ROWS_TYPE "t@a{sv})", g_variant_builder_end (&b->rows),
+                        summary->has_total ? summary->total_kib : 0,
+                        g_variant_builder_end (&info));
+}
+
 GVariant *
 jmem_wire_allocations_to_variant (const JmemNvmapAllocations *allocations)
 {
-  GVariantBuilder rows, info;
+  g_autoptr(JmemWireAllocationsBuilder) b = NULL;
 
   g_return_val_if_fail (allocations != NULL, NULL);
 
-  g_variant_builder_init (&rows, G_VARIANT_TYPE ("a(ssuta(ttuuuuuuuis))"));
+  b = jmem_wire_allocations_builder_new ();
   for (guint i = 0; allocations->clients != NULL && i < allocations->clients->len; i++)
     {
       const JmemNvmapClientHandles *ch = g_ptr_array_index (allocations->clients, i);
-      GVariantBuilder handles;
 
-      g_variant_builder_init (&handles, G_VARIANT_TYPE ("a(ttuuuuuuuis)"));
+      jmem_wire_allocations_builder_add_client (b, ch->client);
       for (guint j = 0; ch->handles != NULL && j < ch->handles->len; j++)
-        {
-          const JmemNvmapHandle *h = g_ptr_array_index (ch->handles, j);
-          g_variant_builder_add (&handles, "(ttuuuuuuui@s)",
-                                 h->base, h->size_kib, h->flags, h->refs, h->dupes,
-                                 h->pins, h->kmaps, h->umaps, h->share,
-                                 h->from_hugetlbfs, wire_string (h->tag));
-        }
-      g_variant_builder_add (&rows, "(@s@sut@a(ttuuuuuuuis))",
-                             wire_string (ch->client->client), wire_string (ch->client->process),
-                             ch->client->pid, ch->client->size_kib,
-                             g_variant_builder_end (&handles));
+        jmem_wire_allocations_builder_add_handle (b, g_ptr_array_index (ch->handles, j));
     }
-
-  g_variant_builder_init (&info, G_VARIANT_TYPE_VARDICT);
-  add_common_info (&info, allocations->n_malformed, allocations->layout, allocations->has_total);
-  g_variant_builder_add (&info, "{sv}", "has_hugetlbfs_column",
-                         g_variant_new_boolean (allocations->has_hugetlbfs_column));
-
-  return g_variant_new ("(@a(ssuta(ttuuuuuuuis))t@a{sv})", g_variant_builder_end (&rows),
-                        allocations->has_total ? allocations->total_kib : 0,
-                        g_variant_builder_end (&info));
+  return jmem_wire_allocations_builder_end (b, allocations, NULL);
 }
 
 static gboolean

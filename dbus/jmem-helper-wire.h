@@ -25,6 +25,24 @@ JmemNvmapClients *jmem_wire_clients_from_variant (GVariant  *reply,
 
 GVariant *jmem_wire_allocations_to_variant (const JmemNvmapAllocations *allocations);
 
+/* The GetNvMapAllocations reply built one client and one handle at a time,
+ * without the whole model in memory: add a client, then its handles. */
+typedef struct _JmemWireAllocationsBuilder JmemWireAllocationsBuilder;
+
+JmemWireAllocationsBuilder *jmem_wire_allocations_builder_new (void);
+void jmem_wire_allocations_builder_free (JmemWireAllocationsBuilder *builder);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemWireAllocationsBuilder, jmem_wire_allocations_builder_free)
+
+void jmem_wire_allocations_builder_add_client (JmemWireAllocationsBuilder *builder,
+                                               const JmemNvmapClient      *client);
+void jmem_wire_allocations_builder_add_handle (JmemWireAllocationsBuilder *builder,
+                                               const JmemNvmapHandle      *handle);
+/* The reply; @summary gives total and info (its clients are not read),
+ * @extra_info (a{sv}, floating or not, nullable) adds keys to info. */
+GVariant *jmem_wire_allocations_builder_end (JmemWireAllocationsBuilder *builder,
+                                             const JmemNvmapAllocations *summary,
+                                             GVariant                   *extra_info);
+
 JmemNvmapAllocations *jmem_wire_allocations_from_variant (GVariant  *reply,
                                                           GError   **error);
 

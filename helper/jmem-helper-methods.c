@@ -2,11 +2,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <gio/gunixfdlist.h>
+#include <malloc.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "jmem-error.h"
 #include "jmem-file.h"
 #include "jmem-helper-log.h"
+#include "jmem-helper-snapshot.h"
 #include "jmem-helper-wire.h"
 #include "jmem-names.h"
 #include "jmem-nvmap.h"
@@ -15,8 +19,10 @@
 
 struct _JmemHelperMethods {
   JmemHelper1  *skeleton;
-  gulong        handlers[3];
+  gulong        handlers[4];
   JmemRateLimit drop_limit;
+  JmemSealedReader *allocations;
+  gint          trim_pending;
 };
 
 static void
@@ -98,22 +104,211 @@ on_get_nvmap_clients (JmemHelper1           *skeleton,
   return TRUE;
 }
 
+/* ---- allocations: one snapshot per read, shared ---------------------- */
+
+/* A big reply leaves freed heap behind in the worker threads' arenas; give
+ * it back to the kernel once the message has been written out. */
+static gboolean
+trim_heap (gpointer user_data)
+{
+  JmemHelperMethods *self = user_data;
+
+  g_atomic_int_set (&self->trim_pending, 0);
+  malloc_trim (0);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+schedule_trim (JmemHelperMethods *self)
+{
+  if (g_atomic_int_compare_and_exchange (&self->trim_pending, 0, 1))
+    g_timeout_add_seconds (1, trim_heap, self);
+}
+
+static GVariant *
+snapshot_info (const JmemSealedFile *snapshot)
+{
+  GVariantBuilder info;
+
+  g_variant_builder_init (&info, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&info, "{sv}", "read_id", g_variant_new_uint64 (snapshot->read_id));
+  g_variant_builder_add (&info, "{sv}", "shared_by", g_variant_new_uint32 (snapshot->shared_by));
+  return g_variant_builder_end (&info);
+}
+
+typedef struct {
+  JmemHelperMethods     *self;
+  GDBusMethodInvocation *invocation;
+} AllocationsCall;
+
+static void
+allocations_call_free (AllocationsCall *call)
+{
+  g_object_unref (call->invocation);
+  g_free (call);
+}
+
+static void
+visit_client (JmemNvmapClient *client,
+              gpointer         user_data)
+{
+  jmem_wire_allocations_builder_add_client (user_data, client);
+  jmem_nvmap_client_free (client);
+}
+
+static void
+visit_handle (JmemNvmapHandle *handle,
+              gpointer         user_data)
+{
+  jmem_wire_allocations_builder_add_handle (user_data, handle);
+  jmem_nvmap_handle_free (handle);
+}
+
+/* Parses the snapshot straight into the reply: one row at a time in
+ * memory, beside the mapped file and the serialised reply. */
+static GVariant *
+allocations_reply (JmemSealedFile  *snapshot,
+                   GError       **error)
+{
+  static const JmemNvmapAllocationsVisitor visitor = { visit_client, visit_handle };
+  g_autoptr(JmemWireAllocationsBuilder) builder = jmem_wire_allocations_builder_new ();
+  JmemNvmapAllocations summary = { 0 };
+  gboolean ok;
+  void *map;
+
+  if (snapshot->size == 0)
+    {
+      /* mmap refuses 0 bytes; the parser says what is wrong with an empty file. */
+      (void) jmem_nvmap_allocations_visit ("", 0, &visitor, builder, &summary, error);
+      return NULL;
+    }
+
+  map = mmap (NULL, snapshot->size, PROT_READ, MAP_SHARED, snapshot->fd, 0);
+  if (map == MAP_FAILED)
+    {
+      int saved = errno;
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "cannot map the snapshot: %s",
+                   g_strerror (saved));
+      return NULL;
+    }
+  (void) madvise (map, snapshot->size, MADV_SEQUENTIAL);
+  ok = jmem_nvmap_allocations_visit (map, snapshot->size, &visitor, builder, &summary, error);
+  munmap (map, snapshot->size);
+  if (!ok)
+    return NULL;
+  return g_variant_ref_sink (jmem_wire_allocations_builder_end (builder, &summary,
+                                                                snapshot_info (snapshot)));
+}
+
+static void
+allocations_reply_in_thread (GTask        *task,
+                             gpointer      source_object,
+                             gpointer      task_data,
+                             GCancellable *cancellable)
+{
+  GError *error = NULL;
+  GVariant *reply = allocations_reply (task_data, &error);
+
+  if (reply != NULL)
+    g_task_return_pointer (task, reply, (GDestroyNotify) g_variant_unref);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+on_allocations_reply (GObject      *source,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  AllocationsCall *call = user_data;
+  GError *error = NULL;
+  g_autoptr(GVariant) reply = g_task_propagate_pointer (G_TASK (result), &error);
+
+  finish (call->invocation, JMEM_ACTION_READ_ALLOCATIONS, reply, error);
+  schedule_trim (call->self);
+  allocations_call_free (call);
+}
+
+static void
+on_allocations_snapshot (GObject      *source,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  AllocationsCall *call = user_data;
+  GError *error = NULL;
+  g_autoptr(JmemSealedFile) snapshot = jmem_sealed_reader_get_finish (result, &error);
+  g_autoptr(GTask) task = NULL;
+
+  if (snapshot == NULL)
+    {
+      finish (call->invocation, JMEM_ACTION_READ_ALLOCATIONS, NULL, error);
+      allocations_call_free (call);
+      return;
+    }
+  /* Parsing 60,000 handles takes a while: not on the main loop. */
+  task = g_task_new (NULL, NULL, on_allocations_reply, call);
+  g_task_set_task_data (task, jmem_sealed_file_ref (snapshot), (GDestroyNotify) jmem_sealed_file_unref);
+  g_task_run_in_thread (task, allocations_reply_in_thread);
+}
+
 static gboolean
 on_get_nvmap_allocations (JmemHelper1           *skeleton,
                           GDBusMethodInvocation *invocation,
                           gpointer               user_data)
 {
-  g_autoptr(JmemNvmapAllocations) allocations = NULL;
-  g_autofree char *data = NULL;
-  GError *error = NULL;
-  gsize len = 0;
+  AllocationsCall *call = g_new0 (AllocationsCall, 1);
 
-  data = read_debugfs (JMEM_NVMAP_ALLOCATIONS_PATH, &len, &error);
-  if (data != NULL)
-    allocations = jmem_nvmap_allocations_parse (data, len, &error);
-  finish (invocation, JMEM_ACTION_READ_ALLOCATIONS,
-          allocations != NULL ? jmem_wire_allocations_to_variant (allocations) : NULL,
-          error);
+  call->self = user_data;
+  call->invocation = g_object_ref (invocation);
+  jmem_sealed_reader_get_async (call->self->allocations, on_allocations_snapshot, call);
+  return TRUE;
+}
+
+static void
+on_allocations_snapshot_fd (GObject      *source,
+                            GAsyncResult *result,
+                            gpointer      user_data)
+{
+  AllocationsCall *call = user_data;
+  GError *error = NULL;
+  g_autoptr(JmemSealedFile) snapshot = jmem_sealed_reader_get_finish (result, &error);
+  g_autoptr(GUnixFDList) fds = NULL;
+  GVariantBuilder info;
+  int fd = -1;
+
+  if (snapshot != NULL)
+    fd = jmem_sealed_file_open_readonly (snapshot, &error);
+  if (fd < 0)
+    {
+      finish (call->invocation, JMEM_ACTION_READ_ALLOCATIONS, NULL, error);
+      allocations_call_free (call);
+      return;
+    }
+
+  fds = g_unix_fd_list_new_from_array (&fd, 1);  /* takes fd */
+  g_variant_builder_init (&info, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&info, "{sv}", "size", g_variant_new_uint64 (snapshot->size));
+  g_variant_builder_add (&info, "{sv}", "read_id", g_variant_new_uint64 (snapshot->read_id));
+  g_variant_builder_add (&info, "{sv}", "shared_by", g_variant_new_uint32 (snapshot->shared_by));
+  jmem_helper_log_action (JMEM_ACTION_READ_ALLOCATIONS, jmem_polkit_caller_uid (call->invocation),
+                          "ok", NULL);
+  g_dbus_method_invocation_return_value_with_unix_fd_list (call->invocation,
+                                                           g_variant_new ("(ha{sv})", 0, &info),
+                                                           fds);
+  allocations_call_free (call);
+}
+
+static gboolean
+on_get_nvmap_allocations_snapshot (JmemHelper1           *skeleton,
+                                   GDBusMethodInvocation *invocation,
+                                   GUnixFDList           *fd_list,
+                                   gpointer               user_data)
+{
+  AllocationsCall *call = g_new0 (AllocationsCall, 1);
+
+  call->self = user_data;
+  call->invocation = g_object_ref (invocation);
+  jmem_sealed_reader_get_async (call->self->allocations, on_allocations_snapshot_fd, call);
   return TRUE;
 }
 
@@ -254,6 +449,12 @@ jmem_helper_methods_new (JmemHelper1 *skeleton)
 {
   JmemHelperMethods *self = g_new0 (JmemHelperMethods, 1);
 
+  /* A fixed threshold keeps every big buffer of a big reply (the handles,
+   * the serialised body, the message) in a mapping of its own, unmapped
+   * when freed. glibc would otherwise raise the threshold after the first
+   * such free and serve the next call from a worker thread's arena, whose
+   * top malloc_trim() never gives back. */
+  mallopt (M_MMAP_THRESHOLD, 128 * 1024);
   self->skeleton = g_object_ref (skeleton);
   jmem_rate_limit_init (&self->drop_limit, JMEM_DROP_CACHES_INTERVAL_S * G_USEC_PER_SEC);
   self->handlers[0] = g_signal_connect (skeleton, "handle-get-nvmap-clients",
@@ -262,6 +463,10 @@ jmem_helper_methods_new (JmemHelper1 *skeleton)
                                         G_CALLBACK (on_get_nvmap_allocations), self);
   self->handlers[2] = g_signal_connect (skeleton, "handle-drop-caches",
                                         G_CALLBACK (on_drop_caches), self);
+  self->handlers[3] = g_signal_connect (skeleton, "handle-get-nvmap-allocations-snapshot",
+                                        G_CALLBACK (on_get_nvmap_allocations_snapshot), self);
+  self->allocations = jmem_sealed_reader_new (JMEM_NVMAP_ALLOCATIONS_PATH,
+                                                JMEM_MAX_DEBUGFS_BYTES);
   return self;
 }
 
@@ -274,6 +479,7 @@ jmem_helper_methods_free (JmemHelperMethods *self)
     g_signal_handler_disconnect (self->skeleton, self->handlers[i]);
   g_object_unref (self->skeleton);
   jmem_rate_limit_clear (&self->drop_limit);
+  jmem_sealed_reader_free (self->allocations);
   g_free (self);
 }
 

@@ -13,9 +13,10 @@ static const struct {
   const char *method;
   const char *action;
 } method_actions[] = {
-  { "GetNvMapClients",     JMEM_ACTION_READ_NVMAP },
-  { "GetNvMapAllocations", JMEM_ACTION_READ_ALLOCATIONS },
-  { "DropCaches",          JMEM_ACTION_DROP_CACHES },
+  { "GetNvMapClients",             JMEM_ACTION_READ_NVMAP },
+  { "GetNvMapAllocations",         JMEM_ACTION_READ_ALLOCATIONS },
+  { "GetNvMapAllocationsSnapshot", JMEM_ACTION_READ_ALLOCATIONS },
+  { "DropCaches",                  JMEM_ACTION_DROP_CACHES },
 };
 
 JmemGateKind

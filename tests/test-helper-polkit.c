@@ -9,9 +9,10 @@ static const struct {
   const char *method;
   const char *action;
 } expected[] = {
-  { "GetNvMapClients",     "dev.jmem.read-nvmap" },
-  { "GetNvMapAllocations", "dev.jmem.read-allocations" },
-  { "DropCaches",          "dev.jmem.drop-caches" },
+  { "GetNvMapClients",             "dev.jmem.read-nvmap" },
+  { "GetNvMapAllocations",         "dev.jmem.read-allocations" },
+  { "GetNvMapAllocationsSnapshot", "dev.jmem.read-allocations" },
+  { "DropCaches",                  "dev.jmem.drop-caches" },
 };
 
 static void

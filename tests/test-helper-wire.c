@@ -177,6 +177,121 @@ test_allocations_roundtrip (void)
   roundtrip_allocations ("allocations.hostile-tags.txt");
 }
 
+/* GLib's own tree-form construction of the allocations reply: the bytes the
+ * helper's hand-serialised handles must equal. */
+static GVariant *
+glib_allocations_variant (const JmemNvmapAllocations *a)
+{
+  GVariantBuilder rows, info;
+
+  g_variant_builder_init (&rows, G_VARIANT_TYPE ("a(ssuta(ttuuuuuuuis))"));
+  for (guint i = 0; i < a->clients->len; i++)
+    {
+      const JmemNvmapClientHandles *ch = g_ptr_array_index (a->clients, i);
+      GVariantBuilder handles;
+
+      g_variant_builder_init (&handles, G_VARIANT_TYPE ("a(ttuuuuuuuis)"));
+      for (guint j = 0; j < ch->handles->len; j++)
+        {
+          const JmemNvmapHandle *h = g_ptr_array_index (ch->handles, j);
+          g_autofree char *tag = g_utf8_make_valid (h->tag, -1);
+
+          g_variant_builder_add (&handles, "(ttuuuuuuuis)", h->base, h->size_kib, h->flags,
+                                 h->refs, h->dupes, h->pins, h->kmaps, h->umaps, h->share,
+                                 h->from_hugetlbfs, tag);
+        }
+      g_variant_builder_add (&rows, "(ssuta(ttuuuuuuuis))", ch->client->client,
+                             ch->client->process, ch->client->pid, ch->client->size_kib,
+                             &handles);
+    }
+  g_variant_builder_init (&info, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&info, "{sv}", "malformed_lines", g_variant_new_uint32 (a->n_malformed));
+  g_variant_builder_add (&info, "{sv}", "layout",
+                         g_variant_new_string (jmem_nvmap_layout_to_string (a->layout)));
+  g_variant_builder_add (&info, "{sv}", "has_total", g_variant_new_boolean (a->has_total));
+  g_variant_builder_add (&info, "{sv}", "has_hugetlbfs_column",
+                         g_variant_new_boolean (a->has_hugetlbfs_column));
+  return g_variant_new ("(a(ssuta(ttuuuuuuuis))ta{sv})", &rows,
+                        a->has_total ? a->total_kib : 0, &info);
+}
+
+static void
+assert_serialised_like_glib (const JmemNvmapAllocations *a)
+{
+  g_autoptr(GVariant) ours = g_variant_ref_sink (jmem_wire_allocations_to_variant (a));
+  g_autoptr(GVariant) glibs = g_variant_ref_sink (glib_allocations_variant (a));
+  g_autoptr(GVariant) untrusted = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+
+  g_assert_cmpuint (g_variant_get_size (ours), ==, g_variant_get_size (glibs));
+  g_assert_cmpmem (g_variant_get_data (ours), g_variant_get_size (ours),
+                   g_variant_get_data (glibs), g_variant_get_size (glibs));
+  /* What a receiver checks: the same bytes, read untrusted, are normal form. */
+  bytes = g_variant_get_data_as_bytes (ours);
+  untrusted = g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE (JMEM_WIRE_ALLOCATIONS_REPLY_TYPE),
+                                                            bytes, FALSE));
+  g_assert_true (g_variant_is_normal_form (untrusted));
+  g_assert_true (g_variant_equal (untrusted, glibs));
+}
+
+static void
+test_allocations_serialised_like_glib (void)
+{
+  const char *names[] = {
+    "allocations.rendered-r36-format.txt", "allocations.rendered-r38-hugetlbfs.txt",
+    "allocations.rendered-old-7col.txt", "allocations.hostile-tags.txt",
+  };
+  /* Offsets 1, 2, 4 bytes wide, an empty client and a client-less tail. */
+  const guint sizes[] = { 0, 1, 2, 5, 100, 1500, 3000 };
+  g_autoptr(JmemNvmapAllocations) synthetic = g_new0 (JmemNvmapAllocations, 1);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr(JmemNvmapAllocations) parsed = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *data = NULL;
+      gsize len = 0;
+
+      data = fixture (names[i], &len);
+      parsed = jmem_nvmap_allocations_parse (data, len, &error);
+      g_assert_no_error (error);
+      assert_serialised_like_glib (parsed);
+    }
+
+  synthetic->clients = g_ptr_array_new_with_free_func (NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+    {
+      JmemNvmapClientHandles *ch = g_new0 (JmemNvmapClientHandles, 1);
+
+      ch->client = jmem_nvmap_client_new ("user", "gst-launch-1.0", 4242 + i, 1000 * i);
+      ch->handles = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_nvmap_handle_free);
+      for (guint j = 0; j < sizes[i]; j++)
+        {
+          JmemNvmapHandle *h = g_new0 (JmemNvmapHandle, 1);
+
+          h->base = G_GUINT64_CONSTANT (0xffffffff00000000) + j;
+          h->size_kib = j * 4;
+          h->flags = 0x10120001;
+          h->refs = j % 7;
+          h->share = G_MAXUINT32 - j;
+          h->from_hugetlbfs = (gint32) (j % 3) - 1;
+          h->tag = j % 3 == 0 ? g_strdup ("") : g_strdup_printf ("nvbuf-%u-%.*s", j, (int) (j % 13), "xxxxxxxxxxxxx");
+          g_ptr_array_add (ch->handles, h);
+        }
+      g_ptr_array_add (synthetic->clients, ch);
+    }
+  synthetic->has_total = TRUE;
+  synthetic->total_kib = 123;
+  assert_serialised_like_glib (synthetic);
+  for (guint i = 0; i < synthetic->clients->len; i++)
+    {
+      JmemNvmapClientHandles *ch = g_ptr_array_index (synthetic->clients, i);
+      jmem_nvmap_client_free (ch->client);
+      g_ptr_array_unref (ch->handles);
+      g_free (ch);
+    }
+}
+
 static void
 test_wrong_reply_type_is_an_error (void)
 {
@@ -253,6 +368,7 @@ main (int argc, char **argv)
   g_test_add_func ("/helper/wire/clients-without-stats", test_clients_without_stats);
   g_test_add_func ("/helper/wire/invalid-utf8-repaired", test_invalid_utf8_is_repaired_on_the_way_out);
   g_test_add_func ("/helper/wire/allocations-roundtrip", test_allocations_roundtrip);
+  g_test_add_func ("/helper/wire/allocations-serialised-like-glib", test_allocations_serialised_like_glib);
   g_test_add_func ("/helper/wire/wrong-reply-type", test_wrong_reply_type_is_an_error);
   g_test_add_func ("/helper/wire/out-of-range-hugetlbfs", test_out_of_range_hugetlbfs_reads_unknown);
   g_test_add_func ("/helper/methods/drop-caches-request", test_drop_caches_request);

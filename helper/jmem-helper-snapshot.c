@@ -1,0 +1,448 @@
+#include "jmem-helper-snapshot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "jmem-error.h"
+
+/* ---- zeroing the UID column --------------------------------------------- */
+
+/* Handle rows start with two empty columns, "%-18s %-18s " of "". */
+#define HANDLE_INDENT 38
+/* Enough of a line to reach its UID; the rest of a longer line (a long tag)
+ * passes as it is, so memory stays bounded whatever the file holds. */
+#define LINE_HEAD     4096
+/* The kernel's columns when no BASE header says otherwise: BASE SIZE FLAGS
+ * REFS DUPES PINS KMAPS UMAPS SHARE UID. */
+#define DEFAULT_UID_TOKEN 9
+
+struct _JmemUidFilter {
+  guint    uid_token;  /* UID's place among the handle columns, BASE = 0 */
+  gboolean passing;    /* inside the rest of a line longer than LINE_HEAD */
+  gsize    head_len;
+  char     head[LINE_HEAD];
+};
+
+JmemUidFilter *
+jmem_uid_filter_new (void)
+{
+  JmemUidFilter *f = g_new0 (JmemUidFilter, 1);
+
+  f->uid_token = DEFAULT_UID_TOKEN;
+  return f;
+}
+
+void
+jmem_uid_filter_free (JmemUidFilter *filter)
+{
+  g_free (filter);
+}
+
+static gboolean
+is_blank (char c)
+{
+  return c == ' ' || c == '\t';
+}
+
+/* Calls the tokens of @line from @from: TRUE from @each stops the walk. */
+static void
+tokens (char *line, gsize len, gsize from,
+        gboolean (*each) (char *tok, gsize n, guint index, gpointer data),
+        gpointer data)
+{
+  gsize i = from;
+
+  for (guint index = 0;; index++)
+    {
+      gsize start;
+
+      while (i < len && is_blank (line[i]))
+        i++;
+      if (i >= len)
+        return;
+      start = i;
+      while (i < len && !is_blank (line[i]))
+        i++;
+      if (each (line + start, i - start, index, data))
+        return;
+    }
+}
+
+static gboolean
+find_uid_header (char *tok, gsize n, guint index, gpointer data)
+{
+  JmemUidFilter *f = data;
+
+  if (index == 0 && !(n == 4 && memcmp (tok, "BASE", 4) == 0))
+    return TRUE;
+  if (n == 3 && memcmp (tok, "UID", 3) == 0)
+    {
+      f->uid_token = index;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+zero_uid (char *tok, gsize n, guint index, gpointer data)
+{
+  JmemUidFilter *f = data;
+
+  if (index < f->uid_token)
+    return FALSE;
+  /* Same length, so every other byte stays where the parser expects it. */
+  memset (tok, '0', n);
+  return TRUE;
+}
+
+/* @line: the first bytes of one line, without its newline. */
+static void
+filter_line (JmemUidFilter *f, char *line, gsize len)
+{
+  if (len == 0 || !is_blank (line[0]))
+    return;  /* client rows, totals, the first header: no pointer */
+
+  if (len >= HANDLE_INDENT && strspn (line, " ") >= HANDLE_INDENT)
+    {
+      gboolean header = FALSE;
+      gsize i = HANDLE_INDENT;
+
+      while (i < len && is_blank (line[i]))
+        i++;
+      header = len - i >= 4 && memcmp (line + i, "BASE", 4) == 0 &&
+               (len - i == 4 || is_blank (line[i + 4]));
+      if (header)
+        tokens (line, len, 0, find_uid_header, f);
+      else
+        tokens (line, len, HANDLE_INDENT, zero_uid, f);
+    }
+  else
+    tokens (line, len, 0, find_uid_header, f);
+}
+
+static void
+flush_head (JmemUidFilter *f, GByteArray *out)
+{
+  filter_line (f, f->head, f->head_len);
+  g_byte_array_append (out, (const guint8 *) f->head, (guint) f->head_len);
+  f->head_len = 0;
+}
+
+void
+jmem_uid_filter_feed (JmemUidFilter *f,
+                      const char    *data,
+                      gsize          len,
+                      GByteArray    *out)
+{
+  gsize i = 0;
+
+  if (len == 0)
+    {
+      if (!f->passing)
+        flush_head (f, out);
+      return;
+    }
+
+  while (i < len)
+    {
+      const char *nl = memchr (data + i, '\n', len - i);
+      gsize line_end = nl != NULL ? (gsize) (nl - data) : len;
+
+      if (f->passing)
+        {
+          g_byte_array_append (out, (const guint8 *) data + i, (guint) (line_end - i));
+        }
+      else
+        {
+          gsize take = MIN (line_end - i, LINE_HEAD - f->head_len);
+
+          memcpy (f->head + f->head_len, data + i, take);
+          f->head_len += take;
+          if (f->head_len == LINE_HEAD)
+            {
+              flush_head (f, out);
+              f->passing = TRUE;
+              g_byte_array_append (out, (const guint8 *) data + i + take,
+                                   (guint) (line_end - i - take));
+            }
+        }
+      if (nl == NULL)
+        return;
+      if (!f->passing)
+        flush_head (f, out);
+      f->passing = FALSE;
+      g_byte_array_append (out, (const guint8 *) "\n", 1);
+      i = line_end + 1;
+    }
+}
+
+/* ---- snapshots ---------------------------------------------------------- */
+
+typedef struct {
+  JmemSealedFile   public;
+  gatomicrefcount ref;
+} Snapshot;
+
+JmemSealedFile *
+jmem_sealed_file_ref (JmemSealedFile *snapshot)
+{
+  g_atomic_ref_count_inc (&((Snapshot *) snapshot)->ref);
+  return snapshot;
+}
+
+void
+jmem_sealed_file_unref (JmemSealedFile *snapshot)
+{
+  if (snapshot == NULL || !g_atomic_ref_count_dec (&((Snapshot *) snapshot)->ref))
+    return;
+  if (snapshot->fd >= 0)
+    close (snapshot->fd);
+  g_free (snapshot);
+}
+
+int
+jmem_sealed_file_open_readonly (JmemSealedFile  *snapshot,
+                             GError       **error)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/self/fd/%d", snapshot->fd);
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+
+  if (fd >= 0)
+    return fd;
+  /* No /proc here: a duplicate still refuses every write (F_SEAL_WRITE),
+   * it only shares its offset, which readers leave alone (pread). */
+  g_debug ("cannot reopen the snapshot read-only (%s): %s", path, g_strerror (errno));
+  fd = fcntl (snapshot->fd, F_DUPFD_CLOEXEC, 3);
+  if (fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
+                   "cannot pass the snapshot on: %s", g_strerror (saved));
+    }
+  return fd;
+}
+
+static gboolean
+write_all (int fd, const guint8 *data, gsize len)
+{
+  while (len > 0)
+    {
+      ssize_t n = write (fd, data, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      data += n;
+      len -= (gsize) n;
+    }
+  return TRUE;
+}
+
+static JmemSealedFile *
+read_snapshot (const char  *path,
+               gsize        max_bytes,
+               GError     **error)
+{
+  g_autoptr(JmemUidFilter) filter = jmem_uid_filter_new ();
+  g_autoptr(GByteArray) out = g_byte_array_sized_new (72 * 1024);
+  g_autofree char *chunk = g_malloc (64 * 1024);
+  const unsigned seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
+  Snapshot *s;
+  gsize total = 0;
+  int in, saved;
+
+  in = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (in < 0)
+    {
+      saved = errno;
+      if (saved == ENOENT)
+        g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE,
+                     "NvMap is not present on this kernel: %s does not exist "
+                     "(no nvgpu NvMap, or debugfs not mounted)", path);
+      else
+        g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "Cannot open %s: %s",
+                     path, g_strerror (saved));
+      return NULL;
+    }
+
+  s = g_new0 (Snapshot, 1);
+  g_atomic_ref_count_init (&s->ref);
+  s->public.fd = memfd_create ("jmem-nvmap-snapshot", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (s->public.fd < 0)
+    {
+      saved = errno;
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "memfd_create: %s", g_strerror (saved));
+      goto fail;
+    }
+
+  for (;;)
+    {
+      ssize_t n = read (in, chunk, 64 * 1024);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          saved = errno;
+          g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "Cannot read %s: %s",
+                       path, g_strerror (saved));
+          goto fail;
+        }
+      total += (gsize) n;
+      if (total > max_bytes)
+        {
+          g_set_error (error, JMEM_ERROR, JMEM_ERROR_TOO_LARGE,
+                       "%s is larger than the %" G_GSIZE_FORMAT " bytes jmem accepts",
+                       path, max_bytes);
+          goto fail;
+        }
+      g_byte_array_set_size (out, 0);
+      jmem_uid_filter_feed (filter, chunk, (gsize) n, out);
+      if (!write_all (s->public.fd, out->data, out->len))
+        {
+          saved = errno;
+          g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "cannot write the snapshot: %s",
+                       g_strerror (saved));
+          goto fail;
+        }
+      if (n == 0)
+        break;
+    }
+
+  if (fcntl (s->public.fd, F_ADD_SEALS, seals) != 0)
+    {
+      saved = errno;
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "cannot seal the snapshot: %s",
+                   g_strerror (saved));
+      goto fail;
+    }
+  close (in);
+  s->public.size = total;
+  return &s->public;
+
+fail:
+  close (in);
+  jmem_sealed_file_unref (&s->public);
+  return NULL;
+}
+
+/* ---- one read at a time -------------------------------------------------- */
+
+struct _JmemSealedReader {
+  gatomicrefcount ref;
+  char           *path;
+  gsize           max_bytes;
+  GMutex          lock;
+  GPtrArray      *waiters;  /* GTask: the calls the read in flight answers */
+  guint64         reads;
+};
+
+static JmemSealedReader *
+reader_ref (JmemSealedReader *reader)
+{
+  g_atomic_ref_count_inc (&reader->ref);
+  return reader;
+}
+
+static void
+reader_unref (JmemSealedReader *reader)
+{
+  if (!g_atomic_ref_count_dec (&reader->ref))
+    return;
+  g_ptr_array_unref (reader->waiters);
+  g_mutex_clear (&reader->lock);
+  g_free (reader->path);
+  g_free (reader);
+}
+
+JmemSealedReader *
+jmem_sealed_reader_new (const char *path,
+                          gsize       max_bytes)
+{
+  JmemSealedReader *reader = g_new0 (JmemSealedReader, 1);
+
+  g_atomic_ref_count_init (&reader->ref);
+  reader->path = g_strdup (path);
+  reader->max_bytes = max_bytes;
+  g_mutex_init (&reader->lock);
+  reader->waiters = g_ptr_array_new ();
+  return reader;
+}
+
+void
+jmem_sealed_reader_free (JmemSealedReader *reader)
+{
+  if (reader != NULL)
+    reader_unref (reader);  /* a read in flight keeps it until it ends */
+}
+
+static void
+read_in_thread (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  JmemSealedReader *reader = task_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JmemSealedFile) snapshot = read_snapshot (reader->path, reader->max_bytes, &error);
+  g_autoptr(GPtrArray) waiters = NULL;
+
+  /* Calls that arrive from here on start the next read: this one's data
+   * may already be older than they are. */
+  g_mutex_lock (&reader->lock);
+  waiters = g_steal_pointer (&reader->waiters);
+  reader->waiters = g_ptr_array_new ();
+  if (snapshot != NULL)
+    {
+      snapshot->read_id = ++reader->reads;
+      snapshot->shared_by = waiters->len;
+    }
+  g_mutex_unlock (&reader->lock);
+
+  for (guint i = 0; i < waiters->len; i++)
+    {
+      g_autoptr(GTask) waiter = g_ptr_array_index (waiters, i);
+
+      if (snapshot != NULL)
+        g_task_return_pointer (waiter, jmem_sealed_file_ref (snapshot),
+                               (GDestroyNotify) jmem_sealed_file_unref);
+      else
+        g_task_return_error (waiter, g_error_copy (error));
+    }
+  g_task_return_boolean (task, TRUE);
+}
+
+void
+jmem_sealed_reader_get_async (JmemSealedReader  *reader,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  GTask *waiter = g_task_new (NULL, NULL, callback, user_data);
+  gboolean start;
+
+  g_task_set_source_tag (waiter, jmem_sealed_reader_get_async);
+  g_mutex_lock (&reader->lock);
+  g_ptr_array_add (reader->waiters, waiter);
+  start = reader->waiters->len == 1;
+  g_mutex_unlock (&reader->lock);
+
+  if (start)
+    {
+      g_autoptr(GTask) read = g_task_new (NULL, NULL, NULL, NULL);
+
+      g_task_set_task_data (read, reader_ref (reader), (GDestroyNotify) reader_unref);
+      g_task_run_in_thread (read, read_in_thread);
+    }
+}
+
+JmemSealedFile *
+jmem_sealed_reader_get_finish (GAsyncResult  *result,
+                                 GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

@@ -1,0 +1,610 @@
+/* End-to-end tests of GetNvMapAllocations and GetNvMapAllocationsSnapshot
+ * with a big file: the helper's memory stays bounded, concurrent callers
+ * share one read, and the snapshot is sealed, read-only and free of kernel
+ * pointers. Runs inside tests/e2e/jmem-sandbox, which mounts a small
+ * allocations file; the cases bind their own files (written by
+ * tests/gen-nvmap-allocations.py, or a FIFO) over it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <grp.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+#include <gio/gunixfdlist.h>
+#include <json-glib/json-glib.h>
+
+#include "jmem-names.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define JMEM_E2E_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define JMEM_E2E_ASAN 1
+#endif
+#endif
+
+#define TYPED_REPLY_TYPE "(a(ssuta(ttuuuuuuuis))ta{sv})"
+/* The bound the helper keeps for 60,000 handles (about 8 MB of text). */
+#define PEAK_BOUND_KIB   (32 * 1024)
+#define ANON_BOUND_KIB   (4 * 1024)
+#define N_CONCURRENT     8
+
+static const char *build_dir;
+static const char *source_dir;
+static const char *state_dir;
+static const char *agent_user;
+
+/* ---- the file under test -------------------------------------------------- */
+
+typedef struct {
+  char  *path;
+  char  *data;
+  gsize  len;
+  guint  n_clients;
+  guint  n_handles;
+} Allocations;
+
+static void
+allocations_free (Allocations *a)
+{
+  g_free (a->path);
+  g_free (a->data);
+  g_free (a);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Allocations, allocations_free)
+
+/* Counts rows the way the kernel prints them, without the project's parser:
+ * handle rows start with 38 spaces, client rows with their CLIENT word. */
+static void
+count_rows (Allocations *a)
+{
+  /* A walk by memchr: strstr over 8 MB per line is quadratic under ASan. */
+  for (const char *l = a->data, *end = a->data + a->len; l < end;)
+    {
+      const char *nl = memchr (l, '\n', (gsize) (end - l));
+      gsize n = nl != NULL ? (gsize) (nl - l) : (gsize) (end - l);
+      gsize indent = 0;
+
+      while (indent < n && l[indent] == ' ')
+        indent++;
+      if (indent >= 38 && !(n - indent >= 4 && memcmp (l + indent, "BASE", 4) == 0))
+        a->n_handles++;
+      else if (n > 0 && l[0] != ' ' && !g_str_has_prefix (l, "CLIENT") &&
+               !g_str_has_prefix (l, "total"))
+        a->n_clients++;
+      l += n + 1;
+    }
+}
+
+static void
+mount_over_allocations (const char *file)
+{
+  g_autofree char *real = g_strdup_printf ("%s", JMEM_NVMAP_ALLOCATIONS_PATH);
+
+  if (mount (file, real, NULL, MS_BIND, NULL) != 0)
+    g_error ("cannot bind %s over %s: %s", file, real, g_strerror (errno));
+}
+
+static void
+unmount_allocations (void)
+{
+  g_assert_cmpint (umount (JMEM_NVMAP_ALLOCATIONS_PATH), ==, 0);
+}
+
+/* Writes @n_handles handles with tests/gen-nvmap-allocations.py and mounts
+ * them where the helper reads iovmm/allocations. */
+static Allocations *
+allocations_generate (guint n_handles)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *script = g_build_filename (source_dir, "tests", "gen-nvmap-allocations.py", NULL);
+  g_autofree char *count = g_strdup_printf ("%u", n_handles);
+  Allocations *a = g_new0 (Allocations, 1);
+  int status = 0;
+
+  a->path = g_strdup_printf ("%s/allocations-%u.txt", state_dir, n_handles);
+  {
+    const char *argv[] = { "python3", script, count, a->path, NULL };
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                                 NULL, NULL, &status, &error));
+  }
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (g_file_get_contents (a->path, &a->data, &a->len, &error));
+  g_assert_no_error (error);
+  count_rows (a);
+  g_assert_cmpuint (a->n_handles, ==, n_handles);
+  mount_over_allocations (a->path);
+  return a;
+}
+
+/* ---- the bus, the helper and its /proc ------------------------------------ */
+
+static GDBusConnection *
+bus_open_as (const char *user)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *address = g_dbus_address_get_for_bus_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
+  struct passwd *pw = getpwnam (user);
+  gid_t saved_groups[64];
+  int n_saved = getgroups (G_N_ELEMENTS (saved_groups), saved_groups);
+  GDBusConnection *connection;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (pw);
+  g_assert_cmpint (n_saved, >=, 0);
+  /* The bus records the credentials at connect time. */
+  g_assert_cmpint (initgroups (pw->pw_name, pw->pw_gid), ==, 0);
+  g_assert_cmpint (setegid (pw->pw_gid), ==, 0);
+  g_assert_cmpint (seteuid (pw->pw_uid), ==, 0);
+  connection = g_dbus_connection_new_for_address_sync (address,
+                                                       G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                                                       G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+                                                       NULL, NULL, &error);
+  g_assert_cmpint (seteuid (0), ==, 0);
+  g_assert_cmpint (setegid (0), ==, 0);
+  g_assert_cmpint (setgroups (n_saved, saved_groups), ==, 0);
+  g_assert_no_error (error);
+  g_dbus_connection_set_exit_on_close (connection, FALSE);
+  return connection;
+}
+
+static guint32
+helper_pid (GDBusConnection *bus)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) ping = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  guint32 pid = 0;
+
+  /* A Peer.Ping needs no authorization and activates the helper. */
+  ping = g_dbus_connection_call_sync (bus, JMEM_DBUS_NAME, JMEM_DBUS_PATH, "org.freedesktop.DBus.Peer",
+                                      "Ping", NULL, NULL, G_DBUS_CALL_FLAGS_NONE, 30000, NULL, &error);
+  g_assert_no_error (error);
+  reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "GetConnectionUnixProcessID",
+                                       g_variant_new ("(s)", JMEM_DBUS_NAME), G_VARIANT_TYPE ("(u)"),
+                                       G_DBUS_CALL_FLAGS_NONE, 5000, NULL, &error);
+  g_assert_no_error (error);
+  g_variant_get (reply, "(u)", &pid);
+  g_assert_cmpuint (pid, >, 0);
+  return pid;
+}
+
+static guint64
+status_kib (guint32 pid, const char *field)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%u/status", pid);
+  g_autofree char *text = NULL;
+  g_autofree char *key = g_strdup_printf ("\n%s:", field);
+  const char *at;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  at = strstr (text, key);
+  g_assert_nonnull (at);
+  return g_ascii_strtoull (at + strlen (key), NULL, 10);
+}
+
+/* Starts a fresh peak: "5" to clear_refs resets VmHWM to the current RSS. */
+static void
+reset_peak (guint32 pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%u/clear_refs", pid);
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+
+  if (fd < 0 || write (fd, "5", 1) != 1)
+    g_error ("cannot reset the peak in %s: %s", path, g_strerror (errno));
+  close (fd);
+}
+
+/* The helper gives freed heap back about a second after a big reply. */
+static guint64
+wait_anon_below (guint32 pid, guint64 bound_kib)
+{
+  guint64 anon = 0;
+#ifdef JMEM_E2E_ASAN
+  const int tries = 1;  /* the quarantine keeps it anyway */
+#else
+  const int tries = 50;
+#endif
+
+  for (int i = 0; i < tries; i++)
+    {
+      anon = status_kib (pid, "RssAnon");
+      if (anon < bound_kib)
+        break;
+      g_usleep (100 * 1000);
+    }
+  return anon;
+}
+
+/* ---- running real clients as the agent ------------------------------------ */
+
+static char *
+run_agent (const char *const *command, double *seconds)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) argv = NULL;
+  struct passwd *pw = getpwnam (agent_user);
+  g_autofree char *uid = NULL, *gid = NULL, *err = NULL;
+  char *out = NULL;
+  gint64 start;
+  int status = 0;
+
+  g_assert_nonnull (pw);
+  uid = g_strdup_printf ("--reuid=%u", (unsigned) pw->pw_uid);
+  gid = g_strdup_printf ("--regid=%u", (unsigned) pw->pw_gid);
+  g_strv_builder_add_many (builder, "setpriv", uid, gid, "--init-groups", NULL);
+  g_strv_builder_addv (builder, (const char **) command);
+  argv = g_strv_builder_end (builder);
+
+  start = g_get_monotonic_time ();
+  g_assert_true (g_spawn_sync (NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                               &out, &err, &status, &error));
+  *seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("%s failed (status %d): %s", command[0], status, err);
+  return out;
+}
+
+/* ---- cases -------------------------------------------------------------- */
+
+static guint
+count_typed_handles (GVariant *reply, guint *n_clients)
+{
+  g_autoptr(GVariant) clients = g_variant_get_child_value (reply, 0);
+  guint n = 0;
+
+  *n_clients = (guint) g_variant_n_children (clients);
+  for (gsize i = 0; i < *n_clients; i++)
+    {
+      g_autoptr(GVariant) entry = g_variant_get_child_value (clients, i);
+      g_autoptr(GVariant) handles = g_variant_get_child_value (entry, 4);
+
+      n += (guint) g_variant_n_children (handles);
+    }
+  return n;
+}
+
+static guint
+count_json_handles (const char *json, guint *n_clients)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonArray *clients;
+  guint n = 0;
+
+  g_assert_true (json_parser_load_from_data (parser, json, -1, &error));
+  g_assert_no_error (error);
+  clients = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                          "clients");
+  *n_clients = json_array_get_length (clients);
+  for (guint i = 0; i < *n_clients; i++)
+    n += json_array_get_length (json_object_get_array_member (json_array_get_object_element (clients, i),
+                                                              "handles"));
+  return n;
+}
+
+/* ASan keeps freed memory in quarantine and maps shadow memory: a helper
+ * built with it says nothing about the bounds (its leak checker watches
+ * the helper instead). */
+static void
+assert_bounded (guint64 peak, guint64 anon)
+{
+#ifdef JMEM_E2E_ASAN
+  g_test_message ("built with ASan: helper VmHWM and RssAnon not compared");
+#else
+  g_assert_cmpuint (peak, <=, PEAK_BOUND_KIB);
+  g_assert_cmpuint (anon, <, ANON_BOUND_KIB);
+#endif
+}
+
+static void
+check_memory (guint n_handles)
+{
+  g_autoptr(Allocations) file = allocations_generate (n_handles);
+  g_autoptr(GDBusConnection) bus = bus_open_as (agent_user);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *jmem = g_build_filename (build_dir, "client", "jmem", NULL);
+  const char *gdbus[] = { "gdbus", "call", "--system", "--dest", JMEM_DBUS_NAME,
+                          "--object-path", JMEM_DBUS_PATH,
+                          "--method", JMEM_DBUS_INTERFACE ".GetNvMapAllocations", NULL };
+  const char *client[] = { jmem, "allocations", "--json", NULL };
+  guint32 pid = helper_pid (bus);
+  guint n_clients = 0;
+  guint64 peak, anon;
+  double seconds;
+
+  /* The typed method through gdbus: its text is a GVariant to read back.
+   * Twice: the second big reply is where freed heap used to stay. */
+  for (int round = 0; round < 2; round++)
+    {
+      g_autoptr(GVariant) reply = NULL;
+      g_autofree char *typed = NULL;
+
+      reset_peak (pid);
+      typed = run_agent (gdbus, &seconds);
+      peak = status_kib (pid, "VmHWM");
+      anon = wait_anon_below (pid, ANON_BOUND_KIB);
+      g_test_message ("GetNvMapAllocations, %u handles: %.2f s, helper VmHWM %" G_GUINT64_FORMAT
+                      " KiB, RssAnon after %" G_GUINT64_FORMAT " KiB", n_handles, seconds, peak, anon);
+      reply = g_variant_parse (G_VARIANT_TYPE (TYPED_REPLY_TYPE), typed, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (count_typed_handles (reply, &n_clients), ==, file->n_handles);
+      g_assert_cmpuint (n_clients, ==, file->n_clients);
+      assert_bounded (peak, anon);
+    }
+
+  /* jmem, through the snapshot. */
+  reset_peak (pid);
+  json = run_agent (client, &seconds);
+  peak = status_kib (pid, "VmHWM");
+  anon = wait_anon_below (pid, ANON_BOUND_KIB);
+  g_test_message ("jmem allocations (snapshot), %u handles: %.2f s, helper VmHWM %" G_GUINT64_FORMAT
+                  " KiB, RssAnon after %" G_GUINT64_FORMAT " KiB", n_handles, seconds, peak, anon);
+  g_assert_cmpuint (count_json_handles (json, &n_clients), ==, file->n_handles);
+  g_assert_cmpuint (n_clients, ==, file->n_clients);
+  assert_bounded (peak, anon);
+
+  /* The same helper is still the one answering: nothing was restarted. */
+  g_assert_cmpuint (helper_pid (bus), ==, pid);
+  unmount_allocations ();
+}
+
+static void
+test_memory_60000 (void)
+{
+  check_memory (60000);
+}
+
+static void
+test_memory_1000 (void)
+{
+  check_memory (1000);
+}
+
+static GVariant *
+call_snapshot (GDBusConnection *bus, int *fd)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GUnixFDList) fds = NULL;
+  GVariant *reply;
+  gint32 handle = -1;
+
+  reply = g_dbus_connection_call_with_unix_fd_list_sync (bus, JMEM_DBUS_NAME, JMEM_DBUS_PATH,
+                                                         JMEM_DBUS_INTERFACE,
+                                                         "GetNvMapAllocationsSnapshot", NULL,
+                                                         G_VARIANT_TYPE ("(ha{sv})"),
+                                                         G_DBUS_CALL_FLAGS_NONE, 30000, NULL,
+                                                         &fds, NULL, &error);
+  g_assert_no_error (error);
+  g_variant_get_child (reply, 0, "h", &handle);
+  g_assert_nonnull (fds);
+  *fd = g_unix_fd_list_get (fds, handle, &error);
+  g_assert_no_error (error);
+  return reply;
+}
+
+static char *
+read_fd (int fd, gsize *len)
+{
+  struct stat st;
+  char *data;
+
+  g_assert_cmpint (fstat (fd, &st), ==, 0);
+  data = g_malloc ((gsize) st.st_size + 1);
+  g_assert_cmpint (pread (fd, data, (gsize) st.st_size, 0), ==, st.st_size);
+  data[st.st_size] = '\0';
+  *len = (gsize) st.st_size;
+  return data;
+}
+
+static void
+test_snapshot_sealed (void)
+{
+  g_autoptr(Allocations) file = allocations_generate (1000);
+  g_autoptr(GDBusConnection) bus = bus_open_as (agent_user);
+  g_autoptr(GVariant) reply = NULL;
+  g_autofree char *data = NULL;
+  const unsigned all = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
+  guint64 size = 0;
+  guint differing_lines = 0;
+  gsize len = 0;
+  void *map;
+  int fd = -1;
+
+  reply = call_snapshot (bus, &fd);
+  g_assert_true (g_variant_lookup (g_variant_get_child_value (reply, 1), "size", "t", &size));
+
+  g_assert_cmpint (fcntl (fd, F_GET_SEALS), ==, (int) all);
+  g_assert_cmpint (fcntl (fd, F_GETFL) & O_ACCMODE, ==, O_RDONLY);
+  g_assert_cmpint (write (fd, "x", 1), ==, -1);
+  g_assert_cmpint (errno, ==, EBADF);
+  g_assert_cmpint (ftruncate (fd, 0), ==, -1);
+  g_assert_cmpint (fcntl (fd, F_ADD_SEALS, 0), ==, -1);
+  map = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  g_assert_true (map == MAP_FAILED);
+
+  /* The file as the kernel printed it, but no UID is left: each differs
+   * from the file only where the snapshot holds '0's. */
+  data = read_fd (fd, &len);
+  close (fd);
+  g_assert_cmpuint (len, ==, file->len);
+  g_assert_cmpuint (size, ==, file->len);
+  for (gsize i = 0, line_differs = 0; i < len; i++)
+    {
+      if (data[i] != file->data[i])
+        {
+          g_assert_cmpint (data[i], ==, '0');
+          line_differs = 1;
+        }
+      if (data[i] == '\n')
+        {
+          differing_lines += (guint) line_differs;
+          line_differs = 0;
+        }
+    }
+  /* The generator gives every handle a non-zero pointer. */
+  g_assert_cmpuint (differing_lines, ==, file->n_handles);
+  unmount_allocations ();
+}
+
+typedef struct {
+  GVariant *reply;
+  char     *data;  /* a snapshot's contents */
+  gboolean  done;
+} Answer;
+
+static void
+on_snapshot_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Answer *answer = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GUnixFDList) fds = NULL;
+  gsize len = 0;
+  int fd;
+
+  answer->reply = g_dbus_connection_call_with_unix_fd_list_finish (G_DBUS_CONNECTION (source),
+                                                                   &fds, result, &error);
+  g_assert_no_error (error);
+  fd = g_unix_fd_list_get (fds, 0, &error);
+  g_assert_no_error (error);
+  answer->data = read_fd (fd, &len);
+  close (fd);
+  answer->done = TRUE;
+}
+
+static void
+on_typed_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Answer *answer = user_data;
+  g_autoptr(GError) error = NULL;
+
+  answer->reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  g_assert_no_error (error);
+  answer->done = TRUE;
+}
+
+/* Half the callers ask for the snapshot, half for the typed reply, while the
+ * file is a FIFO that only this test writes, once: a second read of it would
+ * see nothing (or wait forever), and every answer says which read it got. */
+static void
+test_single_flight (void)
+{
+  g_autofree char *fifo = g_build_filename (state_dir, "allocations.fifo", NULL);
+  g_autofree char *fixture = g_build_filename (source_dir, "fixtures", "nvmap",
+                                               "allocations.rendered-r36-format.txt", NULL);
+  g_autofree char *text = NULL;
+  GDBusConnection *buses[N_CONCURRENT];
+  Answer answers[N_CONCURRENT] = { { 0 } };
+  guint64 first_read = 0;
+  gsize len = 0;
+  int writer;
+
+  g_assert_true (g_file_get_contents (fixture, &text, &len, NULL));
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  mount_over_allocations (fifo);
+
+  for (guint i = 0; i < N_CONCURRENT; i++)
+    buses[i] = bus_open_as (agent_user);
+  (void) helper_pid (buses[0]);
+
+  for (guint i = 0; i < N_CONCURRENT; i++)
+    {
+      if (i % 2 == 0)
+        g_dbus_connection_call_with_unix_fd_list (buses[i], JMEM_DBUS_NAME, JMEM_DBUS_PATH,
+                                                  JMEM_DBUS_INTERFACE, "GetNvMapAllocationsSnapshot",
+                                                  NULL, G_VARIANT_TYPE ("(ha{sv})"),
+                                                  G_DBUS_CALL_FLAGS_NONE, 30000, NULL, NULL,
+                                                  on_snapshot_done, &answers[i]);
+      else
+        g_dbus_connection_call (buses[i], JMEM_DBUS_NAME, JMEM_DBUS_PATH, JMEM_DBUS_INTERFACE,
+                                "GetNvMapAllocations", NULL, G_VARIANT_TYPE (TYPED_REPLY_TYPE),
+                                G_DBUS_CALL_FLAGS_NONE, 30000, NULL, on_typed_done, &answers[i]);
+    }
+
+  /* The first call opens the FIFO and waits for a writer (which is when a
+   * writer's non-blocking open succeeds); give the others, each a polkit
+   * check of some milliseconds, time to join it before anything is written. */
+  writer = -1;
+  for (int i = 0; i < 200 && writer < 0; i++)
+    {
+      writer = open (fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+      if (writer < 0)
+        {
+          g_assert_cmpint (errno, ==, ENXIO);
+          g_main_context_iteration (NULL, FALSE);
+          g_usleep (50 * 1000);
+        }
+    }
+  g_assert_cmpint (writer, >=, 0);
+  g_usleep (2 * G_USEC_PER_SEC);
+  g_assert_cmpint (fcntl (writer, F_SETFL, 0), ==, 0);
+  g_assert_cmpint (write (writer, text, len), ==, (gssize) len);
+  close (writer);
+
+  for (guint i = 0; i < N_CONCURRENT; i++)
+    while (!answers[i].done)
+      g_main_context_iteration (NULL, TRUE);
+
+  for (guint i = 0; i < N_CONCURRENT; i++)
+    {
+      g_autoptr(GVariant) info = g_variant_get_child_value (answers[i].reply, i % 2 == 0 ? 1 : 2);
+      guint64 read_id = 0;
+      guint32 shared_by = 0;
+
+      g_assert_true (g_variant_lookup (info, "read_id", "t", &read_id));
+      g_assert_true (g_variant_lookup (info, "shared_by", "u", &shared_by));
+      if (i == 0)
+        first_read = read_id;
+      g_assert_cmpuint (read_id, ==, first_read);
+      g_assert_cmpuint (shared_by, ==, N_CONCURRENT);
+      if (i % 2 == 0)
+        g_assert_cmpstr (answers[i].data, ==, text);  /* its UIDs are 0 already */
+      else
+        {
+          guint n_clients = 0;
+          g_assert_cmpuint (count_typed_handles (answers[i].reply, &n_clients), >, 0);
+        }
+      g_variant_unref (answers[i].reply);
+      g_free (answers[i].data);
+      g_object_unref (buses[i]);
+    }
+  unmount_allocations ();
+  g_assert_cmpint (unlink (fifo), ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  if (g_getenv ("JMEM_SANDBOX") == NULL || geteuid () != 0)
+    {
+      g_printerr ("test-e2e-allocations: SKIP: run through tests/e2e/jmem-sandbox (as root)\n");
+      return 77;
+    }
+  build_dir = g_getenv ("JMEM_SANDBOX_BUILD_DIR");
+  source_dir = g_getenv ("JMEM_SANDBOX_SOURCE_DIR");
+  state_dir = g_getenv ("JMEM_SANDBOX_STATE");
+  agent_user = g_getenv ("JMEM_SANDBOX_AGENT");
+  g_assert_nonnull (build_dir);
+  g_assert_nonnull (source_dir);
+  g_assert_nonnull (state_dir);
+  g_assert_nonnull (agent_user);
+
+  g_test_add_func ("/e2e/allocations/memory-60000", test_memory_60000);
+  g_test_add_func ("/e2e/allocations/memory-1000", test_memory_1000);
+  g_test_add_func ("/e2e/allocations/snapshot-sealed", test_snapshot_sealed);
+  g_test_add_func ("/e2e/allocations/single-flight", test_single_flight);
+  return g_test_run ();
+}
