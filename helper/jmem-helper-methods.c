@@ -59,6 +59,12 @@ read_debugfs (const char  *path,
                  "(no nvgpu NvMap, or debugfs not mounted)", path);
   else if (local->domain == JMEM_ERROR)
     g_propagate_error (error, g_steal_pointer (&local));
+  else if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
+    /* EACCES/EPERM: the helper holds no capability, and this kernel checks
+     * one (Linux and the nvmap driver as shipped do not). */
+    g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
+                 "%s: this kernel wants a capability for it; grant the helper "
+                 "CAP_DAC_READ_SEARCH with a drop-in (see the operator guide)", local->message);
   else
     g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "%s", local->message);
   return NULL;
@@ -163,6 +169,12 @@ write_proc (const char *path,
   ssize_t n;
   int fd = open (path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 
+  if (fd < 0 && errno == ENOENT)
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE,
+                   "%s does not exist on this kernel", path);
+      return FALSE;
+    }
   if (fd < 0)
     {
       int saved = errno;
@@ -208,6 +220,18 @@ on_drop_caches (JmemHelper1           *skeleton,
 
   if (!jmem_drop_caches_check_request (level, options, &compact, &error))
     {
+      finish (invocation, JMEM_ACTION_DROP_CACHES, NULL, error);
+      return TRUE;
+    }
+
+  /* Asked for both and one cannot be done: do neither, and keep the rate
+   * for a call without compact. */
+  if (compact && access (JMEM_COMPACT_MEMORY_PATH, F_OK) != 0 && errno == ENOENT)
+    {
+      error = g_error_new (JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE,
+                           "cannot compact memory: %s does not exist (a kernel without "
+                           "CONFIG_COMPACTION); nothing was dropped, ask again without compact",
+                           JMEM_COMPACT_MEMORY_PATH);
       finish (invocation, JMEM_ACTION_DROP_CACHES, NULL, error);
       return TRUE;
     }
