@@ -16,7 +16,8 @@
 
 #define GROUP_ADVICE                                                    \
   "add this account to the " JMEM_PRIVILEGED_GROUP " group "            \
-  "(sudo usermod -aG " JMEM_PRIVILEGED_GROUP " \"$USER\"), then log in again"
+  "(sudo usermod -aG " JMEM_PRIVILEGED_GROUP " \"$USER\"); polkit reads the group "      \
+  "database, so the next call is allowed without logging in again"
 
 #define INTERACTIVE_AUTH_REQUIRED "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired"
 

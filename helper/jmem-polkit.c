@@ -197,7 +197,7 @@ on_authorize_method (GDBusInterfaceSkeleton *skeleton,
     }
 
   text = g_strdup_printf ("not authorized for %s: members of the %s group are "
-                          "(usermod -aG %s USER, then log in again)",
+                          "(usermod -aG %s USER takes effect at the next call)",
                           action, JMEM_PRIVILEGED_GROUP, JMEM_PRIVILEGED_GROUP);
   return refuse (invocation, action, uid, "denied",
                  "org.freedesktop.DBus.Error.AccessDenied", text);
