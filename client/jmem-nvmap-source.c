@@ -4,11 +4,20 @@
 #include "jmem-file.h"
 #include "jmem-helper-client.h"
 #include "jmem-names.h"
+#include "jmem-pid-namespace.h"
 
 #include <gio/gio.h>
 #include <unistd.h>
 
 /* ---- files: a captured tree, or debugfs itself as root ---- */
+
+/* Read live, the PIDs are NvMap's: the initial namespace's, even for a root
+ * jmem in a container. A capture's belong to its own /proc (0: not said). */
+static guint64
+files_pid_namespace (const JmemNvmapSourceContext *ctx)
+{
+  return ctx->root == NULL ? JMEM_PID_NAMESPACE_INITIAL : 0;
+}
 
 static JmemNvmapClients *
 files_read_clients (const JmemNvmapSourceContext *ctx,
@@ -19,6 +28,7 @@ files_read_clients (const JmemNvmapSourceContext *ctx,
   g_autofree char *total_path = jmem_sysroot_path (ctx->root, JMEM_NVMAP_TOTAL_MEMORY_PATH);
   g_autofree char *data = NULL;
   g_autofree char *total = NULL;
+  JmemNvmapClients *clients;
   gsize len = 0, total_len = 0;
   guint64 bytes;
   gint64 unused_total;
@@ -31,7 +41,10 @@ files_read_clients (const JmemNvmapSourceContext *ctx,
   if (jmem_file_read_capped (total_path, JMEM_MAX_SMALL_BYTES, &total, &total_len, NULL) &&
       jmem_nvmap_total_memory_parse (total, total_len, &bytes, NULL) && bytes <= G_MAXINT64)
     *stats_total_bytes = (gint64) bytes;
-  return jmem_nvmap_clients_parse (data, len, error);
+  clients = jmem_nvmap_clients_parse (data, len, error);
+  if (clients != NULL)
+    clients->pid_namespace = files_pid_namespace (ctx);
+  return clients;
 }
 
 static JmemNvmapAllocations *
@@ -40,11 +53,15 @@ files_read_allocations (const JmemNvmapSourceContext *ctx,
 {
   g_autofree char *path = jmem_sysroot_path (ctx->root, JMEM_NVMAP_ALLOCATIONS_PATH);
   g_autofree char *data = NULL;
+  JmemNvmapAllocations *allocations;
   gsize len = 0;
 
   if (!jmem_file_read_capped (path, JMEM_MAX_DEBUGFS_BYTES, &data, &len, error))
     return NULL;
-  return jmem_nvmap_allocations_parse (data, len, error);
+  allocations = jmem_nvmap_allocations_parse (data, len, error);
+  if (allocations != NULL)
+    allocations->pid_namespace = files_pid_namespace (ctx);
+  return allocations;
 }
 
 /* ---- the helper ---- */

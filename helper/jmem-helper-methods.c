@@ -10,6 +10,7 @@
 #include "jmem-helper-wire.h"
 #include "jmem-names.h"
 #include "jmem-nvmap.h"
+#include "jmem-pid-namespace.h"
 #include "jmem-polkit.h"
 #include "jmem-rate-limit.h"
 
@@ -98,6 +99,10 @@ on_get_nvmap_clients (JmemHelper1           *skeleton,
   data = read_debugfs (JMEM_NVMAP_CLIENTS_PATH, &len, &error);
   if (data != NULL)
     clients = jmem_nvmap_clients_parse (data, len, &error);
+  /* The helper runs in the host's PID namespace, whose PIDs NvMap prints:
+   * say so, for a caller in a container. */
+  if (clients != NULL)
+    clients->pid_namespace = jmem_pid_namespace_self ();
   finish (invocation, JMEM_ACTION_READ_NVMAP,
           clients != NULL ? jmem_wire_clients_to_variant (clients, read_stats_total ()) : NULL,
           error);
@@ -117,6 +122,8 @@ on_get_nvmap_allocations (JmemHelper1           *skeleton,
   data = read_debugfs (JMEM_NVMAP_ALLOCATIONS_PATH, &len, &error);
   if (data != NULL)
     allocations = jmem_nvmap_allocations_parse (data, len, &error);
+  if (allocations != NULL)
+    allocations->pid_namespace = jmem_pid_namespace_self ();
   finish (invocation, JMEM_ACTION_READ_ALLOCATIONS,
           allocations != NULL ? jmem_wire_allocations_to_variant (allocations) : NULL,
           error);

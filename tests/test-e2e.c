@@ -680,6 +680,128 @@ test_agent_read_denied (void)
   g_assert_nonnull (strstr (error->message, "CAP_DAC_READ_SEARCH"));
 }
 
+/* ---- PID namespaces ---- */
+
+/* An NvMap clients file, in the kernel's columns, whose rows name PID 1 and
+ * this test's own PID: host PIDs, as NvMap prints them. */
+static char *
+host_pid_clients (void)
+{
+  return g_strdup_printf ("%-18s %18s %8s %10s\n"
+                          "%-18s %18s %8u %10uK\n"
+                          "%-18s %18s %8u %10uK\n"
+                          "%-18s %18s %8s %10uK\n",
+                          "CLIENT", "PROCESS", "PID", "SIZE",
+                          "user", "init", 1u, 1048576u,
+                          "user", "test-e2e", (unsigned) getpid (), 33554432u,
+                          "total", "", "", 34603008u);
+}
+
+static JsonObject *
+snapshot_process (JsonObject *snapshot, gint64 pid)
+{
+  JsonArray *procs = json_object_get_array_member (json_object_get_object_member (snapshot, "processes"),
+                                                   "list");
+
+  for (guint i = 0; i < json_array_get_length (procs); i++)
+    {
+      JsonObject *p = json_array_get_object_element (procs, i);
+
+      if (json_object_get_int_member (p, "pid") == pid)
+        return p;
+    }
+  return NULL;
+}
+
+static gboolean
+has_pid_namespace_warning (JsonObject *snapshot)
+{
+  JsonArray *warnings = json_object_get_array_member (snapshot, "warnings");
+
+  for (guint i = 0; i < json_array_get_length (warnings); i++)
+    if (strstr (json_object_get_string_member (json_array_get_object_element (warnings, i),
+                                               "message"), "PID namespace") != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* Runs `jmem snapshot [--json]` as the agent, in a PID namespace of its own
+ * (unshare --pid --fork --mount-proc) when @contained. */
+static void
+run_snapshot (gboolean contained, gboolean json, RunResult *run)
+{
+  g_autofree char *jmem = client_path ();
+  const char *command[] = { jmem, "snapshot", json ? "--json" : NULL, NULL };
+  g_auto(GStrv) as_agent = user_argv (agent_user, command);
+  g_autoptr(GStrvBuilder) full = g_strv_builder_new ();
+  g_auto(GStrv) argv = NULL;
+
+  if (contained)
+    g_strv_builder_add_many (full, "unshare", "--pid", "--fork", "--mount-proc", NULL);
+  g_strv_builder_addv (full, (const char **) as_agent);
+  argv = g_strv_builder_end (full);
+  run_as (NULL, (const char *const *) argv, run);
+  g_assert_true (WIFEXITED (run->status));
+  g_assert_cmpint (WEXITSTATUS (run->status), ==, 0);
+}
+
+static void
+test_agent_pid_namespace (void)
+{
+  g_autofree char *file = g_build_filename (g_getenv ("JMEM_SANDBOX_STATE"), "clients-host-pids", NULL);
+  g_autofree char *text = host_pid_clients ();
+  g_auto(RunResult) host = { 0 };
+  g_auto(RunResult) contained = { 0 };
+  g_auto(RunResult) human = { 0 };
+  g_autoptr(JsonParser) host_parser = json_parser_new ();
+  g_autoptr(JsonParser) contained_parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *snap, *nvmap, *p, *row;
+
+  if (!g_find_program_in_path ("unshare"))
+    {
+      g_test_skip ("unshare is not installed");
+      return;
+    }
+  g_assert_true (g_file_set_contents (file, text, -1, NULL));
+  g_assert_cmpint (chmod (file, 0444), ==, 0);
+  g_assert_cmpint (mount (file, JMEM_NVMAP_CLIENTS_PATH, NULL, MS_BIND, NULL), ==, 0);
+  run_snapshot (FALSE, TRUE, &host);
+  run_snapshot (TRUE, TRUE, &contained);
+  run_snapshot (TRUE, FALSE, &human);
+  g_assert_cmpint (umount2 (JMEM_NVMAP_CLIENTS_PATH, MNT_DETACH), ==, 0);
+  g_assert_cmpint (unlink (file), ==, 0);
+
+  /* In the helper's namespace: joined by PID, as always. */
+  json_parser_load_from_data (host_parser, host.out, -1, &error);
+  g_assert_no_error (error);
+  snap = json_node_get_object (json_parser_get_root (host_parser));
+  nvmap = json_object_get_object_member (snap, "nvmap");
+  g_assert_cmpstr (json_object_get_string_member (nvmap, "pid_namespace"), ==, "own");
+  p = snapshot_process (snap, getpid ());
+  g_assert_nonnull (p);
+  g_assert_cmpint (json_object_get_int_member (p, "nvmap_kib"), ==, 33554432);
+  g_assert_false (has_pid_namespace_warning (snap));
+
+  /* In a PID namespace of its own, PID 1 is jmem: NvMap's PID 1 (the
+   * host's init) must not be joined to it. */
+  json_parser_load_from_data (contained_parser, contained.out, -1, &error);
+  g_assert_no_error (error);
+  snap = json_node_get_object (json_parser_get_root (contained_parser));
+  nvmap = json_object_get_object_member (snap, "nvmap");
+  g_assert_true (json_object_get_boolean_member (nvmap, "readable"));
+  g_assert_cmpstr (json_object_get_string_member (nvmap, "pid_namespace"), ==, "host");
+  p = snapshot_process (snap, 1);
+  g_assert_nonnull (p);
+  g_assert_true (json_object_get_null_member (p, "nvmap_kib"));
+  /* the rows are still there, as host PIDs, neither found nor gone */
+  row = json_array_get_object_element (json_object_get_array_member (nvmap, "by_pid"), 0);
+  g_assert_cmpint (json_object_get_int_member (row, "pid"), ==, getpid ());
+  g_assert_true (json_object_get_null_member (row, "pid_exists"));
+  g_assert_true (has_pid_namespace_warning (snap));
+  g_assert_nonnull (strstr (human.out, "host PIDs"));
+}
+
 static const char *const helper_methods[][2] = {
   { "GetNvMapClients", NULL },
   { "GetNvMapAllocations", NULL },
@@ -1226,6 +1348,7 @@ main (int argc, char **argv)
       g_test_add_func ("/e2e/agent/drop-caches", test_agent_drop_caches);
       g_test_add_func ("/e2e/agent/no-compaction", test_agent_no_compaction);
       g_test_add_func ("/e2e/agent/read-denied", test_agent_read_denied);
+      g_test_add_func ("/e2e/agent/pid-namespace", test_agent_pid_namespace);
       g_test_add_func ("/e2e/outsider/denied", test_outsider_denied);
       g_test_add_func ("/e2e/outsider/interactive-flag", test_interactive_flag);
       g_test_add_func ("/e2e/outsider/properties", test_properties_unauthorized);
