@@ -756,9 +756,10 @@ test_agent_pid_namespace (void)
   g_autoptr(JsonParser) host_parser = json_parser_new ();
   g_autoptr(JsonParser) contained_parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
+  g_autofree char *unshare = g_find_program_in_path ("unshare");
   JsonObject *snap, *nvmap, *p, *row;
 
-  if (!g_find_program_in_path ("unshare"))
+  if (unshare == NULL)
     {
       g_test_skip ("unshare is not installed");
       return;
