@@ -725,13 +725,11 @@ has_pid_namespace_warning (JsonObject *snapshot)
   return FALSE;
 }
 
-/* Runs `jmem snapshot [--json]` as the agent, in a PID namespace of its own
- * (unshare --pid --fork --mount-proc) when @contained. */
+/* Runs @command as the agent, in a PID namespace of its own (unshare --pid
+ * --fork --mount-proc, where it is PID 1) when @contained; it must succeed. */
 static void
-run_snapshot (gboolean contained, gboolean json, RunResult *run)
+run_agent (gboolean contained, const char *const *command, RunResult *run)
 {
-  g_autofree char *jmem = client_path ();
-  const char *command[] = { jmem, "snapshot", json ? "--json" : NULL, NULL };
   g_auto(GStrv) as_agent = user_argv (agent_user, command);
   g_autoptr(GStrvBuilder) full = g_strv_builder_new ();
   g_auto(GStrv) argv = NULL;
@@ -749,10 +747,15 @@ static void
 test_agent_pid_namespace (void)
 {
   g_autofree char *file = g_build_filename (g_getenv ("JMEM_SANDBOX_STATE"), "clients-host-pids", NULL);
-  g_autofree char *text = host_pid_clients ();
+  g_autofree char *clients = host_pid_clients ();
   g_auto(RunResult) host = { 0 };
   g_auto(RunResult) contained = { 0 };
   g_auto(RunResult) human = { 0 };
+  g_auto(RunResult) allocations = { 0 };
+  g_autofree char *jmem = client_path ();
+  const char *json[] = { jmem, "snapshot", "--json", NULL };
+  const char *text[] = { jmem, "snapshot", NULL };
+  const char *handles[] = { jmem, "allocations", NULL };
   g_autoptr(JsonParser) host_parser = json_parser_new ();
   g_autoptr(JsonParser) contained_parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
@@ -764,12 +767,13 @@ test_agent_pid_namespace (void)
       g_test_skip ("unshare is not installed");
       return;
     }
-  g_assert_true (g_file_set_contents (file, text, -1, NULL));
+  g_assert_true (g_file_set_contents (file, clients, -1, NULL));
   g_assert_cmpint (chmod (file, 0444), ==, 0);
   g_assert_cmpint (mount (file, JMEM_NVMAP_CLIENTS_PATH, NULL, MS_BIND, NULL), ==, 0);
-  run_snapshot (FALSE, TRUE, &host);
-  run_snapshot (TRUE, TRUE, &contained);
-  run_snapshot (TRUE, FALSE, &human);
+  run_agent (FALSE, json, &host);
+  run_agent (TRUE, json, &contained);
+  run_agent (TRUE, text, &human);
+  run_agent (TRUE, handles, &allocations);
   g_assert_cmpint (umount2 (JMEM_NVMAP_CLIENTS_PATH, MNT_DETACH), ==, 0);
   g_assert_cmpint (unlink (file), ==, 0);
 
@@ -801,6 +805,7 @@ test_agent_pid_namespace (void)
   g_assert_true (json_object_get_null_member (row, "pid_exists"));
   g_assert_true (has_pid_namespace_warning (snap));
   g_assert_nonnull (strstr (human.out, "host PIDs"));
+  g_assert_nonnull (strstr (allocations.err, "host PIDs"));
 }
 
 static const char *const helper_methods[][2] = {
