@@ -2,6 +2,7 @@
 
 #include "jmem-error.h"
 #include "jmem-nvmap-source.h"
+#include "jmem-pid-namespace.h"
 #include "jmem-text.h"
 
 #include <gio/gio.h>
@@ -199,6 +200,11 @@ jmem_cmd_allocations (int argc, char **argv)
         jmem_cmd_printerr ("To fix: %s", action);
       return is_refusal (error) ? JMEM_EXIT_NOT_AUTHORIZED : JMEM_EXIT_NO_DATA;
     }
+
+  /* NvMap's PIDs, read from a container with a PID namespace of its own */
+  if (!jmem_pid_namespace_joinable (allocations->pid_namespace, jmem_pid_namespace_self ()))
+    g_printerr ("jmem allocations: the PIDs are host PIDs: jmem runs in another PID namespace%s\n",
+                pid >= 0 ? ", so --pid takes a host PID" : "");
 
   text = json ? to_json (allocations, source->via, pid) : to_text (allocations, source->via, pid);
   if (!jmem_cmd_write_stdout (text, strlen (text)) || (json && !jmem_cmd_write_stdout ("\n", 1)))

@@ -54,7 +54,11 @@ jmem_cmd_call_drop_caches (const char *command,
   if (jmem_helper_drop_caches (&options, level, compact, result, &error))
     return JMEM_EXIT_OK;
   jmem_cmd_printerr ("jmem %s: caches were not dropped: %s", command, error->message);
-  action = jmem_helper_error_action (error);
+  /* NotAvailable here is compact_memory's absence, not NvMap's */
+  if (compact && g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE))
+    action = "this kernel cannot compact memory: run it again without --compact";
+  else
+    action = jmem_helper_error_action (error);
   if (action != NULL)
     jmem_cmd_printerr ("jmem %s: %s", command, action);
   return refusal_exit (error);

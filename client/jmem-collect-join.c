@@ -2,6 +2,7 @@
  * processes, the footprint, the order and --top. */
 #include "jmem-collect-private.h"
 
+#include "jmem-pid-namespace.h"
 #include "jmem-triage.h"
 
 #include <unistd.h>
@@ -59,8 +60,9 @@ aggregate_nvmap (JmemCollectContext *ctx, GHashTable *by_pid)
           t = g_new0 (JmemNvmapPidTotal, 1);
           t->pid = pid;
           t->process = g_strdup (c->process);
-          /* Kernel clients (PID 0) have no /proc entry and are no orphans. */
-          t->pid_exists = pid == 0 || pid_dir_exists (ctx, dir);
+          /* Kernel clients (PID 0) have no /proc entry and are no orphans;
+           * host PIDs are not looked up in this /proc at all. */
+          t->pid_exists = pid == 0 || s->nvmap_pids_host || pid_dir_exists (ctx, dir);
           g_ptr_array_add (s->nvmap_by_pid, t);
           g_hash_table_insert (by_pid, &t->pid, t);
         }
@@ -212,16 +214,39 @@ warn_pss_unknown (JmemCollectContext *ctx)
                                n_no_pss);
 }
 
+/* NvMap's PIDs are the initial namespace's; in a container with its own
+ * they name other processes here, or none. Then they are reported as host
+ * PIDs and joined to nothing. */
+static void
+check_pid_namespace (JmemCollectContext *ctx)
+{
+  JmemSnapshot *s = ctx->snapshot;
+
+  if (!s->nvmap_readable ||
+      jmem_pid_namespace_joinable (s->nvmap_clients->pid_namespace, jmem_pid_namespace_self ()))
+    return;
+  s->nvmap_pids_host = TRUE;
+  jmem_snapshot_add_warning (s, "nvmap",
+                             "run jmem in the host's PID namespace (on the host, or a container "
+                             "started with --pid=host) to see NvMap memory per process",
+                             "NvMap's PIDs are the host's and jmem runs in another PID namespace: "
+                             "its rows are reported as host PIDs and not matched to processes here");
+}
+
 void
 jmem_collect_join (JmemCollectContext *ctx)
 {
   JmemSnapshot *s = ctx->snapshot;
   g_autoptr(GHashTable) nvmap = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autoptr(GHashTable) gpu = gpu_by_pid (s);
+  g_autoptr(GHashTable) no_pids = g_hash_table_new (g_int64_hash, g_int64_equal);
+  GHashTable *nvmap_join;
   int top = ctx->options->top;
 
+  check_pid_namespace (ctx);
   if (s->nvmap_readable)
     aggregate_nvmap (ctx, nvmap);
+  nvmap_join = s->nvmap_pids_host ? no_pids : nvmap;
 
   if (s->gpu_stack == JMEM_GPU_STACK_UNIFIED)
     s->gpu_source = g_strdup (s->nvmap_readable ? "nvidia-smi+nvmap" : "nvidia-smi");
@@ -235,10 +260,11 @@ jmem_collect_join (JmemCollectContext *ctx)
   for (guint i = 0; i < s->processes->len; i++)
     {
       JmemProcess *p = g_ptr_array_index (s->processes, i);
-      JmemNvmapPidTotal *t = g_hash_table_lookup (nvmap, &p->pid);
+      JmemNvmapPidTotal *t = g_hash_table_lookup (nvmap_join, &p->pid);
       gint64 *gpu_kib = g_hash_table_lookup (gpu, &p->pid);
 
-      if (s->nvmap_readable)
+      /* host PIDs: which of these processes holds what is unknown (null) */
+      if (s->nvmap_readable && !s->nvmap_pids_host)
         p->nvmap_kib = t ? (gint64) MIN (t->size_kib, (guint64) G_MAXINT64) : 0;
       /* rows that may be forged give no process GPU memory: it stays unknown */
       if (s->gpu_apps_trusted && gpu_kib != NULL)
@@ -249,7 +275,7 @@ jmem_collect_join (JmemCollectContext *ctx)
     }
 
   g_ptr_array_sort (s->processes, compare_footprint);
-  read_named (ctx, top, nvmap, gpu);
+  read_named (ctx, top, nvmap_join, gpu);
   name_gpu_rows (s);
   jmem_collect_process_warnings (ctx);
   warn_pss_unknown (ctx);

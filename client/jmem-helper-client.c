@@ -21,7 +21,8 @@
 
 #define GROUP_ADVICE                                                    \
   "add this account to the " JMEM_PRIVILEGED_GROUP " group "            \
-  "(sudo usermod -aG " JMEM_PRIVILEGED_GROUP " \"$USER\"), then log in again"
+  "(sudo usermod -aG " JMEM_PRIVILEGED_GROUP " \"$USER\"); polkit reads the group "      \
+  "database, so the next call is allowed without logging in again"
 
 #define INTERACTIVE_AUTH_REQUIRED "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired"
 
@@ -246,9 +247,12 @@ allocations_from_snapshot (const JmemHelperCallOptions *options,
   g_autoptr(GUnixFDList) fds = NULL;
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GError) local = NULL;
+  g_autoptr(GVariant) info = NULL;
   g_autofree char *data = NULL;
+  JmemNvmapAllocations *allocations;
   GDBusCallFlags flags = G_DBUS_CALL_FLAGS_NONE;
   int timeout_ms = effective_timeout (options);
+  guint64 pid_namespace = 0;
   gint32 handle = -1;
   gsize len = 0;
   int fd;
@@ -276,7 +280,8 @@ allocations_from_snapshot (const JmemHelperCallOptions *options,
       return NULL;
     }
 
-  g_variant_get (reply, "(h@a{sv})", &handle, NULL);
+  g_variant_get (reply, "(h@a{sv})", &handle, &info);
+  g_variant_lookup (info, "pid_namespace", "t", &pid_namespace);
   fd = fds != NULL ? g_unix_fd_list_get (fds, handle, &local) : -1;
   if (fd < 0)
     {
@@ -289,7 +294,10 @@ allocations_from_snapshot (const JmemHelperCallOptions *options,
   close (fd);
   if (data == NULL)
     return NULL;
-  return jmem_nvmap_allocations_parse (data, len, error);
+  allocations = jmem_nvmap_allocations_parse (data, len, error);
+  if (allocations != NULL)
+    allocations->pid_namespace = pid_namespace;
+  return allocations;
 }
 
 JmemNvmapAllocations *

@@ -4,11 +4,20 @@
 #include "jmem-root.h"
 #include "jmem-helper-client.h"
 #include "jmem-names.h"
+#include "jmem-pid-namespace.h"
 
 #include <gio/gio.h>
 #include <unistd.h>
 
 /* ---- files: a captured tree, or debugfs itself as root ---- */
+
+/* Read live, the PIDs are NvMap's: the initial namespace's, even for a root
+ * jmem in a container. A capture's belong to its own /proc (0: not said). */
+static guint64
+files_pid_namespace (const JmemNvmapSourceContext *ctx)
+{
+  return ctx->root == NULL ? JMEM_PID_NAMESPACE_INITIAL : 0;
+}
 
 static JmemNvmapClients *
 files_read_clients (const JmemNvmapSourceContext *ctx,
@@ -18,6 +27,7 @@ files_read_clients (const JmemNvmapSourceContext *ctx,
   g_autoptr(JmemRoot) root = jmem_root_open (ctx->root, error);
   g_autofree char *data = NULL;
   g_autofree char *total = NULL;
+  JmemNvmapClients *clients;
   gsize len = 0, total_len = 0;
   guint64 bytes;
   gint64 unused_total;
@@ -32,7 +42,10 @@ files_read_clients (const JmemNvmapSourceContext *ctx,
                       NULL) &&
       jmem_nvmap_total_memory_parse (total, total_len, &bytes, NULL) && bytes <= G_MAXINT64)
     *stats_total_bytes = (gint64) bytes;
-  return jmem_nvmap_clients_parse (data, len, error);
+  clients = jmem_nvmap_clients_parse (data, len, error);
+  if (clients != NULL)
+    clients->pid_namespace = files_pid_namespace (ctx);
+  return clients;
 }
 
 static JmemNvmapAllocations *
@@ -41,12 +54,16 @@ files_read_allocations (const JmemNvmapSourceContext *ctx,
 {
   g_autoptr(JmemRoot) root = jmem_root_open (ctx->root, error);
   g_autofree char *data = NULL;
+  JmemNvmapAllocations *allocations;
   gsize len = 0;
 
   if (root == NULL ||
       !jmem_root_read (root, JMEM_NVMAP_ALLOCATIONS_PATH, JMEM_MAX_DEBUGFS_BYTES, &data, &len, error))
     return NULL;
-  return jmem_nvmap_allocations_parse (data, len, error);
+  allocations = jmem_nvmap_allocations_parse (data, len, error);
+  if (allocations != NULL)
+    allocations->pid_namespace = files_pid_namespace (ctx);
+  return allocations;
 }
 
 /* ---- the helper ---- */

@@ -277,6 +277,10 @@ add_nvmap (Report             *r,
                             "  total %s (via %s); per-PID sizes are proportional shares of\n"
                             "  shared buffers and need not add up to the total\n",
                             total, via);
+    if (s->nvmap_pids_host)
+      g_string_append (r->out,
+                       "  PIDs below are host PIDs: jmem runs in another PID namespace, so\n"
+                       "  they are not matched to the processes listed here\n");
   }
   if (s->nvmap_by_pid != NULL && s->nvmap_by_pid->len > 0)
     {

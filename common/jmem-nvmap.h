@@ -28,6 +28,7 @@ typedef struct {
   guint64          total_kib;     /* the "total" line: all handles, orphans included */
   guint            n_malformed;   /* lines that were neither header, row nor total */
   JmemNvmapLayout  layout;
+  guint64          pid_namespace; /* the rows' PID namespace (jmem-pid-namespace.h); 0 unknown */
 } JmemNvmapClients;
 
 /* Copies @client and @process, which must already be valid UTF-8. */
@@ -75,6 +76,7 @@ typedef struct {
   gboolean   has_hugetlbfs_column;
   gboolean   has_map_columns;  /* FALSE on 2011-2014 kernels: kmaps, umaps, share read 0 */
   JmemNvmapLayout layout;
+  guint64    pid_namespace;    /* as in JmemNvmapClients */
 } JmemNvmapAllocations;
 
 void jmem_nvmap_allocations_free (JmemNvmapAllocations *allocations);

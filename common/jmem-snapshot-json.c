@@ -324,6 +324,7 @@ add_nvmap (JsonBuilder        *b,
   json_builder_begin_object (b);
   add_bool (b, "readable", s->nvmap_readable);
   add_string (b, "via", s->nvmap_via);
+  add_string (b, "pid_namespace", !s->nvmap_readable ? NULL : s->nvmap_pids_host ? "host" : "own");
   add_string (b, "error", s->nvmap_error);
   if (c != NULL && c->has_total)
     add_uint (b, "total_kib", c->total_kib);
@@ -357,7 +358,13 @@ add_nvmap (JsonBuilder        *b,
       add_string (b, "process", t->process);
       add_uint (b, "n_clients", t->n_clients);
       add_uint (b, "size_kib", t->size_kib);
-      add_bool (b, "pid_exists", t->pid_exists);
+      if (s->nvmap_pids_host)  /* not looked up: this /proc is not theirs */
+        {
+          json_builder_set_member_name (b, "pid_exists");
+          json_builder_add_null_value (b);
+        }
+      else
+        add_bool (b, "pid_exists", t->pid_exists);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

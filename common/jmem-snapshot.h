@@ -43,7 +43,8 @@ typedef struct {
   char   *process;        /* name from the first NvMap row */
   guint   n_clients;
   guint64 size_kib;
-  gboolean pid_exists;    /* FALSE when no /proc/PID: a leak or an exited process */
+  gboolean pid_exists;    /* FALSE when no /proc/PID: a leak or an exited process;
+                           * TRUE (not looked up) when the PIDs are the host's */
 } JmemNvmapPidTotal;
 
 typedef struct {
@@ -102,6 +103,7 @@ typedef struct {
   char             *nvmap_error;     /* why unreadable */
   JmemNvmapClients *nvmap_clients;
   gint64            nvmap_stats_total_bytes; /* stats/total_memory, -1 if absent */
+  gboolean          nvmap_pids_host; /* rows' PIDs are another namespace's: not joined */
   GPtrArray        *nvmap_by_pid;    /* JmemNvmapPidTotal, largest first */
   gint64            nvmap_unattributed_kib;  /* total - sum(rows), may be negative; -1 unknown */
 

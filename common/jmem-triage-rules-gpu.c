@@ -198,7 +198,8 @@ jmem_triage_rule_desktop_nvmap (JmemTriage *t)
 void
 jmem_triage_rule_nvmap_orphan (JmemTriage *t)
 {
-  const GPtrArray *totals = t->snapshot->nvmap_by_pid;
+  /* host PIDs are not this /proc's: whether they are gone is unknown here */
+  const GPtrArray *totals = t->snapshot->nvmap_pids_host ? NULL : t->snapshot->nvmap_by_pid;
   g_autoptr(GString) who = g_string_new (NULL);
   g_autofree char *size = NULL;
   guint64 sum = 0;

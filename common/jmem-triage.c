@@ -299,9 +299,10 @@ derive (JmemTriage *t)
         t->rss_sum_kib = add_saturated (MAX (t->rss_sum_kib, 0), (guint64) p->rss_kib);
     }
 
-  /* Holders: NvMap per PID, then nvidia-smi's rows (the larger wins). */
+  /* Holders: NvMap per PID, then nvidia-smi's rows (the larger wins). Host
+   * PIDs (jmem in another PID namespace) would name the wrong processes. */
   t->holders = g_array_new (FALSE, TRUE, sizeof (JmemTriageHolder));
-  for (guint i = 0; s->nvmap_by_pid != NULL && i < s->nvmap_by_pid->len; i++)
+  for (guint i = 0; !s->nvmap_pids_host && s->nvmap_by_pid != NULL && i < s->nvmap_by_pid->len; i++)
     {
       const JmemNvmapPidTotal *n = g_ptr_array_index (s->nvmap_by_pid, i);
       JmemTriageHolder h = { n->pid, n->process, n->size_kib, n->size_kib, 0, n->pid_exists };

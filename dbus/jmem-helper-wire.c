@@ -30,8 +30,11 @@ static void
 add_common_info (GVariantBuilder *info,
                  guint            n_malformed,
                  JmemNvmapLayout  layout,
-                 gboolean         has_total)
+                 gboolean         has_total,
+                 guint64          pid_namespace)
 {
+  if (pid_namespace != 0)
+    g_variant_builder_add (info, "{sv}", "pid_namespace", g_variant_new_uint64 (pid_namespace));
   g_variant_builder_add (info, "{sv}", "malformed_lines", g_variant_new_uint32 (n_malformed));
   g_variant_builder_add (info, "{sv}", "layout",
                          g_variant_new_string (jmem_nvmap_layout_to_string (layout)));
@@ -58,7 +61,8 @@ jmem_wire_clients_to_variant (const JmemNvmapClients *clients,
     g_variant_builder_add_value (&rows, client_row (g_ptr_array_index (clients->clients, i)));
 
   g_variant_builder_init (&info, G_VARIANT_TYPE_VARDICT);
-  add_common_info (&info, clients->n_malformed, clients->layout, clients->has_total);
+  add_common_info (&info, clients->n_malformed, clients->layout, clients->has_total,
+                   clients->pid_namespace);
   if (stats_total_bytes >= 0)
     g_variant_builder_add (&info, "{sv}", "stats_total_bytes",
                            g_variant_new_uint64 ((guint64) stats_total_bytes));
@@ -214,7 +218,8 @@ jmem_wire_allocations_builder_end (JmemWireAllocationsBuilder *b,
 
   flush_client (b);
   g_variant_builder_init (&info, G_VARIANT_TYPE_VARDICT);
-  add_common_info (&info, summary->n_malformed, summary->layout, summary->has_total);
+  add_common_info (&info, summary->n_malformed, summary->layout, summary->has_total,
+                   summary->pid_namespace);
   g_variant_builder_add (&info, "{sv}", "has_hugetlbfs_column",
                          g_variant_new_boolean (summary->has_hugetlbfs_column));
   if (extra != NULL)
@@ -272,17 +277,21 @@ static void
 read_common_info (GVariant        *info,
                   guint           *n_malformed,
                   JmemNvmapLayout *layout,
-                  gboolean        *has_total)
+                  gboolean        *has_total,
+                  guint64         *pid_namespace)
 {
   const char *layout_str = NULL;
   guint32 n = 0;
   gboolean total = FALSE;
+  guint64 ns = 0;
 
   /* Absent or mistyped keys read as "unknown": info only adds detail. */
   g_variant_lookup (info, "malformed_lines", "u", &n);
   g_variant_lookup (info, "layout", "&s", &layout_str);
   g_variant_lookup (info, "has_total", "b", &total);
+  g_variant_lookup (info, "pid_namespace", "t", &ns);
   *n_malformed = n;
+  *pid_namespace = ns;
   *layout = layout_from_string (layout_str);
   *has_total = total;
 }
@@ -312,7 +321,8 @@ jmem_wire_clients_from_variant (GVariant  *reply,
   while (g_variant_iter_next (iter, "(&s&sut)", &client, &process, &pid, &size_kib))
     g_ptr_array_add (clients->clients, jmem_nvmap_client_new (client, process, pid, size_kib));
 
-  read_common_info (info, &clients->n_malformed, &clients->layout, &clients->has_total);
+  read_common_info (info, &clients->n_malformed, &clients->layout, &clients->has_total,
+                    &clients->pid_namespace);
   clients->total_kib = clients->has_total ? total_kib : 0;
 
   /* A byte count beyond gint64 cannot be real memory: report it as unknown. */
@@ -384,7 +394,7 @@ jmem_wire_allocations_from_variant (GVariant  *reply,
     }
 
   read_common_info (info, &allocations->n_malformed, &allocations->layout,
-                    &allocations->has_total);
+                    &allocations->has_total, &allocations->pid_namespace);
   allocations->total_kib = allocations->has_total ? total_kib : 0;
   g_variant_lookup (info, "has_hugetlbfs_column", "b", &hugetlbfs);
   allocations->has_hugetlbfs_column = hugetlbfs;

@@ -20,36 +20,37 @@ G_DEFINE_AUTO_CLEANUP_FREE_FUNC (cap_t, cap_t_free, NULL)
 #define BIT(cap) (G_GUINT64_CONSTANT (1) << (cap))
 
 guint64
-jmem_caps_allowed_mask (void)
+jmem_caps_grantable_mask (void)
 {
-  return BIT (CAP_SYS_ADMIN) | BIT (CAP_DAC_READ_SEARCH);
+  return BIT (CAP_DAC_READ_SEARCH);
+}
+
+static guint64
+union_of (const JmemCapSets *s)
+{
+  return s->permitted | s->effective | s->inheritable | s->bounding | s->ambient;
 }
 
 void
 jmem_caps_plan (const JmemCapSets *have,
                 JmemCapPlan       *plan)
 {
-  guint64 allowed = jmem_caps_allowed_mask ();
-  guint64 all = have->permitted | have->effective | have->inheritable |
-                have->bounding | have->ambient;
-
   memset (plan, 0, sizeof *plan);
   plan->target = *have;
 
-  /* Under the systemd unit the bounding set is already the two and seccomp
-   * denies capset(): making no call at all is what lets the helper run. */
-  if ((all & ~allowed) == 0)
+  /* Under the unit every set is empty already (or bounded to the operator's
+   * grant) and seccomp denies capset(): making no call at all is what lets
+   * the helper run there, and what keeps the grant. */
+  if ((union_of (have) & ~jmem_caps_grantable_mask ()) == 0)
     return;
 
+  /* Anything else was not chosen for the helper: drop every set, the
+   * grantable one included. */
   plan->change = TRUE;
-  plan->drop_bounding = have->bounding & ~allowed;
+  plan->drop_bounding = have->bounding;
   plan->needs_setpcap = plan->drop_bounding != 0;
   plan->clear_ambient = have->ambient != 0;
-  plan->target.permitted = have->permitted & allowed;
-  plan->target.effective = have->effective & allowed;
-  plan->target.inheritable = have->inheritable & allowed;
-  plan->target.bounding = have->bounding & allowed;
-  plan->target.ambient = 0;
+  memset (&plan->target, 0, sizeof plan->target);
 }
 
 static gboolean
@@ -91,49 +92,46 @@ jmem_caps_read (JmemCapSets *sets,
   return TRUE;
 }
 
+/* cap_init() is every set empty: one capset() clears permitted, effective
+ * and inheritable together. */
 static gboolean
-apply_sets (const JmemCapSets *target,
-            GError           **error)
+clear_sets (GError **error)
 {
   g_auto(cap_t) caps = cap_init ();
 
   if (caps == NULL)
     return set_errno_error (error, errno, "Cannot allocate capability sets");
-
-  for (int cap = 0; cap < 64; cap++)
-    {
-      cap_value_t v = cap;
-
-      if (target->permitted & BIT (cap))
-        cap_set_flag (caps, CAP_PERMITTED, 1, &v, CAP_SET);
-      if (target->effective & BIT (cap))
-        cap_set_flag (caps, CAP_EFFECTIVE, 1, &v, CAP_SET);
-      if (target->inheritable & BIT (cap))
-        cap_set_flag (caps, CAP_INHERITABLE, 1, &v, CAP_SET);
-    }
   if (cap_set_proc (caps) != 0)
-    return set_errno_error (error, errno, "Cannot reduce the capability sets");
+    return set_errno_error (error, errno, "Cannot clear the capability sets");
   return TRUE;
 }
 
 gboolean
 jmem_caps_restrict (gboolean *changed,
+                    guint64  *kept,
                     GError  **error)
 {
   JmemCapSets have, after;
-  JmemCapPlan plan, check;
+  JmemCapPlan plan;
 
   *changed = FALSE;
+  if (kept != NULL)
+    *kept = 0;
   if (!jmem_caps_read (&have, error))
     return FALSE;
 
   jmem_caps_plan (&have, &plan);
   if (!plan.change)
-    return TRUE;
+    {
+      if (kept != NULL)
+        *kept = union_of (&have);
+      return TRUE;
+    }
   *changed = TRUE;
 
-  /* Bounding first: PR_CAPBSET_DROP needs CAP_SETPCAP, which the capset
-   * below takes away. */
+  /* Bounding first: PR_CAPBSET_DROP needs CAP_SETPCAP in the effective set,
+   * which the capset below takes away (dropping it from the bounding set
+   * does not). */
   for (int cap = 0; cap < 64; cap++)
     if ((plan.drop_bounding & BIT (cap)) && cap_drop_bound (cap) != 0)
       {
@@ -145,19 +143,21 @@ jmem_caps_restrict (gboolean *changed,
       }
   if (plan.clear_ambient && cap_reset_ambient () != 0)
     return set_errno_error (error, errno, "Cannot clear the ambient capability set");
-  if (!apply_sets (&plan.target, error))
+  if (!clear_sets (error))
     return FALSE;
 
   /* Trust the kernel's view, not the calls' return values. */
   if (!jmem_caps_read (&after, error))
     return FALSE;
-  jmem_caps_plan (&after, &check);
-  if (check.change)
+  if (union_of (&after) != 0)
     {
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
-                   "Capability sets still hold more than CAP_SYS_ADMIN and CAP_DAC_READ_SEARCH "
-                   "(permitted %" G_GINT64_MODIFIER "x, bounding %" G_GINT64_MODIFIER "x)",
-                   after.permitted, after.bounding);
+                   "Capability sets are not empty after dropping them (permitted %"
+                   G_GINT64_MODIFIER "x, effective %" G_GINT64_MODIFIER "x, inheritable %"
+                   G_GINT64_MODIFIER "x, bounding %" G_GINT64_MODIFIER "x, ambient %"
+                   G_GINT64_MODIFIER "x)",
+                   after.permitted, after.effective, after.inheritable, after.bounding,
+                   after.ambient);
       return FALSE;
     }
   return TRUE;

@@ -1,6 +1,9 @@
-/* The helper's capability hygiene: never hold more than CAP_SYS_ADMIN and
- * CAP_DAC_READ_SEARCH. The decision is a pure function over the five sets so
- * that it can be tested without privileges. */
+/* The helper's capability hygiene: hold none. As uid 0 it owns the files it
+ * reads and writes, and the kernel checks no capability for them. The one
+ * exception is an operator's grant of CAP_DAC_READ_SEARCH through the unit's
+ * bounding set (for a kernel that does check it): found already bounded to
+ * that, the helper keeps it and makes no call. The decision is a pure
+ * function over the five sets so that it can be tested without privileges. */
 #pragma once
 
 #include <glib.h>
@@ -17,15 +20,16 @@ typedef struct {
 } JmemCapSets;
 
 typedef struct {
-  gboolean change;          /* FALSE: already within the two, touch nothing */
+  gboolean change;          /* FALSE: nothing beyond the grant, touch nothing */
   guint64  drop_bounding;   /* drop these from the bounding set first */
   gboolean clear_ambient;
   gboolean needs_setpcap;   /* dropping bounding caps needs CAP_SETPCAP now */
-  JmemCapSets target;       /* the sets after the change */
+  JmemCapSets target;       /* the sets after the change: all empty */
 } JmemCapPlan;
 
-/* CAP_SYS_ADMIN and CAP_DAC_READ_SEARCH as a mask. */
-guint64 jmem_caps_allowed_mask (void);
+/* CAP_DAC_READ_SEARCH as a mask: the only capability an operator may give
+ * the helper (docs/operator-guide.md). */
+guint64 jmem_caps_grantable_mask (void);
 
 /* What to do about @have. Never fails: whether the plan can be carried out
  * shows when it is applied. */
@@ -37,9 +41,11 @@ gboolean jmem_caps_read (JmemCapSets *sets,
                          GError     **error);
 
 /* Reads the sets, applies the plan and checks the result. *changed tells
- * whether any capability call was made. Fails when the sets could not be
- * reduced: the helper must then refuse to run. */
+ * whether any capability call was made; *kept (nullable) receives what is
+ * still held (0, or the operator's grant). Fails when the sets could not be
+ * emptied: the helper must then refuse to run. */
 gboolean jmem_caps_restrict (gboolean *changed,
+                             guint64  *kept,
                              GError  **error);
 
 G_END_DECLS

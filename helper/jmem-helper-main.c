@@ -114,12 +114,14 @@ on_closed (GDBusConnection *bus,
   g_main_loop_quit (h->loop);
 }
 
-/* No-new-privs, not dumpable, and capabilities within the two the helper
- * needs. Runs before any thread exists: capability sets are per thread. */
+/* No-new-privs, not dumpable, and no capability (unless the unit grants
+ * CAP_DAC_READ_SEARCH). Runs before any thread exists: capability sets are
+ * per thread. */
 static gboolean
 harden (GError **error)
 {
   gboolean changed = FALSE;
+  guint64 kept = 0;
 
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     {
@@ -131,10 +133,12 @@ harden (GError **error)
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "PR_SET_DUMPABLE: %s", g_strerror (errno));
       return FALSE;
     }
-  if (!jmem_caps_restrict (&changed, error))
+  if (!jmem_caps_restrict (&changed, &kept, error))
     return FALSE;
   if (changed)
-    g_message ("Reduced capabilities to CAP_SYS_ADMIN and CAP_DAC_READ_SEARCH");
+    g_message ("Dropped every capability");
+  else if (kept != 0)
+    g_message ("Keeping CAP_DAC_READ_SEARCH: the service manager's bounding set grants it");
   return TRUE;
 }
 

@@ -14,6 +14,7 @@
 #include "jmem-helper-wire.h"
 #include "jmem-names.h"
 #include "jmem-nvmap.h"
+#include "jmem-pid-namespace.h"
 #include "jmem-polkit.h"
 #include "jmem-rate-limit.h"
 
@@ -65,6 +66,12 @@ read_debugfs (const char  *path,
                  "(no nvgpu NvMap, or debugfs not mounted)", path);
   else if (local->domain == JMEM_ERROR)
     g_propagate_error (error, g_steal_pointer (&local));
+  else if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
+    /* EACCES/EPERM: the helper holds no capability, and this kernel checks
+     * one (Linux and the nvmap driver as shipped do not). */
+    g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
+                 "%s: this kernel wants a capability for it; grant the helper "
+                 "CAP_DAC_READ_SEARCH with a drop-in (see the operator guide)", local->message);
   else
     g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "%s", local->message);
   return NULL;
@@ -98,6 +105,10 @@ on_get_nvmap_clients (JmemHelper1           *skeleton,
   data = read_debugfs (JMEM_NVMAP_CLIENTS_PATH, &len, &error);
   if (data != NULL)
     clients = jmem_nvmap_clients_parse (data, len, &error);
+  /* The helper runs in the host's PID namespace, whose PIDs NvMap prints:
+   * say so, for a caller in a container. */
+  if (clients != NULL)
+    clients->pid_namespace = jmem_pid_namespace_self ();
   finish (invocation, JMEM_ACTION_READ_NVMAP,
           clients != NULL ? jmem_wire_clients_to_variant (clients, read_stats_total ()) : NULL,
           error);
@@ -196,6 +207,7 @@ allocations_reply (JmemSealedFile  *snapshot,
   munmap (map, snapshot->size);
   if (!ok)
     return NULL;
+  summary.pid_namespace = jmem_pid_namespace_self ();
   return g_variant_ref_sink (jmem_wire_allocations_builder_end (builder, &summary,
                                                                 snapshot_info (snapshot)));
 }
@@ -290,6 +302,7 @@ on_allocations_snapshot_fd (GObject      *source,
   g_variant_builder_add (&info, "{sv}", "size", g_variant_new_uint64 (snapshot->size));
   g_variant_builder_add (&info, "{sv}", "read_id", g_variant_new_uint64 (snapshot->read_id));
   g_variant_builder_add (&info, "{sv}", "shared_by", g_variant_new_uint32 (snapshot->shared_by));
+  g_variant_builder_add (&info, "{sv}", "pid_namespace", g_variant_new_uint64 (jmem_pid_namespace_self ()));
   jmem_helper_log_action (JMEM_ACTION_READ_ALLOCATIONS, jmem_polkit_caller_uid (call->invocation),
                           "ok", NULL);
   g_dbus_method_invocation_return_value_with_unix_fd_list (call->invocation,
@@ -358,6 +371,12 @@ write_proc (const char *path,
   ssize_t n;
   int fd = open (path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 
+  if (fd < 0 && errno == ENOENT)
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE,
+                   "%s does not exist on this kernel", path);
+      return FALSE;
+    }
   if (fd < 0)
     {
       int saved = errno;
@@ -403,6 +422,18 @@ on_drop_caches (JmemHelper1           *skeleton,
 
   if (!jmem_drop_caches_check_request (level, options, &compact, &error))
     {
+      finish (invocation, JMEM_ACTION_DROP_CACHES, NULL, error);
+      return TRUE;
+    }
+
+  /* Asked for both and one cannot be done: do neither, and keep the rate
+   * for a call without compact. */
+  if (compact && access (JMEM_COMPACT_MEMORY_PATH, F_OK) != 0 && errno == ENOENT)
+    {
+      error = g_error_new (JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE,
+                           "cannot compact memory: %s does not exist (a kernel without "
+                           "CONFIG_COMPACTION); nothing was dropped, ask again without compact",
+                           JMEM_COMPACT_MEMORY_PATH);
       finish (invocation, JMEM_ACTION_DROP_CACHES, NULL, error);
       return TRUE;
     }

@@ -326,7 +326,7 @@ on_checked (GObject      *source,
   check_refuse (check, "denied",
                 g_error_new (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
                              "not authorized for %s: members of the %s group are "
-                             "(usermod -aG %s USER, then log in again)",
+                             "(usermod -aG %s USER takes effect at the next call)",
                              check->action, JMEM_PRIVILEGED_GROUP, JMEM_PRIVILEGED_GROUP));
 }
 

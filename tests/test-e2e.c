@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -28,7 +29,6 @@
 #endif
 #endif
 
-#define HELPER_CAPS_ALLOWED  ((G_GUINT64_CONSTANT (1) << 2) | (G_GUINT64_CONSTANT (1) << 21))
 /* A caller must learn that polkit is absent or stuck well before the D-Bus
  * default timeout of 25 s (the helper bounds its own wait for polkit). */
 #define FAIL_CLOSED_BOUND_S  20
@@ -654,6 +654,198 @@ test_log_escaped (void)
     g_assert_false (g_str_has_prefix (lines[i], forged));
 }
 
+/* A kernel without CONFIG_COMPACTION: /proc/sys/vm holds drop_caches but no
+ * compact_memory (a tmpfs over the directory, in the sandbox's namespace). */
+static void
+test_agent_no_compaction (void)
+{
+  g_autoptr(GDBusConnection) bus = bus_open_as (agent_user);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *level = NULL;
+  g_autofree char *jmem = client_path ();
+  const char *command[] = { jmem, "drop-caches", "--compact", "--no-ask-password", NULL };
+  g_auto(RunResult) run = { 0 };
+
+  g_assert_cmpint (mount ("jmem-e2e-vm", "/proc/sys/vm", "tmpfs", 0, "mode=0755"), ==, 0);
+  g_assert_true (g_file_set_contents (JMEM_DROP_CACHES_PATH, "", 0, NULL));
+  g_assert_cmpint (chmod (JMEM_DROP_CACHES_PATH, 0644), ==, 0);
+  g_assert_false (g_file_test (JMEM_COMPACT_MEMORY_PATH, G_FILE_TEST_EXISTS));
+
+  reply = helper_call (bus, "DropCaches", g_variant_new_parsed ("(@u 3, {'compact': <true>})"),
+                       G_DBUS_CALL_FLAGS_NONE, 30000, &error);
+  name = remote_error_name (error);
+  run_as (agent_user, command, &run);
+  level = read_knob (JMEM_DROP_CACHES_PATH);
+  g_assert_cmpint (umount2 ("/proc/sys/vm", MNT_DETACH), ==, 0);
+
+  g_assert_null (reply);
+  g_assert_cmpstr (name, ==, "dev.jmem.Error.NotAvailable");
+  g_assert_nonnull (strstr (error->message, JMEM_COMPACT_MEMORY_PATH));
+  /* neither half was done: the caches were not dropped either */
+  g_assert_cmpstr (level, ==, "");
+  assert_failed_exit (&run);
+  g_assert_nonnull (strstr (run.err, "without --compact"));
+}
+
+/* A kernel that checks a capability for an NvMap file: the helper holds
+ * none, so a file its owner may not read (mode 0000, root's) stands in. The
+ * error names the file and says what to grant. */
+static void
+test_agent_read_denied (void)
+{
+  g_autoptr(GDBusConnection) bus = bus_open_as (agent_user);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *file = g_build_filename (g_getenv ("JMEM_SANDBOX_STATE"), "clients-0000", NULL);
+
+  g_assert_true (g_file_test (JMEM_NVMAP_CLIENTS_PATH, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_set_contents (file, "CLIENT PROCESS PID SIZE\n", -1, NULL));
+  g_assert_cmpint (chmod (file, 0), ==, 0);
+  g_assert_cmpint (mount (file, JMEM_NVMAP_CLIENTS_PATH, NULL, MS_BIND, NULL), ==, 0);
+
+  reply = helper_call (bus, "GetNvMapClients", NULL, G_DBUS_CALL_FLAGS_NONE, 30000, &error);
+  g_assert_cmpint (umount2 (JMEM_NVMAP_CLIENTS_PATH, MNT_DETACH), ==, 0);
+  g_assert_cmpint (unlink (file), ==, 0);
+
+  /* a helper holding CAP_DAC_READ_SEARCH (or more) would have read it */
+  g_assert_null (reply);
+  name = remote_error_name (error);
+  g_assert_cmpstr (name, ==, "dev.jmem.Error.Failed");
+  g_assert_nonnull (strstr (error->message, JMEM_NVMAP_CLIENTS_PATH));
+  g_assert_nonnull (strstr (error->message, "CAP_DAC_READ_SEARCH"));
+}
+
+/* ---- PID namespaces ---- */
+
+/* An NvMap clients file, in the kernel's columns, whose rows name PID 1 and
+ * this test's own PID: host PIDs, as NvMap prints them. */
+static char *
+host_pid_clients (void)
+{
+  return g_strdup_printf ("%-18s %18s %8s %10s\n"
+                          "%-18s %18s %8u %10uK\n"
+                          "%-18s %18s %8u %10uK\n"
+                          "%-18s %18s %8s %10uK\n",
+                          "CLIENT", "PROCESS", "PID", "SIZE",
+                          "user", "init", 1u, 1048576u,
+                          "user", "test-e2e", (unsigned) getpid (), 33554432u,
+                          "total", "", "", 34603008u);
+}
+
+static JsonObject *
+snapshot_process (JsonObject *snapshot, gint64 pid)
+{
+  JsonArray *procs = json_object_get_array_member (json_object_get_object_member (snapshot, "processes"),
+                                                   "list");
+
+  for (guint i = 0; i < json_array_get_length (procs); i++)
+    {
+      JsonObject *p = json_array_get_object_element (procs, i);
+
+      if (json_object_get_int_member (p, "pid") == pid)
+        return p;
+    }
+  return NULL;
+}
+
+static gboolean
+has_pid_namespace_warning (JsonObject *snapshot)
+{
+  JsonArray *warnings = json_object_get_array_member (snapshot, "warnings");
+
+  for (guint i = 0; i < json_array_get_length (warnings); i++)
+    if (strstr (json_object_get_string_member (json_array_get_object_element (warnings, i),
+                                               "message"), "PID namespace") != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* Runs @command as the agent, in a PID namespace of its own (unshare --pid
+ * --fork --mount-proc, where it is PID 1) when @contained; it must succeed. */
+static void
+run_agent (gboolean contained, const char *const *command, RunResult *run)
+{
+  g_auto(GStrv) as_agent = user_argv (agent_user, command);
+  g_autoptr(GStrvBuilder) full = g_strv_builder_new ();
+  g_auto(GStrv) argv = NULL;
+
+  if (contained)
+    g_strv_builder_add_many (full, "unshare", "--pid", "--fork", "--mount-proc", NULL);
+  g_strv_builder_addv (full, (const char **) as_agent);
+  argv = g_strv_builder_end (full);
+  run_as (NULL, (const char *const *) argv, run);
+  g_assert_true (WIFEXITED (run->status));
+  g_assert_cmpint (WEXITSTATUS (run->status), ==, 0);
+}
+
+static void
+test_agent_pid_namespace (void)
+{
+  g_autofree char *file = g_build_filename (g_getenv ("JMEM_SANDBOX_STATE"), "clients-host-pids", NULL);
+  g_autofree char *clients = host_pid_clients ();
+  g_auto(RunResult) host = { 0 };
+  g_auto(RunResult) contained = { 0 };
+  g_auto(RunResult) human = { 0 };
+  g_auto(RunResult) allocations = { 0 };
+  g_autofree char *jmem = client_path ();
+  const char *json[] = { jmem, "snapshot", "--json", NULL };
+  const char *text[] = { jmem, "snapshot", NULL };
+  const char *handles[] = { jmem, "allocations", NULL };
+  g_autoptr(JsonParser) host_parser = json_parser_new ();
+  g_autoptr(JsonParser) contained_parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *unshare = g_find_program_in_path ("unshare");
+  JsonObject *snap, *nvmap, *p, *row;
+
+  if (unshare == NULL)
+    {
+      g_test_skip ("unshare is not installed");
+      return;
+    }
+  g_assert_true (g_file_set_contents (file, clients, -1, NULL));
+  g_assert_cmpint (chmod (file, 0444), ==, 0);
+  g_assert_cmpint (mount (file, JMEM_NVMAP_CLIENTS_PATH, NULL, MS_BIND, NULL), ==, 0);
+  run_agent (FALSE, json, &host);
+  run_agent (TRUE, json, &contained);
+  run_agent (TRUE, text, &human);
+  run_agent (TRUE, handles, &allocations);
+  g_assert_cmpint (umount2 (JMEM_NVMAP_CLIENTS_PATH, MNT_DETACH), ==, 0);
+  g_assert_cmpint (unlink (file), ==, 0);
+
+  /* In the helper's namespace: joined by PID, as always. */
+  json_parser_load_from_data (host_parser, host.out, -1, &error);
+  g_assert_no_error (error);
+  snap = json_node_get_object (json_parser_get_root (host_parser));
+  nvmap = json_object_get_object_member (snap, "nvmap");
+  g_assert_cmpstr (json_object_get_string_member (nvmap, "pid_namespace"), ==, "own");
+  p = snapshot_process (snap, getpid ());
+  g_assert_nonnull (p);
+  g_assert_cmpint (json_object_get_int_member (p, "nvmap_kib"), ==, 33554432);
+  g_assert_false (has_pid_namespace_warning (snap));
+
+  /* In a PID namespace of its own, PID 1 is jmem: NvMap's PID 1 (the
+   * host's init) must not be joined to it. */
+  json_parser_load_from_data (contained_parser, contained.out, -1, &error);
+  g_assert_no_error (error);
+  snap = json_node_get_object (json_parser_get_root (contained_parser));
+  nvmap = json_object_get_object_member (snap, "nvmap");
+  g_assert_true (json_object_get_boolean_member (nvmap, "readable"));
+  g_assert_cmpstr (json_object_get_string_member (nvmap, "pid_namespace"), ==, "host");
+  p = snapshot_process (snap, 1);
+  g_assert_nonnull (p);
+  g_assert_true (json_object_get_null_member (p, "nvmap_kib"));
+  /* the rows are still there, as host PIDs, neither found nor gone */
+  row = json_array_get_object_element (json_object_get_array_member (nvmap, "by_pid"), 0);
+  g_assert_cmpint (json_object_get_int_member (row, "pid"), ==, getpid ());
+  g_assert_true (json_object_get_null_member (row, "pid_exists"));
+  g_assert_true (has_pid_namespace_warning (snap));
+  g_assert_nonnull (strstr (human.out, "host PIDs"));
+  g_assert_nonnull (strstr (allocations.err, "host PIDs"));
+}
+
 static const char *const helper_methods[][2] = {
   { "GetNvMapClients", NULL },
   { "GetNvMapAllocations", NULL },
@@ -945,8 +1137,9 @@ test_capabilities (void)
       g_assert_true (status_field (pid, sets[i], &value));
       caps = g_ascii_strtoull (value, NULL, 16);
       g_test_message ("helper %s: %s", sets[i], value);
-      if ((caps & ~HELPER_CAPS_ALLOWED) != 0)
-        g_error ("helper %s is %s: more than CAP_SYS_ADMIN and CAP_DAC_READ_SEARCH", sets[i], value);
+      /* Started by dbus-daemon with every capability, it must hold none. */
+      if (caps != 0)
+        g_error ("helper %s is %s: it must hold no capability at all", sets[i], value);
     }
   g_assert_true (status_field (pid, "NoNewPrivs", &no_new_privs));
   g_assert_cmpstr (no_new_privs, ==, "1");
@@ -1590,6 +1783,9 @@ main (int argc, char **argv)
       g_test_add_func ("/e2e/agent/allocations", test_agent_allocations);
       g_test_add_func ("/e2e/agent/drop-caches", test_agent_drop_caches);
       g_test_add_func ("/e2e/agent/log-escaped", test_log_escaped);
+      g_test_add_func ("/e2e/agent/no-compaction", test_agent_no_compaction);
+      g_test_add_func ("/e2e/agent/read-denied", test_agent_read_denied);
+      g_test_add_func ("/e2e/agent/pid-namespace", test_agent_pid_namespace);
       g_test_add_func ("/e2e/outsider/denied", test_outsider_denied);
       g_test_add_func ("/e2e/outsider/interactive-flag", test_interactive_flag);
       g_test_add_func ("/e2e/outsider/properties", test_properties_unauthorized);

@@ -1,4 +1,5 @@
-/* The helper's capability decision, and reading the sets the kernel reports. */
+/* The helper's capability decision (hold none, or only the operator's
+ * grant), and reading the sets the kernel reports. */
 #include <glib.h>
 #include <linux/capability.h>
 #include <stdlib.h>
@@ -10,41 +11,49 @@
 
 #define BIT(cap) (G_GUINT64_CONSTANT (1) << (cap))
 #define FULL     ((BIT (CAP_LAST_CAP) << 1) - 1)
-#define TWO      (BIT (CAP_SYS_ADMIN) | BIT (CAP_DAC_READ_SEARCH))
+#define GRANT    BIT (CAP_DAC_READ_SEARCH)
 
 static void
-assert_within_two (const JmemCapSets *s)
+assert_empty (const JmemCapSets *s)
 {
-  g_assert_cmphex (s->permitted & ~TWO, ==, 0);
-  g_assert_cmphex (s->effective & ~TWO, ==, 0);
-  g_assert_cmphex (s->inheritable & ~TWO, ==, 0);
-  g_assert_cmphex (s->bounding & ~TWO, ==, 0);
+  g_assert_cmphex (s->permitted, ==, 0);
+  g_assert_cmphex (s->effective, ==, 0);
+  g_assert_cmphex (s->inheritable, ==, 0);
+  g_assert_cmphex (s->bounding, ==, 0);
   g_assert_cmphex (s->ambient, ==, 0);
 }
 
 static void
-test_bounded_by_systemd_makes_no_call (void)
+test_empty_makes_no_call (void)
 {
-  /* What the unit gives: bounding = the two, root's sets clipped to it. */
-  JmemCapSets have = { TWO, TWO, 0, TWO, 0 };
+  /* What the unit gives: an empty bounding set, so root's sets are empty. */
+  JmemCapSets have = { 0 };
   JmemCapPlan plan;
 
   jmem_caps_plan (&have, &plan);
   g_assert_false (plan.change);
   g_assert_false (plan.needs_setpcap);
   g_assert_cmphex (plan.drop_bounding, ==, 0);
+}
 
-  /* Fewer than the two is within them too: nothing is ever added. */
-  have = (JmemCapSets) { BIT (CAP_DAC_READ_SEARCH), 0, 0, TWO, 0 };
-  jmem_caps_plan (&have, &plan);
+static void
+test_operator_grant_is_kept (void)
+{
+  /* The operator guide's drop-in: CapabilityBoundingSet=CAP_DAC_READ_SEARCH,
+   * with or without AmbientCapabilities=. Dropping it would undo the grant,
+   * and under the unit capset() is denied anyway. */
+  JmemCapSets bounded = { GRANT, GRANT, 0, GRANT, 0 };
+  JmemCapSets ambient = { GRANT, GRANT, GRANT, GRANT, GRANT };
+  JmemCapPlan plan;
+
+  jmem_caps_plan (&bounded, &plan);
   g_assert_false (plan.change);
-  have = (JmemCapSets) { 0 };
-  jmem_caps_plan (&have, &plan);
+  jmem_caps_plan (&ambient, &plan);
   g_assert_false (plan.change);
 }
 
 static void
-test_full_root_is_reduced (void)
+test_full_root_is_emptied (void)
 {
   JmemCapSets have = { FULL, FULL, FULL, FULL, BIT (CAP_NET_ADMIN) };
   JmemCapPlan plan;
@@ -53,54 +62,33 @@ test_full_root_is_reduced (void)
   g_assert_true (plan.change);
   g_assert_true (plan.needs_setpcap);
   g_assert_true (plan.clear_ambient);
-  g_assert_cmphex (plan.drop_bounding, ==, FULL & ~TWO);
-  g_assert_true (plan.drop_bounding & BIT (CAP_SETPCAP));
-  assert_within_two (&plan.target);
-  g_assert_cmphex (plan.target.permitted, ==, TWO);
-  g_assert_cmphex (plan.target.effective, ==, TWO);
-  g_assert_cmphex (plan.target.bounding, ==, TWO);
+  g_assert_cmphex (plan.drop_bounding, ==, FULL);
+  assert_empty (&plan.target);
 }
 
 static void
-test_one_extra_anywhere_triggers (void)
+test_one_extra_anywhere_empties_all (void)
 {
-  JmemCapSets base = { TWO, TWO, 0, TWO, 0 };
-  guint64 *fields[5];
-  JmemCapSets have;
+  JmemCapSets base = { GRANT, GRANT, 0, GRANT, 0 };
+  guint64 extras[] = { BIT (CAP_SYS_ADMIN), BIT (CAP_SYS_PTRACE), BIT (CAP_SETPCAP) };
 
-  for (int f = 0; f < 5; f++)
-    {
-      JmemCapPlan plan;
+  for (gsize e = 0; e < G_N_ELEMENTS (extras); e++)
+    for (int f = 0; f < 5; f++)
+      {
+        JmemCapSets have = base;
+        guint64 *fields[] = { &have.permitted, &have.effective, &have.inheritable,
+                              &have.bounding, &have.ambient };
+        JmemCapPlan plan;
 
-      have = base;
-      fields[0] = &have.permitted;
-      fields[1] = &have.effective;
-      fields[2] = &have.inheritable;
-      fields[3] = &have.bounding;
-      fields[4] = &have.ambient;
-      *fields[f] |= BIT (CAP_SYS_PTRACE);
-      jmem_caps_plan (&have, &plan);
-      g_assert_true (plan.change);
-      assert_within_two (&plan.target);
-      /* What was held of the two stays held. */
-      g_assert_cmphex (plan.target.permitted, ==, TWO);
-      g_assert_cmphex (plan.target.effective, ==, TWO);
-      g_assert_cmpint (plan.needs_setpcap, ==, f == 3);
-      g_assert_cmpint (plan.clear_ambient, ==, f == 4);
-    }
-}
-
-static void
-test_reduction_never_adds (void)
-{
-  JmemCapSets have = { BIT (CAP_DAC_READ_SEARCH) | BIT (CAP_KILL), BIT (CAP_KILL), 0,
-                       FULL, 0 };
-  JmemCapPlan plan;
-
-  jmem_caps_plan (&have, &plan);
-  g_assert_true (plan.change);
-  g_assert_cmphex (plan.target.permitted, ==, BIT (CAP_DAC_READ_SEARCH));
-  g_assert_cmphex (plan.target.effective, ==, 0);
+        *fields[f] |= extras[e];
+        jmem_caps_plan (&have, &plan);
+        g_assert_true (plan.change);
+        /* Not a grant the helper recognises: the grantable one goes too. */
+        assert_empty (&plan.target);
+        g_assert_cmphex (plan.drop_bounding, ==, have.bounding);
+        g_assert_true (plan.needs_setpcap);
+        g_assert_cmpint (plan.clear_ambient, ==, f == 4);
+      }
 }
 
 static guint64
@@ -150,14 +138,18 @@ test_restrict_in_child (void)
     {
       GError *error = NULL;
       gboolean changed = FALSE;
+      guint64 kept = 0;
       JmemCapSets after;
 
-      if (!jmem_caps_restrict (&changed, &error))
+      if (!jmem_caps_restrict (&changed, &kept, &error))
         _exit (g_str_has_prefix (error->message, "Cannot drop capability") ? 3 : 4);
       if (!jmem_caps_read (&after, NULL))
         _exit (5);
-      jmem_caps_plan (&after, &plan);
-      _exit (plan.change ? 6 : changed ? 1 : 0);
+      if (changed)  /* every set, as the kernel reports them, is empty */
+        _exit ((after.permitted | after.effective | after.inheritable |
+                after.bounding | after.ambient) != 0 ? 6 : 1);
+      _exit (kept == (after.permitted | after.effective | after.inheritable |
+                      after.bounding | after.ambient) ? 0 : 7);
     }
   g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
   g_assert_true (WIFEXITED (status));
@@ -165,7 +157,7 @@ test_restrict_in_child (void)
   if (!plan.change)
     g_assert_cmpint (WEXITSTATUS (status), ==, 0);       /* no call made */
   else if (!plan.needs_setpcap || (mine.effective & BIT (CAP_SETPCAP)))
-    g_assert_cmpint (WEXITSTATUS (status), ==, 1);       /* reduced, and it held */
+    g_assert_cmpint (WEXITSTATUS (status), ==, 1);       /* emptied, and it held */
   else
     g_assert_cmpint (WEXITSTATUS (status), ==, 3);       /* cannot: refuse to run */
 }
@@ -174,10 +166,10 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/helper/caps/bounded-by-systemd-makes-no-call", test_bounded_by_systemd_makes_no_call);
-  g_test_add_func ("/helper/caps/full-root-is-reduced", test_full_root_is_reduced);
-  g_test_add_func ("/helper/caps/one-extra-anywhere-triggers", test_one_extra_anywhere_triggers);
-  g_test_add_func ("/helper/caps/reduction-never-adds", test_reduction_never_adds);
+  g_test_add_func ("/helper/caps/empty-makes-no-call", test_empty_makes_no_call);
+  g_test_add_func ("/helper/caps/operator-grant-is-kept", test_operator_grant_is_kept);
+  g_test_add_func ("/helper/caps/full-root-is-emptied", test_full_root_is_emptied);
+  g_test_add_func ("/helper/caps/one-extra-anywhere-empties-all", test_one_extra_anywhere_empties_all);
   g_test_add_func ("/helper/caps/read-matches-proc-status", test_read_matches_proc_status);
   g_test_add_func ("/helper/caps/restrict-in-child", test_restrict_in_child);
   return g_test_run ();

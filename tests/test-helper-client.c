@@ -41,7 +41,8 @@ test_access_denied_names_action_and_group (void)
   g_assert_error (e, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED);
   g_assert_cmpstr (e->message, ==, "not authorized for dev.jmem.read-nvmap");
   g_assert_nonnull (strstr (action, "usermod -aG " JMEM_GROUP));
-  g_assert_nonnull (strstr (action, "log in again"));
+  /* polkit looks the group up at each check: no new login is needed */
+  g_assert_nonnull (strstr (action, "next call"));
 }
 
 static void

@@ -7,6 +7,7 @@
 #include "jmem-helper-methods.h"
 #include "jmem-helper-wire.h"
 #include "jmem-nvmap.h"
+#include "jmem-pid-namespace.h"
 
 static char *
 fixture (const char *name,
@@ -93,6 +94,57 @@ test_clients_without_stats (void)
   g_assert_false (back->has_total);
   /* No total line: no number pretends to be one. */
   g_assert_cmpuint (back->total_kib, ==, 0);
+}
+
+/* The rows' PID namespace travels in info as pid_namespace (t), for both
+ * replies; a reply without it (an older helper) reads as 0, "not said". */
+static void
+test_pid_namespace_in_info (void)
+{
+  JmemNvmapClients clients = { .clients = NULL, .pid_namespace = 4026531836u };
+  JmemNvmapAllocations allocations = { .clients = NULL, .pid_namespace = 4026532999u };
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariant) areply = NULL;
+  g_autoptr(GVariant) info = NULL;
+  g_autoptr(JmemNvmapClients) back = NULL;
+  g_autoptr(JmemNvmapAllocations) aback = NULL;
+  guint64 ns = 0;
+
+  reply = g_variant_ref_sink (jmem_wire_clients_to_variant (&clients, -1));
+  info = g_variant_get_child_value (reply, 2);
+  g_assert_true (g_variant_lookup (info, "pid_namespace", "t", &ns));
+  g_assert_cmpuint (ns, ==, 4026531836u);
+  back = jmem_wire_clients_from_variant (reply, NULL, NULL);
+  g_assert_cmpuint (back->pid_namespace, ==, 4026531836u);
+
+  areply = g_variant_ref_sink (jmem_wire_allocations_to_variant (&allocations));
+  aback = jmem_wire_allocations_from_variant (areply, NULL);
+  g_assert_nonnull (aback);
+  g_assert_cmpuint (aback->pid_namespace, ==, 4026532999u);
+
+  g_clear_pointer (&reply, g_variant_unref);
+  g_clear_pointer (&info, g_variant_unref);
+  g_clear_pointer (&back, jmem_nvmap_clients_free);
+  clients.pid_namespace = 0;
+  reply = g_variant_ref_sink (jmem_wire_clients_to_variant (&clients, -1));
+  info = g_variant_get_child_value (reply, 2);
+  g_assert_false (g_variant_lookup (info, "pid_namespace", "t", &ns));
+  back = jmem_wire_clients_from_variant (reply, NULL, NULL);
+  g_assert_cmpuint (back->pid_namespace, ==, 0);
+}
+
+/* Join only PIDs of the client's own namespace, or ones nobody placed. */
+static void
+test_pid_namespace_joinable (void)
+{
+  guint64 own = jmem_pid_namespace_self ();
+
+  g_assert_cmpuint (own, !=, 0);
+  g_assert_true (jmem_pid_namespace_joinable (own, own));
+  g_assert_true (jmem_pid_namespace_joinable (0, own));
+  g_assert_false (jmem_pid_namespace_joinable (own + 1, own));
+  g_assert_false (jmem_pid_namespace_joinable (JMEM_PID_NAMESPACE_INITIAL, 0));
+  g_assert_true (jmem_pid_namespace_joinable (0, 0));
 }
 
 static void
@@ -366,6 +418,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/helper/wire/clients-roundtrip", test_clients_roundtrip);
   g_test_add_func ("/helper/wire/clients-without-stats", test_clients_without_stats);
+  g_test_add_func ("/helper/wire/pid-namespace-in-info", test_pid_namespace_in_info);
+  g_test_add_func ("/helper/wire/pid-namespace-joinable", test_pid_namespace_joinable);
   g_test_add_func ("/helper/wire/invalid-utf8-repaired", test_invalid_utf8_is_repaired_on_the_way_out);
   g_test_add_func ("/helper/wire/allocations-roundtrip", test_allocations_roundtrip);
   g_test_add_func ("/helper/wire/allocations-serialised-like-glib", test_allocations_serialised_like_glib);
