@@ -98,6 +98,17 @@ zero_uid (char *tok, gsize n, guint index, gpointer data)
   return TRUE;
 }
 
+/* @line is not NUL-terminated, so strspn() would read past it. */
+static gsize
+leading_spaces (const char *line, gsize len)
+{
+  gsize n = 0;
+
+  while (n < len && line[n] == ' ')
+    n++;
+  return n;
+}
+
 /* @line: the first bytes of one line, without its newline. */
 static void
 filter_line (JmemUidFilter *f, char *line, gsize len)
@@ -105,7 +116,7 @@ filter_line (JmemUidFilter *f, char *line, gsize len)
   if (len == 0 || !is_blank (line[0]))
     return;  /* client rows, totals, the first header: no pointer */
 
-  if (len >= HANDLE_INDENT && strspn (line, " ") >= HANDLE_INDENT)
+  if (leading_spaces (line, len) >= HANDLE_INDENT)
     {
       gboolean header = FALSE;
       gsize i = HANDLE_INDENT;

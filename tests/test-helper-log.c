@@ -36,9 +36,14 @@ test_escape (void)
 }
 
 typedef struct {
+  gboolean   active;
   guint      n_records;
   GPtrArray *fields;  /* "KEY=value" of the last record */
 } Captured;
+
+/* A writer, once set, stays for the life of the process: it must outlive
+ * the test that reads it, and hand on what GLib logs afterwards. */
+static Captured captured;
 
 static GLogWriterOutput
 capture_writer (GLogLevelFlags   level,
@@ -46,12 +51,13 @@ capture_writer (GLogLevelFlags   level,
                 gsize            n_fields,
                 gpointer         user_data)
 {
-  Captured *captured = user_data;
+  if (!captured.active)
+    return g_log_writer_default (level, fields, n_fields, user_data);
 
-  captured->n_records++;
-  g_ptr_array_set_size (captured->fields, 0);
+  captured.n_records++;
+  g_ptr_array_set_size (captured.fields, 0);
   for (gsize i = 0; i < n_fields; i++)
-    g_ptr_array_add (captured->fields,
+    g_ptr_array_add (captured.fields,
                      g_strdup_printf ("%s=%.*s", fields[i].key,
                                       fields[i].length < 0 ? (int) strlen (fields[i].value)
                                                            : (int) fields[i].length,
@@ -60,13 +66,13 @@ capture_writer (GLogLevelFlags   level,
 }
 
 static const char *
-captured_field (Captured *captured, const char *key)
+captured_field (const char *key)
 {
   gsize key_len = strlen (key);
 
-  for (guint i = 0; i < captured->fields->len; i++)
+  for (guint i = 0; i < captured.fields->len; i++)
     {
-      const char *field = g_ptr_array_index (captured->fields, i);
+      const char *field = g_ptr_array_index (captured.fields, i);
       if (strncmp (field, key, key_len) == 0 && field[key_len] == '=')
         return field + key_len + 1;
     }
@@ -77,7 +83,6 @@ captured_field (Captured *captured, const char *key)
 static void
 test_record_is_one_line (void)
 {
-  Captured captured = { 0, g_ptr_array_new_with_free_func (g_free) };
   const char *detail = "unknown option \"x\njmem-helper-Message: dev.jmem.drop-caches by uid 0: ok\" "
                        "of type b: DropCaches takes only compact (b)";
 
@@ -89,17 +94,20 @@ test_record_is_one_line (void)
       return;
     }
 
-  g_log_set_writer_func (capture_writer, &captured, NULL);
+  captured.fields = g_ptr_array_new_with_free_func (g_free);
+  g_log_set_writer_func (capture_writer, NULL, NULL);
+  captured.active = TRUE;
   jmem_helper_log_action ("dev.jmem.drop-caches\n", 1000, "fail\ned", detail);
+  captured.active = FALSE;
   g_assert_cmpuint (captured.n_records, ==, 1);
   for (guint i = 0; i < captured.fields->len; i++)
     g_assert_null (strchr (g_ptr_array_index (captured.fields, i), '\n'));
-  g_assert_cmpstr (captured_field (&captured, "JMEM_ACTION"), ==, "dev.jmem.drop-caches\\n");
-  g_assert_cmpstr (captured_field (&captured, "JMEM_RESULT"), ==, "fail\\ned");
-  g_assert_cmpstr (captured_field (&captured, "JMEM_CALLER_UID"), ==, "1000");
-  g_assert_nonnull (strstr (captured_field (&captured, "MESSAGE"),
+  g_assert_cmpstr (captured_field ("JMEM_ACTION"), ==, "dev.jmem.drop-caches\\n");
+  g_assert_cmpstr (captured_field ("JMEM_RESULT"), ==, "fail\\ned");
+  g_assert_cmpstr (captured_field ("JMEM_CALLER_UID"), ==, "1000");
+  g_assert_nonnull (strstr (captured_field ("MESSAGE"),
                             "\"x\\njmem-helper-Message: dev.jmem.drop-caches by uid 0: ok\""));
-  g_ptr_array_unref (captured.fields);
+  g_clear_pointer (&captured.fields, g_ptr_array_unref);
 
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_passed ();
