@@ -2,6 +2,7 @@
 
 #include "jmem-collect-private.h"
 #include "jmem-file.h"
+#include "jmem-glib-compat.h"
 #include "jmem-names.h"
 #include "jmem-nvmap-source.h"
 #include "jmem-nvsmi.h"

@@ -1,6 +1,7 @@
 #include "jmem-helper-wire.h"
 
 #include "jmem-error.h"
+#include "jmem-glib-compat.h"
 #include "jmem-text.h"
 
 /* g_variant_new_string() refuses invalid UTF-8; the parsers promise valid

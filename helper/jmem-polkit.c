@@ -1,8 +1,9 @@
 #include "jmem-polkit.h"
 
-#include <polkit/polkit.h>
+#include "jmem-polkit-compat.h"
 
 #include "jmem-config.h"
+#include "jmem-glib-compat.h"
 #include "jmem-helper-log.h"
 #include "jmem-names.h"
 
