@@ -1,6 +1,7 @@
 #include "jmem-capture.h"
 
 #include "jmem-collect-private.h"
+#include "jmem-glib-compat.h"
 #include "jmem-names.h"
 #include "jmem-nvmap-source.h"
 #include "jmem-nvsmi.h"

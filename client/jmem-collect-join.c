@@ -2,6 +2,7 @@
  * processes, the footprint, the order and --top. */
 #include "jmem-collect-private.h"
 
+#include "jmem-glib-compat.h"
 #include "jmem-pid-namespace.h"
 #include "jmem-triage.h"
 

@@ -147,13 +147,11 @@ jmem_run (const char * const *argv,
   envp = g_environ_setenv (g_get_environ (), "LC_ALL", "C", TRUE);
   buf = g_byte_array_new ();
 
-  if (!g_spawn_async_with_pipes_and_fds (NULL, (const char * const *) spawn_argv->pdata,
-                                         (const char * const *) envp,
-                                         G_SPAWN_FILE_AND_ARGV_ZERO | G_SPAWN_DO_NOT_REAP_CHILD |
-                                         G_SPAWN_STDERR_TO_DEV_NULL | G_SPAWN_STDIN_FROM_DEV_NULL |
-                                         G_SPAWN_CLOEXEC_PIPES,
-                                         child_setup, NULL, -1, -1, -1, NULL, NULL, 0,
-                                         &pid, NULL, &out_fd, NULL, error))
+  /* No stdin pipe asked for: the child's stdin is /dev/null. */
+  if (!g_spawn_async_with_pipes (NULL, (char **) spawn_argv->pdata, envp,
+                                 G_SPAWN_FILE_AND_ARGV_ZERO | G_SPAWN_DO_NOT_REAP_CHILD |
+                                 G_SPAWN_STDERR_TO_DEV_NULL | G_SPAWN_CLOEXEC_PIPES,
+                                 child_setup, NULL, &pid, NULL, &out_fd, NULL, error))
     return FALSE;
 
   for (;;)

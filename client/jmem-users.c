@@ -1,5 +1,7 @@
 #include "jmem-users.h"
 
+#include "jmem-file.h"
+#include "jmem-glib-compat.h"
 #include "jmem-names.h"
 #include "jmem-text.h"
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "jmem-error.h"
+#include "jmem-glib-compat.h"
 #include "jmem-text.h"
 
 /* g_variant_new_string() refuses invalid UTF-8; the parsers promise valid

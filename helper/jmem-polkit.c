@@ -1,9 +1,10 @@
 #include "jmem-polkit.h"
 
-#include <polkit/polkit.h>
+#include "jmem-polkit-compat.h"
 
 #include "jmem-config.h"
 #include "jmem-error.h"
+#include "jmem-glib-compat.h"
 #include "jmem-helper-log.h"
 #include "jmem-names.h"
 

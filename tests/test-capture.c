@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "jmem-capture.h"
+#include "jmem-glib-compat.h"
 #include "jmem-nvmap.h"
 
 #ifndef RENAME_EXCHANGE

@@ -31,7 +31,7 @@ run_jmem (Run *r, const char *a1, const char *a2, const char *a3, const char *a4
   g_autoptr(GError) error = NULL;
   int wait_status = 0;
 
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+  g_spawn_sync (NULL, (char **) argv, NULL, 0, NULL, NULL,
                 &r->out, &r->err, &wait_status, &error);
   g_assert_no_error (error);
   r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;

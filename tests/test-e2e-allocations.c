@@ -19,6 +19,7 @@
 #include <gio/gunixfdlist.h>
 #include <json-glib/json-glib.h>
 
+#include "jmem-glib-compat.h"
 #include "jmem-names.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -230,8 +231,7 @@ static char *
 run_agent (const char *const *command, double *seconds)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-  g_auto(GStrv) argv = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   struct passwd *pw = getpwnam (agent_user);
   g_autofree char *uid = NULL, *gid = NULL, *err = NULL;
   char *out = NULL;
@@ -241,12 +241,16 @@ run_agent (const char *const *command, double *seconds)
   g_assert_nonnull (pw);
   uid = g_strdup_printf ("--reuid=%u", (unsigned) pw->pw_uid);
   gid = g_strdup_printf ("--regid=%u", (unsigned) pw->pw_gid);
-  g_strv_builder_add_many (builder, "setpriv", uid, gid, "--init-groups", NULL);
-  g_strv_builder_addv (builder, (const char **) command);
-  argv = g_strv_builder_end (builder);
+  g_ptr_array_add (argv, g_strdup ("setpriv"));
+  g_ptr_array_add (argv, g_steal_pointer (&uid));
+  g_ptr_array_add (argv, g_steal_pointer (&gid));
+  g_ptr_array_add (argv, g_strdup ("--init-groups"));
+  for (gsize i = 0; command[i] != NULL; i++)
+    g_ptr_array_add (argv, g_strdup (command[i]));
+  g_ptr_array_add (argv, NULL);
 
   start = g_get_monotonic_time ();
-  g_assert_true (g_spawn_sync (NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
                                &out, &err, &status, &error));
   *seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
   g_assert_no_error (error);

@@ -18,6 +18,7 @@
 #include <json-glib/json-glib.h>
 
 #include "jmem-file.h"
+#include "jmem-glib-compat.h"
 #include "jmem-meminfo.h"
 #include "jmem-names.h"
 #include "jmem-nvmap.h"

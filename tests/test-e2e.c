@@ -247,18 +247,21 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (RunResult, run_result_clear)
 static char **
 user_argv (const char *user, const char *const *command)
 {
-  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  GPtrArray *argv = g_ptr_array_new ();
 
   if (user != NULL)
     {
       struct passwd *pw = lookup_user (user);
-      g_autofree char *uid = g_strdup_printf ("--reuid=%u", (unsigned) pw->pw_uid);
-      g_autofree char *gid = g_strdup_printf ("--regid=%u", (unsigned) pw->pw_gid);
 
-      g_strv_builder_add_many (builder, "setpriv", uid, gid, "--init-groups", NULL);
+      g_ptr_array_add (argv, g_strdup ("setpriv"));
+      g_ptr_array_add (argv, g_strdup_printf ("--reuid=%u", (unsigned) pw->pw_uid));
+      g_ptr_array_add (argv, g_strdup_printf ("--regid=%u", (unsigned) pw->pw_gid));
+      g_ptr_array_add (argv, g_strdup ("--init-groups"));
     }
-  g_strv_builder_addv (builder, (const char **) command);
-  return g_strv_builder_end (builder);
+  for (gsize i = 0; command[i] != NULL; i++)
+    g_ptr_array_add (argv, g_strdup (command[i]));
+  g_ptr_array_add (argv, NULL);
+  return (char **) g_ptr_array_free (argv, FALSE);
 }
 
 static char **
@@ -279,7 +282,7 @@ run_as (const char *user, const char *const *command, RunResult *result)
   g_auto(GStrv) envp = user_envp ();
   gint64 start = g_get_monotonic_time ();
 
-  g_spawn_sync ("/", argv, envp, G_SPAWN_SEARCH_PATH | G_SPAWN_STDIN_FROM_DEV_NULL,
+  g_spawn_sync ("/", argv, envp, G_SPAWN_SEARCH_PATH,
                 NULL, NULL, &result->out, &result->err, &result->status, &error);
   g_assert_no_error (error);
   result->seconds = (g_get_monotonic_time () - start) / 1e6;
@@ -768,15 +771,17 @@ has_pid_namespace_warning (JsonObject *snapshot)
 static void
 run_agent (gboolean contained, const char *const *command, RunResult *run)
 {
+  static const char *const unshare[] = { "unshare", "--pid", "--fork", "--mount-proc" };
   g_auto(GStrv) as_agent = user_argv (agent_user, command);
-  g_autoptr(GStrvBuilder) full = g_strv_builder_new ();
-  g_auto(GStrv) argv = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
 
   if (contained)
-    g_strv_builder_add_many (full, "unshare", "--pid", "--fork", "--mount-proc", NULL);
-  g_strv_builder_addv (full, (const char **) as_agent);
-  argv = g_strv_builder_end (full);
-  run_as (NULL, (const char *const *) argv, run);
+    for (gsize i = 0; i < G_N_ELEMENTS (unshare); i++)
+      g_ptr_array_add (argv, (gpointer) unshare[i]);
+  for (gsize i = 0; as_agent[i] != NULL; i++)
+    g_ptr_array_add (argv, as_agent[i]);
+  g_ptr_array_add (argv, NULL);
+  run_as (NULL, (const char *const *) argv->pdata, run);
   g_assert_true (WIFEXITED (run->status));
   g_assert_cmpint (WEXITSTATUS (run->status), ==, 0);
 }

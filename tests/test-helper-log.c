@@ -109,7 +109,7 @@ test_record_is_one_line (void)
                             "\"x\\njmem-helper-Message: dev.jmem.drop-caches by uid 0: ok\""));
   g_clear_pointer (&captured.fields, g_ptr_array_unref);
 
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_subprocess (NULL, 0, 0);
   g_test_trap_assert_passed ();
   g_test_trap_assert_stderr ("*uid 1000: failed: unknown option \"x\\njmem-helper-Message: *");
   /* the forged record would start a line of its own */

@@ -1,5 +1,6 @@
 #include "jmem-error.h"
 #include "jmem-file.h"
+#include "jmem-glib-compat.h"
 #include "jmem-procfs.h"
 
 #include <string.h>

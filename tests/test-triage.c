@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "jmem-collect.h"
+#include "jmem-glib-compat.h"
 #include "jmem-meminfo.h"
 #include "jmem-nvmap.h"
 #include "jmem-triage.h"
