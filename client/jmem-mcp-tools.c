@@ -2,6 +2,7 @@
 
 #include "jmem-cmd.h"
 #include "jmem-collect.h"
+#include "jmem-config.h"
 #include "jmem-container.h"
 #include "jmem-error.h"
 #include "jmem-helper-client.h"
@@ -96,6 +97,17 @@ add_action (GError **error, const char *action)
     }
 }
 
+/* What the CLI advises for a helper refusal, except where it offers a
+ * password prompt: an agent's call never gets one, so only the group helps. */
+static const char *
+helper_action (const GError *error)
+{
+  if (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_AUTH_FAILED))
+    return "add this account to the " JMEM_PRIVILEGED_GROUP " group (sudo usermod -aG "
+           JMEM_PRIVILEGED_GROUP " \"$USER\"), then log in again and restart the agent";
+  return jmem_helper_error_action (error);
+}
+
 /* Keeps the members of array @member of @object whose "pid" is @pid. */
 static void
 keep_pid (JsonObject *object, const char *member, gint64 pid)
@@ -163,6 +175,8 @@ run_allocations (JmemMcpTools *tools, JsonObject *args, GError **error)
   allocations = jmem_cmd_read_allocations (tools->sysroot, FALSE, &via, &action, error);
   if (allocations == NULL)
     {
+      if (g_error_matches (*error, G_DBUS_ERROR, G_DBUS_ERROR_AUTH_FAILED))
+        action = helper_action (*error);
       add_action (error, action);
       return NULL;
     }
@@ -180,7 +194,7 @@ run_drop_caches (JmemMcpTools *tools, JsonObject *args, GError **error)
   root = jmem_cmd_drop_caches_json ((int) arg_int (args, "level", 3), arg_bool (args, "compact"),
                                     FALSE, tools->container, error);
   if (root == NULL)
-    add_action (error, jmem_helper_error_action (*error));
+    add_action (error, helper_action (*error));
   return root;
 }
 
@@ -210,7 +224,7 @@ run_audit (JmemMcpTools *tools, JsonObject *args, GError **error)
                               (int) arg_int (args, "top", JMEM_COLLECT_DEFAULT_TOP), FALSE,
                               tools->container, error);
   if (root == NULL && g_str_has_prefix ((*error)->message, JMEM_CMD_NOT_DROPPED))
-    add_action (error, jmem_helper_error_action (*error));
+    add_action (error, helper_action (*error));
   return root;
 }
 
