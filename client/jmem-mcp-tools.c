@@ -7,6 +7,7 @@
 #include "jmem-error.h"
 #include "jmem-helper-client.h"
 #include "jmem-mcp-schemas.h"
+#include "jmem-names.h"
 #include "jmem-snapshot-json.h"
 
 #include <gio/gio.h>
@@ -97,15 +98,20 @@ add_action (GError **error, const char *action)
     }
 }
 
-/* What the CLI advises for a helper refusal, except where it offers a
- * password prompt: an agent's call never gets one, so only the group helps. */
-static const char *
-helper_action (const GError *error)
+/* What the CLI advises for a helper refusal, except for a refusal by
+ * polkit: an agent's call never gets a password prompt, so the fix is the
+ * group, and the rule that grants it @action. */
+static char *
+helper_action (const GError *error, const char *action)
 {
-  if (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_AUTH_FAILED))
-    return "add this account to the " JMEM_PRIVILEGED_GROUP " group (sudo usermod -aG "
-           JMEM_PRIVILEGED_GROUP " \"$USER\"), then log in again and restart the agent";
-  return jmem_helper_error_action (error);
+  if (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_AUTH_FAILED) ||
+      (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED) &&
+       !g_str_has_prefix (error->message, JMEM_POLKIT_UNAVAILABLE)))
+    return g_strdup_printf ("add this account to the %s group (sudo usermod -aG %s \"$USER\"), "
+                            "then log in again and restart the agent; jmem's polkit rule "
+                            "(50-dev.jmem.rules) grants that group %s without a password",
+                            JMEM_PRIVILEGED_GROUP, JMEM_PRIVILEGED_GROUP, action);
+  return g_strdup (jmem_helper_error_action (error));
 }
 
 /* Keeps the members of array @member of @object whose "pid" is @pid. */
@@ -175,8 +181,10 @@ run_allocations (JmemMcpTools *tools, JsonObject *args, GError **error)
   allocations = jmem_cmd_read_allocations (tools->sysroot, FALSE, &via, &action, error);
   if (allocations == NULL)
     {
-      if (g_error_matches (*error, G_DBUS_ERROR, G_DBUS_ERROR_AUTH_FAILED))
-        action = helper_action (*error);
+      g_autofree char *fix = NULL;
+
+      if (tools->sysroot == NULL && (*error)->domain == G_DBUS_ERROR)
+        action = fix = helper_action (*error, JMEM_ACTION_READ_ALLOCATIONS);
       add_action (error, action);
       return NULL;
     }
@@ -194,7 +202,11 @@ run_drop_caches (JmemMcpTools *tools, JsonObject *args, GError **error)
   root = jmem_cmd_drop_caches_json ((int) arg_int (args, "level", 3), arg_bool (args, "compact"),
                                     FALSE, tools->container, error);
   if (root == NULL)
-    add_action (error, helper_action (*error));
+    {
+      g_autofree char *action = helper_action (*error, JMEM_ACTION_DROP_CACHES);
+
+      add_action (error, action);
+    }
   return root;
 }
 
@@ -224,7 +236,11 @@ run_audit (JmemMcpTools *tools, JsonObject *args, GError **error)
                               (int) arg_int (args, "top", JMEM_COLLECT_DEFAULT_TOP), FALSE,
                               tools->container, error);
   if (root == NULL && g_str_has_prefix ((*error)->message, JMEM_CMD_NOT_DROPPED))
-    add_action (error, helper_action (*error));
+    {
+      g_autofree char *action = helper_action (*error, JMEM_ACTION_DROP_CACHES);
+
+      add_action (error, action);
+    }
   return root;
 }
 
