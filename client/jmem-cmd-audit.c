@@ -14,9 +14,10 @@
 #define DEFAULT_INTERVAL_S 10
 
 static JsonNode *
-collect_json (const char *when, gboolean interactive, JmemSnapshot **out, GError **error)
+collect_json (const char *when, gboolean interactive, JmemCollectBoot *boot, JmemSnapshot **out,
+              GError **error)
 {
-  JmemCollectOptions options = { .top = -1, .allow_interactive = interactive };
+  JmemCollectOptions options = { .top = -1, .allow_interactive = interactive, .boot = boot };
   JmemSnapshot *s = jmem_collect_snapshot (&options, error);
 
   if (s == NULL)
@@ -38,14 +39,15 @@ trimmed_json (JmemSnapshot *s, int top)
 }
 
 JsonNode *
-jmem_cmd_audit_json (int         level,
-                     gboolean    compact,
-                     gboolean    no_drop,
-                     guint       wait_seconds,
-                     int         top,
-                     gboolean    allow_interactive,
-                     const char *container,
-                     GError    **error)
+jmem_cmd_audit_json (int              level,
+                     gboolean         compact,
+                     gboolean         no_drop,
+                     guint            wait_seconds,
+                     int              top,
+                     gboolean         allow_interactive,
+                     const char      *container,
+                     JmemCollectBoot *boot,
+                     GError         **error)
 {
   g_autoptr(JmemSnapshot) sb = NULL;
   g_autoptr(JmemSnapshot) sa = NULL;
@@ -54,14 +56,14 @@ jmem_cmd_audit_json (int         level,
   g_autoptr(GVariant) result = NULL;
   g_autoptr(JsonBuilder) b = json_builder_new ();
 
-  before = collect_json ("before", allow_interactive, &sb, error);
+  before = collect_json ("before", allow_interactive, boot, &sb, error);
   if (before == NULL)
     return NULL;
   if (no_drop)
     g_usleep ((gulong) wait_seconds * G_USEC_PER_SEC);
   else if (!jmem_cmd_call_drop_caches ((guint) level, compact, allow_interactive, &result, error))
     return NULL;
-  after = collect_json ("after", allow_interactive, &sa, error);
+  after = collect_json ("after", allow_interactive, boot, &sa, error);
   if (after == NULL)
     return NULL;
 
@@ -145,7 +147,7 @@ jmem_cmd_audit (int argc, char **argv)
 
   root = jmem_cmd_audit_json (level, compact, no_drop,
                               (guint) (interval >= 0 ? interval : DEFAULT_INTERVAL_S), top,
-                              interactive, container, &error);
+                              interactive, container, NULL, &error);
   if (root == NULL)
     {
       if (g_str_has_prefix (error->message, JMEM_CMD_NOT_DROPPED))

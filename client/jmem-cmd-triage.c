@@ -32,10 +32,11 @@ jmem_cmd_triage_json (const JmemSnapshot *s)
 }
 
 JmemSnapshot *
-jmem_cmd_triage_collect (const char *sysroot,
-                         guint       tegrastats_seconds,
-                         gboolean    allow_interactive,
-                         GError    **error)
+jmem_cmd_triage_collect (const char      *sysroot,
+                         guint            tegrastats_seconds,
+                         gboolean         allow_interactive,
+                         JmemCollectBoot *boot,
+                         GError         **error)
 {
   JmemCollectOptions options = { 0 };
   JmemSnapshot *snapshot;
@@ -52,6 +53,7 @@ jmem_cmd_triage_collect (const char *sysroot,
         options.tegrastats_seconds = 1;
     }
   options.allow_interactive = allow_interactive;
+  options.boot = boot;
 
   snapshot = jmem_collect_snapshot (&options, error);
   if (snapshot != NULL && snapshot->findings == NULL)
@@ -90,7 +92,7 @@ jmem_cmd_triage (int argc, char **argv)
     }
 
   snapshot = jmem_cmd_triage_collect (sysroot, (guint) tegrastats, !no_ask && isatty (STDIN_FILENO),
-                                      &error);
+                                      NULL, &error);
   if (snapshot == NULL)
     {
       jmem_cmd_printerr ("jmem triage: %s", error->message);

@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "jmem-collect-boot.h"
 #include "jmem-nvmap.h"
 #include "jmem-snapshot.h"
 
@@ -35,11 +36,12 @@ int jmem_cmd_mcp (int argc, char **argv);
 
 /* The snapshot triage looks at (every process, a capture's recorded
  * tegrastats line), with its findings; NULL with JMEM_ERROR_NOT_AVAILABLE
- * when @sysroot holds no capture. */
-JmemSnapshot *jmem_cmd_triage_collect (const char *sysroot,
-                                       guint       tegrastats_seconds,
-                                       gboolean    allow_interactive,
-                                       GError    **error);
+ * when @sysroot holds no capture. @boot (nullable) keeps per-boot facts. */
+JmemSnapshot *jmem_cmd_triage_collect (const char      *sysroot,
+                                       guint            tegrastats_seconds,
+                                       gboolean         allow_interactive,
+                                       JmemCollectBoot *boot,
+                                       GError         **error);
 
 /* The jmem-triage document (docs/triage.schema.json) of @snapshot. */
 JsonNode *jmem_cmd_triage_json (const JmemSnapshot *snapshot);
@@ -73,15 +75,16 @@ JsonNode *jmem_cmd_drop_caches_json (int         level,
  * snapshot again: the jmem-audit document (docs/audit.schema.json) with
  * the @top largest processes of each snapshot (every one when < 0). NULL
  * with the error: a refused drop ("caches were not dropped: ...") or a
- * snapshot that could not be taken. */
-JsonNode *jmem_cmd_audit_json (int         level,
-                               gboolean    compact,
-                               gboolean    no_drop,
-                               guint       wait_seconds,
-                               int         top,
-                               gboolean    allow_interactive,
-                               const char *container,
-                               GError    **error);
+ * snapshot that could not be taken. @boot (nullable) keeps per-boot facts. */
+JsonNode *jmem_cmd_audit_json (int              level,
+                               gboolean         compact,
+                               gboolean         no_drop,
+                               guint            wait_seconds,
+                               int              top,
+                               gboolean         allow_interactive,
+                               const char      *container,
+                               JmemCollectBoot *boot,
+                               GError         **error);
 
 /* How the message of a refused drop starts. */
 #define JMEM_CMD_NOT_DROPPED "caches were not dropped: "

@@ -41,6 +41,7 @@ typedef struct {
 struct _JmemMcpTools {
   char       *sysroot;
   char       *container;  /* per boot: the same for every call */
+  JmemCollectBoot *boot;  /* board identity and GPU probe, read once per boot */
   JsonNode   *list;
   /* held so that every call shares GIO's one system bus connection instead
    * of connecting anew (NULL without a bus: the calls then say why) */
@@ -147,6 +148,7 @@ run_snapshot (JmemMcpTools *tools, JsonObject *args, GError **error)
       return NULL;
     }
   options.sysroot = tools->sysroot;
+  options.boot = tools->boot;
   options.top = arg_bool (args, "all") || pid >= 0 ? -1 :
                 (int) arg_int (args, "top", JMEM_COLLECT_DEFAULT_TOP);
   snapshot = jmem_collect_snapshot (&options, error);
@@ -167,8 +169,9 @@ run_snapshot (JmemMcpTools *tools, JsonObject *args, GError **error)
 static JsonNode *
 run_triage (JmemMcpTools *tools, JsonObject *args, GError **error)
 {
-  g_autoptr(JmemSnapshot) snapshot = jmem_cmd_triage_collect (tools->sysroot, 0, FALSE, error);
+  g_autoptr(JmemSnapshot) snapshot = NULL;
 
+  snapshot = jmem_cmd_triage_collect (tools->sysroot, 0, FALSE, tools->boot, error);
   return snapshot != NULL ? jmem_cmd_triage_json (snapshot) : NULL;
 }
 
@@ -234,7 +237,7 @@ run_audit (JmemMcpTools *tools, JsonObject *args, GError **error)
   root = jmem_cmd_audit_json ((int) arg_int (args, "level", 3), arg_bool (args, "compact"), !drop,
                               (guint) arg_int (args, "wait_seconds", 0),
                               (int) arg_int (args, "top", JMEM_COLLECT_DEFAULT_TOP), FALSE,
-                              tools->container, error);
+                              tools->container, tools->boot, error);
   if (root == NULL && g_str_has_prefix ((*error)->message, JMEM_CMD_NOT_DROPPED))
     {
       g_autofree char *action = helper_action (*error, JMEM_ACTION_DROP_CACHES);
@@ -375,6 +378,7 @@ jmem_mcp_tools_new (const char *sysroot,
   g_autoptr(JmemMcpTools) tools = g_new0 (JmemMcpTools, 1);
   g_autoptr(JsonBuilder) b = json_builder_new ();
 
+  tools->boot = jmem_collect_boot_new ();
   tools->sysroot = sysroot != NULL && sysroot[0] != '\0' && !g_str_equal (sysroot, "/") ?
                    g_strdup (sysroot) : NULL;
   if (tools->sysroot == NULL)
@@ -417,6 +421,7 @@ jmem_mcp_tools_free (JmemMcpTools *tools)
   g_free (tools->sysroot);
   g_free (tools->container);
   g_clear_object (&tools->bus);
+  g_clear_pointer (&tools->boot, jmem_collect_boot_free);
   if (tools->list != NULL)
     json_node_unref (tools->list);
   g_free (tools);

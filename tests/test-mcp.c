@@ -3,6 +3,7 @@
  * never would sees them. */
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 #define MIB (1024 * 1024)
@@ -23,10 +24,9 @@ server_free (Server *s)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Server, server_free)
 
 static Server *
-server_start (const char *tree)
+server_start_root (const char *root)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *root = g_build_filename (g_getenv ("JMEM_FIXTURES"), "trees", tree, NULL);
   Server *s = g_new0 (Server, 1);
 
   s->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
@@ -36,6 +36,14 @@ server_start (const char *tree)
   s->out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (s->process));
   g_data_input_stream_set_newline_type (s->out, G_DATA_STREAM_NEWLINE_TYPE_LF);
   return s;
+}
+
+static Server *
+server_start (const char *tree)
+{
+  g_autofree char *root = g_build_filename (g_getenv ("JMEM_FIXTURES"), "trees", tree, NULL);
+
+  return server_start_root (root);
 }
 
 static void
@@ -347,6 +355,107 @@ test_end_of_input (void)
   server_finish (s);
 }
 
+static void
+write_file (const char *root, const char *path, const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *full = g_build_filename (root, path, NULL);
+  g_autofree char *dir = g_path_get_dirname (full);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_file_set_contents (full, text, -1, &error);
+  g_assert_no_error (error);
+}
+
+static void
+spawn_ok (const char *const *argv)
+{
+  g_autoptr(GError) error = NULL;
+  int status = -1;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (status, ==, 0);
+}
+
+/* The snapshot's L4T version, its GPU probe line and host name. */
+static void
+snapshot_facts (Server *s, char **l4t, char **probe, char **hostname)
+{
+  g_autoptr(JsonObject) reply = NULL;
+  JsonObject *doc;
+
+  server_send_line (s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+                       "\"params\":{\"name\":\"snapshot\",\"arguments\":{\"top\":0}}}");
+  reply = server_read (s);
+  doc = json_object_get_object_member (json_object_get_object_member (reply, "result"),
+                                       "structuredContent");
+  g_assert_nonnull (doc);
+  *l4t = g_strdup (json_object_get_string_member (json_object_get_object_member (doc, "identity"),
+                                                  "l4t_version"));
+  *probe = g_strdup (json_array_get_string_element (
+    json_object_get_array_member (json_object_get_object_member (doc, "gpu"), "evidence"), 0));
+  *hostname = g_strdup (json_object_get_string_member (json_object_get_object_member (doc, "collected"),
+                                                       "hostname"));
+}
+
+#define ASSERT_FACTS(s, want_l4t, want_probe, want_host)  \
+  G_STMT_START {                                          \
+    g_autofree char *l4t_ = NULL;                         \
+    g_autofree char *probe_ = NULL;                       \
+    g_autofree char *host_ = NULL;                        \
+    snapshot_facts ((s), &l4t_, &probe_, &host_);         \
+    g_assert_cmpstr (l4t_, ==, (want_l4t));               \
+    g_assert_cmpstr (probe_, ==, (want_probe));           \
+    g_assert_cmpstr (host_, ==, (want_host));             \
+  } G_STMT_END
+
+/* Board identity and the nvgpu probe are read once per boot_id: a change
+ * to them shows only after a new boot_id, while the rest (here the host
+ * name) is read by every call. Without a boot_id nothing is kept. */
+static void
+test_per_boot (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tmp = g_dir_make_tmp ("jmem-mcp-XXXXXX", &error);
+  g_autofree char *tree = NULL;
+  g_autofree char *source = g_build_filename (g_getenv ("JMEM_FIXTURES"), "trees", "orin-agx-nvgpu", ".", NULL);
+  const char *r35 = "# R35 (release), REVISION: 3.1, GCID: 32827747, BOARD: t186ref, EABI: aarch64, DATE: Sun Mar 19 15:19:21 UTC 2023\n";
+  const char *probe36 = "query-gpu: 0, [N/A], [N/A], [N/A], [N/A], Orin (nvgpu)";
+  const char *probe35 = "query-gpu: 0, [N/A], [N/A], [N/A], [N/A], Xavier (nvgpu)";
+
+  g_assert_no_error (error);
+  tree = g_build_filename (tmp, "tree", NULL);
+  spawn_ok ((const char *[]) { "cp", "-a", source, tree, NULL });
+  write_file (tree, "proc/sys/kernel/random/boot_id", "boot-a\n");
+
+  {
+    g_autoptr(Server) s = server_start_root (tree);
+
+    ASSERT_FACTS (s, "36.4.0", probe36, "orin-agx");
+    write_file (tree, "etc/nv_tegra_release", r35);
+    write_file (tree, "nvidia-smi/query-gpu.csv", "0, [N/A], [N/A], [N/A], [N/A], Xavier (nvgpu)\n");
+    write_file (tree, "proc/sys/kernel/hostname", "renamed\n");
+    ASSERT_FACTS (s, "36.4.0", probe36, "renamed");
+    write_file (tree, "proc/sys/kernel/random/boot_id", "boot-b\n");
+    ASSERT_FACTS (s, "35.3.1", probe35, "renamed");
+    server_finish (s);
+  }
+  {
+    g_autofree char *boot_id = g_build_filename (tree, "proc/sys/kernel/random/boot_id", NULL);
+    g_autoptr(Server) s = NULL;
+
+    g_assert_cmpint (g_unlink (boot_id), ==, 0);
+    s = server_start_root (tree);
+    ASSERT_FACTS (s, "35.3.1", probe35, "renamed");
+    write_file (tree, "etc/nv_tegra_release",
+                "# R36 (release), REVISION: 4.0, GCID: 37537400, BOARD: generic, EABI: aarch64, DATE: Fri Sep 13 04:36:44 UTC 2024\n");
+    ASSERT_FACTS (s, "36.4.0", probe35, "renamed");
+    server_finish (s);
+  }
+  spawn_ok ((const char *[]) { "rm", "-rf", tmp, NULL });
+}
+
 int
 main (int argc, char **argv)
 {
@@ -361,5 +470,6 @@ main (int argc, char **argv)
   g_test_add_func ("/mcp/initialize", test_initialize);
   g_test_add_func ("/mcp/long-lines", test_long_lines);
   g_test_add_func ("/mcp/end-of-input", test_end_of_input);
+  g_test_add_func ("/mcp/per-boot", test_per_boot);
   return g_test_run ();
 }
