@@ -61,12 +61,77 @@ add_handle (JsonBuilder *b, const JmemNvmapHandle *h)
   json_builder_end_object (b);
 }
 
-static char *
-to_json (const JmemNvmapAllocations *a, const char *via, gint64 pid)
+typedef struct {
+  char   *tag;
+  guint64 handles;
+  guint64 size_kib;
+} OmittedTag;
+
+static void
+omitted_tag_free (OmittedTag *t)
+{
+  g_free (t->tag);
+  g_free (t);
+}
+
+static int
+omitted_tag_cmp (gconstpointer a, gconstpointer b)
+{
+  const OmittedTag *x = *(OmittedTag * const *) a, *y = *(OmittedTag * const *) b;
+
+  if (x->size_kib != y->size_kib)
+    return x->size_kib > y->size_kib ? -1 : 1;
+  return g_strcmp0 (x->tag, y->tag);
+}
+
+/* The handles past the limit, by tag, largest first: enough for a reader
+ * to see which kind of buffer a leak of thousands of handles is made of. */
+static void
+add_omitted (JsonBuilder *b, GHashTable *by_tag, guint64 handles, guint64 size_kib)
+{
+  g_autoptr(GPtrArray) tags = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, by_tag);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    g_ptr_array_add (tags, value);
+
+  g_ptr_array_sort (tags, omitted_tag_cmp);
+  json_builder_set_member_name (b, "omitted");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "handles");
+  json_builder_add_int_value (b, (gint64) handles);
+  json_builder_set_member_name (b, "size_kib");
+  json_builder_add_int_value (b, (gint64) MIN (size_kib, (guint64) G_MAXINT64));
+  json_builder_set_member_name (b, "by_tag");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < tags->len; i++)
+    {
+      const OmittedTag *t = g_ptr_array_index (tags, i);
+
+      json_builder_begin_object (b);
+      add_bounded_string (b, "tag", t->tag);
+      json_builder_set_member_name (b, "handles");
+      json_builder_add_int_value (b, (gint64) t->handles);
+      json_builder_set_member_name (b, "size_kib");
+      json_builder_add_int_value (b, (gint64) MIN (t->size_kib, (guint64) G_MAXINT64));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+JsonNode *
+jmem_cmd_allocations_json (const JmemNvmapAllocations *a,
+                           const char                 *via,
+                           gint64                      pid,
+                           gint64                      limit)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GHashTable) by_tag = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                                        (GDestroyNotify) omitted_tag_free);
+  guint64 n_shown = 0, n_omitted = 0, omitted_kib = 0;
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "schema");
@@ -102,17 +167,60 @@ to_json (const JmemNvmapAllocations *a, const char *via, gint64 pid)
       json_builder_set_member_name (b, "handles");
       json_builder_begin_array (b);
       for (guint j = 0; j < ch->handles->len; j++)
-        add_handle (b, g_ptr_array_index (ch->handles, j));
+        {
+          const JmemNvmapHandle *h = g_ptr_array_index (ch->handles, j);
+          const char *tag = h->tag != NULL ? h->tag : "";
+          OmittedTag *t;
+
+          if (limit < 0 || n_shown < (guint64) limit)
+            {
+              add_handle (b, h);
+              n_shown++;
+              continue;
+            }
+          t = g_hash_table_lookup (by_tag, tag);
+          if (t == NULL)
+            {
+              t = g_new0 (OmittedTag, 1);
+              t->tag = g_strdup (tag);
+              g_hash_table_insert (by_tag, t->tag, t);
+            }
+          t->handles++;
+          t->size_kib += h->size_kib;
+          n_omitted++;
+          omitted_kib += h->size_kib;
+        }
       json_builder_end_array (b);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+  if (n_omitted > 0)
+    add_omitted (b, by_tag, n_omitted, omitted_kib);
   json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
 
-  root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  return json_generator_to_data (gen, NULL);
+JmemNvmapAllocations *
+jmem_cmd_read_allocations (const char  *sysroot,
+                           gboolean     allow_interactive,
+                           const char **via,
+                           const char **action,
+                           GError     **error)
+{
+  JmemNvmapSourceContext sctx = { 0 };
+  const JmemNvmapSource *source;
+  JmemNvmapAllocations *allocations = NULL;
+
+  sctx.root = sysroot && !g_str_equal (sysroot, "/") && sysroot[0] ? sysroot : NULL;
+  sctx.allow_interactive = allow_interactive;
+  source = jmem_nvmap_source_choose (&sctx, error);
+  if (source != NULL)
+    allocations = source->read_allocations (&sctx, error);
+  if (allocations == NULL)
+    *action = jmem_nvmap_source_error_action (source, *error);
+  else
+    *via = source->via;
+  return allocations;
 }
 
 static char *
@@ -171,8 +279,7 @@ jmem_cmd_allocations (int argc, char **argv)
   g_autoptr(JmemNvmapAllocations) allocations = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
-  JmemNvmapSourceContext sctx = { 0 };
-  const JmemNvmapSource *source;
+  const char *via = NULL, *action = NULL;
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
@@ -185,16 +292,10 @@ jmem_cmd_allocations (int argc, char **argv)
       g_printerr ("jmem allocations: --pid takes a process ID\n");
       return JMEM_EXIT_USAGE;
     }
-  sctx.root = sysroot && !g_str_equal (sysroot, "/") && sysroot[0] ? sysroot : NULL;
-  sctx.allow_interactive = !no_ask && isatty (STDIN_FILENO);
-
-  source = jmem_nvmap_source_choose (&sctx, &error);
-  if (source != NULL)
-    allocations = source->read_allocations (&sctx, &error);
+  allocations = jmem_cmd_read_allocations (sysroot, !no_ask && isatty (STDIN_FILENO), &via,
+                                           &action, &error);
   if (allocations == NULL)
     {
-      const char *action = jmem_nvmap_source_error_action (source, error);
-
       jmem_cmd_printerr ("jmem allocations: %s", error->message);
       if (action != NULL)
         jmem_cmd_printerr ("To fix: %s", action);
@@ -206,7 +307,14 @@ jmem_cmd_allocations (int argc, char **argv)
     g_printerr ("jmem allocations: the PIDs are host PIDs: jmem runs in another PID namespace%s\n",
                 pid >= 0 ? ", so --pid takes a host PID" : "");
 
-  text = json ? to_json (allocations, source->via, pid) : to_text (allocations, source->via, pid);
+  if (json)
+    {
+      g_autoptr(JsonNode) root = jmem_cmd_allocations_json (allocations, via, pid, -1);
+
+      text = json_to_string (root, TRUE);
+    }
+  else
+    text = to_text (allocations, via, pid);
   if (!jmem_cmd_write_stdout (text, strlen (text)) || (json && !jmem_cmd_write_stdout ("\n", 1)))
     return JMEM_EXIT_CANT_CREATE;
   return JMEM_EXIT_OK;

@@ -14,9 +14,10 @@
 #define DEFAULT_INTERVAL_S 10
 
 static JsonNode *
-collect_json (const char *when, gboolean interactive, JmemSnapshot **out, GError **error)
+collect_json (const char *when, gboolean interactive, JmemCollectBoot *boot, JmemSnapshot **out,
+              GError **error)
 {
-  JmemCollectOptions options = { .top = -1, .allow_interactive = interactive };
+  JmemCollectOptions options = { .top = -1, .allow_interactive = interactive, .boot = boot };
   JmemSnapshot *s = jmem_collect_snapshot (&options, error);
 
   if (s == NULL)
@@ -37,11 +38,65 @@ trimmed_json (JmemSnapshot *s, int top)
   return jmem_snapshot_to_json (s);
 }
 
+JsonNode *
+jmem_cmd_audit_json (int              level,
+                     gboolean         compact,
+                     gboolean         no_drop,
+                     guint            wait_seconds,
+                     int              top,
+                     gboolean         allow_interactive,
+                     const char      *container,
+                     JmemCollectBoot *boot,
+                     GError         **error)
+{
+  g_autoptr(JmemSnapshot) sb = NULL;
+  g_autoptr(JmemSnapshot) sa = NULL;
+  g_autoptr(JsonNode) before = NULL;
+  g_autoptr(JsonNode) after = NULL;
+  g_autoptr(GVariant) result = NULL;
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  before = collect_json ("before", allow_interactive, boot, &sb, error);
+  if (before == NULL)
+    return NULL;
+  if (no_drop)
+    g_usleep ((gulong) wait_seconds * G_USEC_PER_SEC);
+  else if (!jmem_cmd_call_drop_caches ((guint) level, compact, allow_interactive, &result, error))
+    return NULL;
+  after = collect_json ("after", allow_interactive, boot, &sa, error);
+  if (after == NULL)
+    return NULL;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "schema");
+  json_builder_add_string_value (b, "jmem-audit");
+  json_builder_set_member_name (b, "schema_version");
+  json_builder_add_int_value (b, 1);
+  jmem_cmd_add_container_json (b, container);
+  json_builder_set_member_name (b, "before");
+  json_builder_add_value (b, trimmed_json (sb, top));
+  json_builder_set_member_name (b, "after");
+  json_builder_add_value (b, trimmed_json (sa, top));
+  json_builder_set_member_name (b, "drop");
+  if (no_drop)
+    json_builder_add_null_value (b);
+  else
+    {
+      json_builder_begin_object (b);
+      jmem_cmd_add_drop_json (b, level, compact, result);
+      json_builder_end_object (b);
+    }
+  json_builder_set_member_name (b, "diff");
+  json_builder_add_value (b, jmem_diff_snapshots (before, after));
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
 int
 jmem_cmd_audit (int argc, char **argv)
 {
   gboolean json = FALSE, compact = FALSE, no_drop = FALSE, all = FALSE, no_ask = FALSE;
-  int level = 3, interval = -1, top = -2, rc;
+  int level = 3, interval = -1, top = -2;
   GOptionEntry entries[] = {
     { "level", 0, 0, G_OPTION_ARG_INT, &level, "What to drop: 1 page cache, 2 dentries and inodes, 3 both (default)", "N" },
     { "compact", 0, 0, G_OPTION_ARG_NONE, &compact, "Also compact memory", NULL },
@@ -54,12 +109,7 @@ jmem_cmd_audit (int argc, char **argv)
     { NULL },
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("- snapshot, drop caches, snapshot, compare");
-  g_autoptr(JmemSnapshot) sb = NULL;
-  g_autoptr(JmemSnapshot) sa = NULL;
-  g_autoptr(JsonNode) before = NULL;
-  g_autoptr(JsonNode) after = NULL;
-  g_autoptr(JsonNode) diff = NULL;
-  g_autoptr(GVariant) result = NULL;
+  g_autoptr(JsonNode) root = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *container = NULL;
   gboolean interactive;
@@ -95,54 +145,21 @@ jmem_cmd_audit (int argc, char **argv)
   interactive = !no_ask && isatty (STDIN_FILENO);
   container = jmem_container_detect (NULL);
 
-  before = collect_json ("before", interactive, &sb, &error);
-  if (before == NULL)
+  root = jmem_cmd_audit_json (level, compact, no_drop,
+                              (guint) (interval >= 0 ? interval : DEFAULT_INTERVAL_S), top,
+                              interactive, container, NULL, &error);
+  if (root == NULL)
     {
+      if (g_str_has_prefix (error->message, JMEM_CMD_NOT_DROPPED))
+        return jmem_cmd_report_drop_error ("audit", error);
       jmem_cmd_printerr ("jmem audit: %s", error->message);
       return JMEM_EXIT_INTERNAL;
     }
-  if (no_drop)
-    g_usleep ((gulong) (interval >= 0 ? interval : DEFAULT_INTERVAL_S) * G_USEC_PER_SEC);
-  else if ((rc = jmem_cmd_call_drop_caches ("audit", (guint) level, compact, interactive, &result)) != JMEM_EXIT_OK)
-    return rc;
-  after = collect_json ("after", interactive, &sa, &error);
-  if (after == NULL)
-    {
-      jmem_cmd_printerr ("jmem audit: %s", error->message);
-      return JMEM_EXIT_INTERNAL;
-    }
-  diff = jmem_diff_snapshots (before, after);
 
   if (json)
     {
-      g_autoptr(JsonBuilder) b = json_builder_new ();
-      g_autoptr(JsonNode) root = NULL;
-      g_autofree char *text = NULL;
+      g_autofree char *text = json_to_string (root, TRUE);
 
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "schema");
-      json_builder_add_string_value (b, "jmem-audit");
-      json_builder_set_member_name (b, "schema_version");
-      json_builder_add_int_value (b, 1);
-      jmem_cmd_add_container_json (b, container);
-      json_builder_set_member_name (b, "before");
-      json_builder_add_value (b, trimmed_json (sb, top));
-      json_builder_set_member_name (b, "after");
-      json_builder_add_value (b, trimmed_json (sa, top));
-      json_builder_set_member_name (b, "drop");
-      if (no_drop)
-        json_builder_add_null_value (b);
-      else
-        {
-          json_builder_begin_object (b);
-          jmem_cmd_add_drop_json (b, level, compact, result);
-          json_builder_end_object (b);
-        }
-      json_builder_set_member_name (b, "diff");
-      json_builder_add_value (b, g_steal_pointer (&diff));
-      json_builder_end_object (b);
-      root = json_builder_get_root (b);
-      text = json_to_string (root, TRUE);
       if (!jmem_cmd_write_stdout (text, strlen (text)) || !jmem_cmd_write_stdout ("\n", 1))
         return JMEM_EXIT_CANT_CREATE;
     }
@@ -161,7 +178,7 @@ jmem_cmd_audit (int argc, char **argv)
 
           g_string_append_printf (out, "Note: %s (%s).\n", JMEM_CONTAINER_NOTE, evidence);
         }
-      jmem_output_diff_human (diff, top, out);
+      jmem_output_diff_human (json_object_get_member (json_node_get_object (root), "diff"), top, out);
       if (!jmem_cmd_write_stdout (out->str, out->len))
         return JMEM_EXIT_CANT_CREATE;
     }

@@ -40,25 +40,38 @@ refusal_exit (const GError *error)
   return JMEM_EXIT_INTERNAL;
 }
 
-int
-jmem_cmd_call_drop_caches (const char *command,
-                           guint       level,
+gboolean
+jmem_cmd_call_drop_caches (guint       level,
                            gboolean    compact,
                            gboolean    allow_interactive,
-                           GVariant  **result)
+                           GVariant  **result,
+                           GError    **error)
 {
   JmemHelperCallOptions options = { .allow_interactive = allow_interactive };
-  g_autoptr(GError) error = NULL;
-  const char *action;
+  g_autoptr(GError) local = NULL;
 
-  if (jmem_helper_drop_caches (&options, level, compact, result, &error))
-    return JMEM_EXIT_OK;
-  jmem_cmd_printerr ("jmem %s: caches were not dropped: %s", command, error->message);
-  /* NotAvailable here is compact_memory's absence, not NvMap's */
-  if (compact && g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE))
-    action = "this kernel cannot compact memory: run it again without --compact";
-  else
-    action = jmem_helper_error_action (error);
+  if (jmem_helper_drop_caches (&options, level, compact, result, &local))
+    return TRUE;
+  /* NotAvailable here is compact_memory's absence, not NvMap's: its own
+   * message, so that no NvMap hint follows it */
+  if (compact && g_error_matches (local, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE))
+    {
+      g_clear_error (&local);
+      g_set_error_literal (&local, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           "this kernel cannot compact memory (no /proc/sys/vm/compact_memory): "
+                           "run it again without --compact");
+    }
+  g_propagate_prefixed_error (error, g_steal_pointer (&local), JMEM_CMD_NOT_DROPPED);
+  return FALSE;
+}
+
+int
+jmem_cmd_report_drop_error (const char   *command,
+                            const GError *error)
+{
+  const char *action = jmem_helper_error_action (error);
+
+  jmem_cmd_printerr ("jmem %s: %s", command, error->message);
   if (action != NULL)
     jmem_cmd_printerr ("jmem %s: %s", command, action);
   return refusal_exit (error);
@@ -167,11 +180,47 @@ level_text (guint level)
     }
 }
 
+JsonNode *
+jmem_cmd_drop_caches_json (int         level,
+                           gboolean    compact,
+                           gboolean    allow_interactive,
+                           const char *container,
+                           GError    **error)
+{
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) before = NULL;
+  g_autoptr(JsonNode) after = NULL;
+  g_autoptr(GVariant) result = NULL;
+
+  before = read_state (allow_interactive, notes);
+  if (!jmem_cmd_call_drop_caches ((guint) level, compact, allow_interactive, &result, error))
+    return NULL;
+  after = read_state (allow_interactive, notes);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "schema");
+  json_builder_add_string_value (b, "jmem-drop-caches");
+  json_builder_set_member_name (b, "schema_version");
+  json_builder_add_int_value (b, 1);
+  jmem_cmd_add_drop_json (b, level, compact, result);
+  jmem_cmd_add_container_json (b, container);
+  json_builder_set_member_name (b, "system");
+  json_builder_add_value (b, jmem_diff_system (before, after, jmem_diff_drop_fields));
+  json_builder_set_member_name (b, "notes");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < notes->len; i++)
+    json_builder_add_string_value (b, g_ptr_array_index (notes, i));
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
 int
 jmem_cmd_drop_caches (int argc, char **argv)
 {
   gboolean json = FALSE, compact = FALSE, no_ask = FALSE;
-  int level = 3, rc;
+  int level = 3;
   GOptionEntry entries[] = {
     { "level", 0, 0, G_OPTION_ARG_INT, &level, "1 page cache, 2 dentries and inodes, 3 both (default)", "N" },
     { "compact", 0, 0, G_OPTION_ARG_NONE, &compact, "Also compact memory (larger free blocks for CMA and NvMap)", NULL },
@@ -180,11 +229,8 @@ jmem_cmd_drop_caches (int argc, char **argv)
     { NULL },
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("- drop the kernel's caches and show what that freed");
-  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(JsonNode) before = NULL;
-  g_autoptr(JsonNode) after = NULL;
-  g_autoptr(JsonNode) rows = NULL;
-  g_autoptr(GVariant) result = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
   g_autofree char *container = NULL;
   gboolean interactive;
 
@@ -203,42 +249,22 @@ jmem_cmd_drop_caches (int argc, char **argv)
   interactive = !no_ask && isatty (STDIN_FILENO);
   container = jmem_container_detect (NULL);
 
-  before = read_state (interactive, notes);
-  rc = jmem_cmd_call_drop_caches ("drop-caches", (guint) level, compact, interactive, &result);
-  if (rc != JMEM_EXIT_OK)
-    return rc;
-  after = read_state (interactive, notes);
-  rows = jmem_diff_system (before, after, jmem_diff_drop_fields);
+  root = jmem_cmd_drop_caches_json (level, compact, interactive, container, &error);
+  if (root == NULL)
+    return jmem_cmd_report_drop_error ("drop-caches", error);
 
   if (json)
     {
-      g_autoptr(JsonBuilder) b = json_builder_new ();
-      g_autoptr(JsonNode) root = NULL;
-      g_autofree char *text = NULL;
+      g_autofree char *text = json_to_string (root, TRUE);
 
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "schema");
-      json_builder_add_string_value (b, "jmem-drop-caches");
-      json_builder_set_member_name (b, "schema_version");
-      json_builder_add_int_value (b, 1);
-      jmem_cmd_add_drop_json (b, level, compact, result);
-      jmem_cmd_add_container_json (b, container);
-      json_builder_set_member_name (b, "system");
-      json_builder_add_value (b, g_steal_pointer (&rows));
-      json_builder_set_member_name (b, "notes");
-      json_builder_begin_array (b);
-      for (guint i = 0; i < notes->len; i++)
-        json_builder_add_string_value (b, g_ptr_array_index (notes, i));
-      json_builder_end_array (b);
-      json_builder_end_object (b);
-      root = json_builder_get_root (b);
-      text = json_to_string (root, TRUE);
       if (!jmem_cmd_write_stdout (text, strlen (text)) || !jmem_cmd_write_stdout ("\n", 1))
         return JMEM_EXIT_CANT_CREATE;
     }
   else
     {
       g_autoptr(GString) out = g_string_new (NULL);
+      JsonObject *doc = json_node_get_object (root);
+      JsonArray *notes = json_object_get_array_member (doc, "notes");
 
       g_string_append_printf (out, "Dropped the %s (level %d)%s.\n", level_text ((guint) level), level,
                               compact ? " and compacted memory" : "");
@@ -249,10 +275,10 @@ jmem_cmd_drop_caches (int argc, char **argv)
           g_string_append_printf (out, "Note: %s (%s).\n", JMEM_CONTAINER_NOTE, evidence);
         }
       g_string_append_c (out, '\n');
-      jmem_output_diff_system (json_node_get_array (rows), out);
-      for (guint i = 0; i < notes->len; i++)
+      jmem_output_diff_system (json_object_get_array_member (doc, "system"), out);
+      for (guint i = 0; i < json_array_get_length (notes); i++)
         {
-          g_autofree char *note = jmem_text_for_terminal (g_ptr_array_index (notes, i));
+          g_autofree char *note = jmem_text_for_terminal (json_array_get_string_element (notes, i));
 
           g_string_append_printf (out, "Note: %s\n", note);
         }

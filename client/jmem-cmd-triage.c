@@ -15,12 +15,10 @@
 #define JMEM_TRIAGE_SCHEMA_NAME "jmem-triage"
 #define JMEM_TRIAGE_SCHEMA_VERSION 1
 
-static char *
-findings_json (const JmemSnapshot *s)
+JsonNode *
+jmem_cmd_triage_json (const JmemSnapshot *s)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "schema");
@@ -30,11 +28,37 @@ findings_json (const JmemSnapshot *s)
   json_builder_set_member_name (b, "findings");
   json_builder_add_value (b, jmem_findings_to_json (s->findings));
   json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_indent (gen, 2);
-  return json_generator_to_data (gen, NULL);
+  return json_builder_get_root (b);
+}
+
+JmemSnapshot *
+jmem_cmd_triage_collect (const char      *sysroot,
+                         guint            tegrastats_seconds,
+                         gboolean         allow_interactive,
+                         JmemCollectBoot *boot,
+                         GError         **error)
+{
+  JmemCollectOptions options = { 0 };
+  JmemSnapshot *snapshot;
+
+  options.sysroot = sysroot;
+  options.top = 0;  /* triage sees every process before the list is cut */
+  options.tegrastats_seconds = tegrastats_seconds;
+  if (sysroot != NULL && tegrastats_seconds == 0)
+    {
+      /* a capture's recorded line costs nothing to read */
+      g_autofree char *line = g_build_filename (sysroot, "tegrastats", "line.txt", NULL);
+
+      if (g_file_test (line, G_FILE_TEST_IS_REGULAR))
+        options.tegrastats_seconds = 1;
+    }
+  options.allow_interactive = allow_interactive;
+  options.boot = boot;
+
+  snapshot = jmem_collect_snapshot (&options, error);
+  if (snapshot != NULL && snapshot->findings == NULL)
+    snapshot->findings = jmem_triage_run (snapshot);
+  return snapshot;
 }
 
 int
@@ -53,7 +77,6 @@ jmem_cmd_triage (int argc, char **argv)
   g_autoptr(GOptionContext) context = g_option_context_new ("- what needs attention, and what to do");
   g_autoptr(JmemSnapshot) snapshot = NULL;
   g_autoptr(GError) error = NULL;
-  JmemCollectOptions options = { 0 };
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
@@ -68,28 +91,14 @@ jmem_cmd_triage (int argc, char **argv)
       return JMEM_EXIT_USAGE;
     }
 
-  options.sysroot = sysroot;
-  options.top = 0;  /* triage sees every process before the list is cut */
-  options.tegrastats_seconds = (guint) tegrastats;
-  if (sysroot != NULL && tegrastats == 0)
-    {
-      /* a capture's recorded line costs nothing to read */
-      g_autofree char *line = g_build_filename (sysroot, "tegrastats", "line.txt", NULL);
-
-      if (g_file_test (line, G_FILE_TEST_IS_REGULAR))
-        options.tegrastats_seconds = 1;
-    }
-  options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
-
-  snapshot = jmem_collect_snapshot (&options, &error);
+  snapshot = jmem_cmd_triage_collect (sysroot, (guint) tegrastats, !no_ask && isatty (STDIN_FILENO),
+                                      NULL, &error);
   if (snapshot == NULL)
     {
       jmem_cmd_printerr ("jmem triage: %s", error->message);
       return g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) ?
                JMEM_EXIT_NO_DATA : JMEM_EXIT_INTERNAL;
     }
-  if (snapshot->findings == NULL)
-    snapshot->findings = jmem_triage_run (snapshot);
 
   if (snapshot->warnings->len > 0)
     g_printerr ("jmem triage: %u inputs could not be read, so some rules could not look; "
@@ -97,7 +106,8 @@ jmem_cmd_triage (int argc, char **argv)
 
   if (json)
     {
-      g_autofree char *text = findings_json (snapshot);
+      g_autoptr(JsonNode) root = jmem_cmd_triage_json (snapshot);
+      g_autofree char *text = json_to_string (root, TRUE);
 
       if (!jmem_cmd_write_stdout (text, strlen (text)) || !jmem_cmd_write_stdout ("\n", 1))
         return JMEM_EXIT_CANT_CREATE;

@@ -4,6 +4,10 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "jmem-collect-boot.h"
+#include "jmem-nvmap.h"
+#include "jmem-snapshot.h"
+
 G_BEGIN_DECLS
 
 typedef enum {
@@ -26,15 +30,77 @@ int jmem_cmd_triage (int argc, char **argv);
 int jmem_cmd_diff (int argc, char **argv);
 int jmem_cmd_drop_caches (int argc, char **argv);
 int jmem_cmd_audit (int argc, char **argv);
+int jmem_cmd_mcp (int argc, char **argv);
 
-/* Calls the helper's DropCaches; on a refusal prints "jmem @command: why"
- * and what to do, and returns the exit status for it (77 not authorized, 75
- * rate-limited, 69 helper or polkit missing, 70 other), else JMEM_EXIT_OK. */
-int jmem_cmd_call_drop_caches (const char *command,
-                               guint       level,
-                               gboolean    compact,
-                               gboolean    allow_interactive,
-                               GVariant  **result);
+/* What the commands and the MCP tools (jmem-mcp-tools.c) both compute. */
+
+/* The snapshot triage looks at (every process, a capture's recorded
+ * tegrastats line), with its findings; NULL with JMEM_ERROR_NOT_AVAILABLE
+ * when @sysroot holds no capture. @boot (nullable) keeps per-boot facts. */
+JmemSnapshot *jmem_cmd_triage_collect (const char      *sysroot,
+                                       guint            tegrastats_seconds,
+                                       gboolean         allow_interactive,
+                                       JmemCollectBoot *boot,
+                                       GError         **error);
+
+/* The jmem-triage document (docs/triage.schema.json) of @snapshot. */
+JsonNode *jmem_cmd_triage_json (const JmemSnapshot *snapshot);
+
+/* NvMap allocations from the capture @sysroot, debugfs or the helper;
+ * *via names the source. On failure *action (nullable) is what to do. */
+JmemNvmapAllocations *jmem_cmd_read_allocations (const char  *sysroot,
+                                                 gboolean     allow_interactive,
+                                                 const char **via,
+                                                 const char **action,
+                                                 GError     **error);
+
+/* The jmem-allocations document (docs/allocations.schema.json): only
+ * process @pid when >= 0; at most @limit handles when >= 0, the others
+ * summed up by tag in "omitted". */
+JsonNode *jmem_cmd_allocations_json (const JmemNvmapAllocations *allocations,
+                                     const char                 *via,
+                                     gint64                      pid,
+                                     gint64                      limit);
+
+/* Drops caches through the helper between two readings of the system's
+ * memory: the jmem-drop-caches document (docs/drop-caches.schema.json), or
+ * NULL with the helper's refusal ("caches were not dropped: ..."). */
+JsonNode *jmem_cmd_drop_caches_json (int         level,
+                                     gboolean    compact,
+                                     gboolean    allow_interactive,
+                                     const char *container,
+                                     GError    **error);
+
+/* Snapshot, drop caches at @level (or, when @no_drop, wait @wait_seconds),
+ * snapshot again: the jmem-audit document (docs/audit.schema.json) with
+ * the @top largest processes of each snapshot (every one when < 0). NULL
+ * with the error: a refused drop ("caches were not dropped: ...") or a
+ * snapshot that could not be taken. @boot (nullable) keeps per-boot facts. */
+JsonNode *jmem_cmd_audit_json (int              level,
+                               gboolean         compact,
+                               gboolean         no_drop,
+                               guint            wait_seconds,
+                               int              top,
+                               gboolean         allow_interactive,
+                               const char      *container,
+                               JmemCollectBoot *boot,
+                               GError         **error);
+
+/* How the message of a refused drop starts. */
+#define JMEM_CMD_NOT_DROPPED "caches were not dropped: "
+
+/* Calls the helper's DropCaches, or fails with JMEM_CMD_NOT_DROPPED "why". */
+gboolean jmem_cmd_call_drop_caches (guint       level,
+                                    gboolean    compact,
+                                    gboolean    allow_interactive,
+                                    GVariant  **result,
+                                    GError    **error);
+
+/* Prints "jmem @command: " @error's message and what to do about it, and
+ * returns the exit status for a refused drop (77 not authorized, 75
+ * rate-limited, 69 helper or polkit missing, 70 other). */
+int jmem_cmd_report_drop_error (const char   *command,
+                                const GError *error);
 
 /* The "level", "compact" and "helper_result" members that drop-caches and
  * audit both write (docs/drop-caches.schema.json). */

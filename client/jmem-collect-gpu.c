@@ -152,7 +152,9 @@ jmem_collect_gpu (JmemCollectContext *ctx)
   gsize len = 0;
 
   s->gpu_stack = JMEM_GPU_STACK_NONE;
-  gpu_data = run_query (ctx, "query-gpu", JMEM_NVSMI_QUERY_GPU, &len);
+  gpu_data = jmem_collect_boot_probe (ctx, "query-gpu", &len);
+  if (gpu_data == NULL)
+    gpu_data = run_query (ctx, "query-gpu", JMEM_NVSMI_QUERY_GPU, &len);
   if (gpu_data == NULL)
     return;
   add_output_evidence (s, "query-gpu", gpu_data, len);
@@ -168,6 +170,10 @@ jmem_collect_gpu (JmemCollectContext *ctx)
     jmem_snapshot_add_warning (s, "gpu", NULL, "%u malformed nvidia-smi --query-gpu lines",
                                n_malformed);
   s->gpu_stack = jmem_nvsmi_stack_from_gpus (gpus);
+  /* on nvgpu the probe reports no memory figures (all [N/A]): its answer
+   * holds for the boot, and a process per snapshot is saved */
+  if (s->gpu_stack == JMEM_GPU_STACK_NVGPU)
+    jmem_collect_boot_keep_probe (ctx, "query-gpu", gpu_data, len);
   g_ptr_array_extend_and_steal (s->gpus, g_steal_pointer (&gpus));
   g_ptr_array_add (s->gpu_evidence,
                    g_strdup_printf ("stack: %s", jmem_gpu_stack_to_string (s->gpu_stack)));

@@ -48,6 +48,7 @@ jmem_collect_identity (JmemCollectContext *ctx)
 {
   JmemSnapshot *s = ctx->snapshot;
   g_autofree char *model = NULL;
+  g_autofree char *model_data = NULL;
   g_autofree char *boot_data = NULL;
   g_autofree char *release_data = NULL;
   g_autoptr(GHashTable) boot_control = NULL;
@@ -59,13 +60,19 @@ jmem_collect_identity (JmemCollectContext *ctx)
   s->timestamp_unix = read_captured_at (ctx);
   s->default_target = read_default_target (ctx);
 
-  model = jmem_root_read_text (ctx->files, "/proc/device-tree/model", NULL);
-  if (jmem_root_read (ctx->files, "/etc/nv_boot_control.conf", JMEM_MAX_SMALL_BYTES,
-                             &boot_data, &len, NULL))
+  /* what the board and its L4T release are does not change until a reboot */
+  if (jmem_collect_read_boot_raw (ctx, "/proc/device-tree/model", JMEM_MAX_SMALL_BYTES,
+                                  &model_data, &len, NULL))
+    {
+      model = jmem_text_make_valid (model_data, (gssize) strnlen (model_data, len));
+      g_strchomp (model);  /* device-tree strings end in NUL */
+    }
+  if (jmem_collect_read_boot_raw (ctx, "/etc/nv_boot_control.conf", JMEM_MAX_SMALL_BYTES,
+                                  &boot_data, &len, NULL))
     boot_control = jmem_boot_control_parse (boot_data, len);
 
-  if (jmem_root_read (ctx->files, "/etc/nv_tegra_release", JMEM_MAX_SMALL_BYTES,
-                             &release_data, &len, NULL))
+  if (jmem_collect_read_boot_raw (ctx, "/etc/nv_tegra_release", JMEM_MAX_SMALL_BYTES,
+                                  &release_data, &len, NULL))
     {
       s->release = jmem_tegra_release_parse (release_data, len, &error);
       if (s->release == NULL)

@@ -22,7 +22,26 @@ typedef struct {
   JmemUsers    *users;         /* uid -> name, while processes are read */
   guint         n_status_refused;
   guint         n_status_damaged;
+  JmemCollectBoot *boot;       /* options->boot */
 } JmemCollectContext;
+
+/* Per-boot facts (jmem-collect-boot.c): forgets what was kept when the
+ * boot_id changed; then jmem_collect_read_raw() read once per boot, and the
+ * output of the GPU probe @name when it is kept. */
+void jmem_collect_boot_check (JmemCollectContext *ctx);
+gboolean jmem_collect_read_boot_raw (const JmemCollectContext *ctx,
+                                     const char               *path,
+                                     gsize                     max_bytes,
+                                     char                    **data,
+                                     gsize                    *len,
+                                     GError                  **error);
+char *jmem_collect_boot_probe (const JmemCollectContext *ctx,
+                               const char               *name,
+                               gsize                    *len);
+void jmem_collect_boot_keep_probe (const JmemCollectContext *ctx,
+                                   const char               *name,
+                                   const char               *data,
+                                   gsize                     len);
 
 void jmem_collect_meminfo (JmemCollectContext *ctx);
 void jmem_collect_identity (JmemCollectContext *ctx);

@@ -73,6 +73,8 @@ jmem_collect_snapshot (const JmemCollectOptions *options,
   ctx.snapshot = snapshot;
   ctx.proc_fd = -1;
   ctx.read_buf = g_byte_array_sized_new (16384);
+  ctx.boot = options->boot;
+  jmem_collect_boot_check (&ctx);
 
   /* meminfo first: identity falls back on the memory size. */
   jmem_collect_meminfo (&ctx);

@@ -3,6 +3,7 @@
 
 #include <glib.h>
 
+#include "jmem-collect-boot.h"
 #include "jmem-snapshot.h"
 
 G_BEGIN_DECLS
@@ -16,6 +17,7 @@ typedef struct {
   guint       tegrastats_seconds;  /* 0: do not run tegrastats */
   gboolean    allow_interactive;   /* let polkit ask for a password */
   guint       command_timeout_ms;  /* per external command; 0 = default */
+  JmemCollectBoot *boot;           /* per-boot facts kept between snapshots, or NULL */
 } JmemCollectOptions;
 
 /* Never fails for a missing or unreadable source: that becomes a warning in

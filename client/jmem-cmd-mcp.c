@@ -1,0 +1,62 @@
+/* jmem mcp: the tools of jmem for an AI agent, as a stdio MCP server. */
+#include "jmem-cmd.h"
+
+#include "jmem-mcp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+int
+jmem_cmd_mcp (int argc, char **argv)
+{
+  g_autofree char *sysroot = NULL;
+  GOptionEntry entries[] = {
+    { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Every tool reads this tree written by jmem capture", "DIR" },
+    { NULL },
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("- a Model Context Protocol server on stdin and stdout");
+  g_autoptr(JmemMcpTools) tools = NULL;
+  g_autoptr(GError) error = NULL;
+  int in_fd, out_fd, null_fd;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_description (context,
+    "Speaks newline-delimited JSON-RPC 2.0 (MCP revisions 2025-06-18 and 2025-11-25) on stdin and\n"
+    "stdout; tools snapshot, triage, allocations, drop_caches and audit (docs/mcp.md). Never asks\n"
+    "for a password. Diagnostics go to stderr.\n"
+    "Exit status: 0 at the end of the input, 64 usage error, 66 --sysroot is not a directory,\n"
+    "70 internal error, 73 stdout could not be written.");
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
+    return JMEM_EXIT_USAGE;
+  if (sysroot != NULL && !g_file_test (sysroot, G_FILE_TEST_IS_DIR))
+    {
+      jmem_cmd_printerr ("jmem mcp: --sysroot %s is not a directory", sysroot);
+      return JMEM_EXIT_NO_INPUT;
+    }
+
+  tools = jmem_mcp_tools_new (sysroot, &error);
+  if (tools == NULL)
+    {
+      jmem_cmd_printerr ("jmem mcp: %s", error->message);
+      return JMEM_EXIT_INTERNAL;
+    }
+
+  /* stdout carries only protocol: the channels move to private
+   * descriptors, and whatever else would print to stdout reaches stderr */
+  in_fd = fcntl (STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+  out_fd = fcntl (STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  null_fd = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (in_fd < 0 || out_fd < 0 || null_fd < 0 ||
+      dup2 (null_fd, STDIN_FILENO) < 0 || dup2 (STDERR_FILENO, STDOUT_FILENO) < 0)
+    {
+      jmem_cmd_printerr ("jmem mcp: cannot set up stdin and stdout: %s", g_strerror (errno));
+      return JMEM_EXIT_INTERNAL;
+    }
+  close (null_fd);
+  /* a client that went away is an end, not a crash */
+  signal (SIGPIPE, SIG_IGN);
+
+  return jmem_mcp_serve (tools, in_fd, out_fd);
+}

@@ -1,0 +1,575 @@
+#include "jmem-mcp-tools.h"
+
+#include "jmem-cmd.h"
+#include "jmem-collect.h"
+#include "jmem-config.h"
+#include "jmem-container.h"
+#include "jmem-error.h"
+#include "jmem-helper-client.h"
+#include "jmem-mcp-schemas.h"
+#include "jmem-names.h"
+#include "jmem-snapshot-json.h"
+
+#include <gio/gio.h>
+#include <math.h>
+
+/* A leak of 60,000 handles would flood a model's context: past this many
+ * the handles are summed up by tag. */
+#define DEFAULT_ALLOCATIONS_LIMIT 200
+/* A tools/call blocks its client: the official SDK gives up after 60 s. */
+#define MAX_WAIT_SECONDS 50
+
+typedef enum { ARG_INTEGER, ARG_BOOLEAN } ArgType;
+
+typedef struct {
+  const char *name;
+  ArgType     type;
+  gint64      minimum, maximum;
+  const char *description;
+} ToolArg;
+
+typedef struct {
+  const char    *name;
+  const char    *title;
+  const char    *description;
+  const ToolArg *args;       /* ends with a NULL name */
+  const char    *schema;     /* the output schema's short name */
+  gboolean       read_only;
+  JsonNode     *(*run) (JmemMcpTools *tools, JsonObject *args, GError **error);
+} Tool;
+
+struct _JmemMcpTools {
+  char       *sysroot;
+  char       *container;  /* per boot: the same for every call */
+  JmemCollectBoot *boot;  /* board identity and GPU probe, read once per boot */
+  JsonNode   *list;
+  /* held so that every call shares GIO's one system bus connection instead
+   * of connecting anew (NULL without a bus: the calls then say why) */
+  GDBusConnection *bus;
+};
+
+static gboolean
+arg_given (JsonObject *args, const char *name)
+{
+  return args != NULL && json_object_has_member (args, name) &&
+         !JSON_NODE_HOLDS_NULL (json_object_get_member (args, name));
+}
+
+static gint64
+arg_int (JsonObject *args, const char *name, gint64 fallback)
+{
+  JsonNode *node;
+
+  if (!arg_given (args, name))
+    return fallback;
+  node = json_object_get_member (args, name);
+  if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
+    return (gint64) json_node_get_double (node);
+  return json_node_get_int (node);
+}
+
+static gboolean
+arg_bool (JsonObject *args, const char *name)
+{
+  return arg_given (args, name) && json_object_get_boolean_member (args, name);
+}
+
+static gboolean
+refuse_sysroot (JmemMcpTools *tools, const char *tool, GError **error)
+{
+  if (tools->sysroot == NULL)
+    return FALSE;
+  g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE,
+               "%s acts on the live system, and this server reads the capture %s\n"
+               "To fix: start `jmem mcp` without --sysroot on the Jetson itself", tool,
+               tools->sysroot);
+  return TRUE;
+}
+
+/* The message a command prints for @error, with its "To fix" line. */
+static void
+add_action (GError **error, const char *action)
+{
+  if (action != NULL && error != NULL && *error != NULL)
+    {
+      g_autofree char *message = g_strdup_printf ("%s\nTo fix: %s", (*error)->message, action);
+
+      g_free ((*error)->message);
+      (*error)->message = g_steal_pointer (&message);
+    }
+}
+
+/* What the CLI advises for a helper refusal, except for a refusal by
+ * polkit: an agent's call never gets a password prompt, so the fix is the
+ * group, and the rule that grants it @action. */
+static char *
+helper_action (const GError *error, const char *action)
+{
+  if (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_AUTH_FAILED) ||
+      (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED) &&
+       !g_str_has_prefix (error->message, JMEM_POLKIT_UNAVAILABLE)))
+    return g_strdup_printf ("add this account to the %s group (sudo usermod -aG %s \"$USER\"), "
+                            "then log in again and restart the agent; jmem's polkit rule "
+                            "(50-dev.jmem.rules) grants that group %s without a password",
+                            JMEM_PRIVILEGED_GROUP, JMEM_PRIVILEGED_GROUP, action);
+  return g_strdup (jmem_helper_error_action (error));
+}
+
+/* Keeps the members of array @member of @object whose "pid" is @pid. */
+static void
+keep_pid (JsonObject *object, const char *member, gint64 pid)
+{
+  JsonArray *rows = json_object_get_array_member (object, member);
+  g_autoptr(JsonArray) kept = json_array_new ();
+
+  for (guint i = 0; i < json_array_get_length (rows); i++)
+    {
+      JsonObject *row = json_array_get_object_element (rows, i);
+
+      if (json_object_get_int_member (row, "pid") == pid)
+        json_array_add_element (kept, json_node_copy (json_array_get_element (rows, i)));
+    }
+  json_object_set_array_member (object, member, json_array_ref (kept));
+}
+
+static JsonNode *
+run_snapshot (JmemMcpTools *tools, JsonObject *args, GError **error)
+{
+  JmemCollectOptions options = { 0 };
+  g_autoptr(JmemSnapshot) snapshot = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  gint64 pid = arg_int (args, "pid", -1);
+  JsonObject *doc;
+
+  if (arg_given (args, "top") && arg_bool (args, "all"))
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                   "invalid arguments: give \"top\" or \"all\", not both");
+      return NULL;
+    }
+  options.sysroot = tools->sysroot;
+  options.boot = tools->boot;
+  options.top = arg_bool (args, "all") || pid >= 0 ? -1 :
+                (int) arg_int (args, "top", JMEM_COLLECT_DEFAULT_TOP);
+  snapshot = jmem_collect_snapshot (&options, error);
+  if (snapshot == NULL)
+    return NULL;
+  root = jmem_snapshot_to_json (snapshot);
+  if (pid < 0)
+    return g_steal_pointer (&root);
+
+  doc = json_node_get_object (root);
+  keep_pid (json_object_get_object_member (doc, "processes"), "list", pid);
+  keep_pid (json_object_get_object_member (doc, "nvmap"), "clients", pid);
+  keep_pid (json_object_get_object_member (doc, "nvmap"), "by_pid", pid);
+  keep_pid (json_object_get_object_member (doc, "gpu"), "processes", pid);
+  return g_steal_pointer (&root);
+}
+
+static JsonNode *
+run_triage (JmemMcpTools *tools, JsonObject *args, GError **error)
+{
+  g_autoptr(JmemSnapshot) snapshot = NULL;
+
+  snapshot = jmem_cmd_triage_collect (tools->sysroot, 0, FALSE, tools->boot, error);
+  return snapshot != NULL ? jmem_cmd_triage_json (snapshot) : NULL;
+}
+
+static JsonNode *
+run_allocations (JmemMcpTools *tools, JsonObject *args, GError **error)
+{
+  g_autoptr(JmemNvmapAllocations) allocations = NULL;
+  const char *via = NULL, *action = NULL;
+
+  allocations = jmem_cmd_read_allocations (tools->sysroot, FALSE, &via, &action, error);
+  if (allocations == NULL)
+    {
+      g_autofree char *fix = NULL;
+
+      if (tools->sysroot == NULL && (*error)->domain == G_DBUS_ERROR)
+        action = fix = helper_action (*error, JMEM_ACTION_READ_ALLOCATIONS);
+      add_action (error, action);
+      return NULL;
+    }
+  return jmem_cmd_allocations_json (allocations, via, arg_int (args, "pid", -1),
+                                    arg_int (args, "limit", DEFAULT_ALLOCATIONS_LIMIT));
+}
+
+static JsonNode *
+run_drop_caches (JmemMcpTools *tools, JsonObject *args, GError **error)
+{
+  JsonNode *root;
+
+  if (refuse_sysroot (tools, "drop_caches", error))
+    return NULL;
+  root = jmem_cmd_drop_caches_json ((int) arg_int (args, "level", 3), arg_bool (args, "compact"),
+                                    FALSE, tools->container, error);
+  if (root == NULL)
+    {
+      g_autofree char *action = helper_action (*error, JMEM_ACTION_DROP_CACHES);
+
+      add_action (error, action);
+    }
+  return root;
+}
+
+static JsonNode *
+run_audit (JmemMcpTools *tools, JsonObject *args, GError **error)
+{
+  gboolean drop = arg_given (args, "level");
+  JsonNode *root;
+
+  if (refuse_sysroot (tools, "audit", error))
+    return NULL;
+  if (drop && arg_given (args, "wait_seconds"))
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                   "invalid arguments: \"wait_seconds\" is for an audit without a drop: give "
+                   "\"level\" or \"wait_seconds\", not both");
+      return NULL;
+    }
+  if (!drop && arg_bool (args, "compact"))
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                   "invalid arguments: \"compact\" needs caches to be dropped: give \"level\" too");
+      return NULL;
+    }
+  root = jmem_cmd_audit_json ((int) arg_int (args, "level", 3), arg_bool (args, "compact"), !drop,
+                              (guint) arg_int (args, "wait_seconds", 0),
+                              (int) arg_int (args, "top", JMEM_COLLECT_DEFAULT_TOP), FALSE,
+                              tools->container, tools->boot, error);
+  if (root == NULL && g_str_has_prefix ((*error)->message, JMEM_CMD_NOT_DROPPED))
+    {
+      g_autofree char *action = helper_action (*error, JMEM_ACTION_DROP_CACHES);
+
+      add_action (error, action);
+    }
+  return root;
+}
+
+static const ToolArg snapshot_args[] = {
+  { "top", ARG_INTEGER, 0, G_MAXINT, "Keep the N largest processes (default 10); excludes all" },
+  { "all", ARG_BOOLEAN, 0, 0, "Keep every process" },
+  { "pid", ARG_INTEGER, 1, G_MAXUINT32, "Only this process: its process, NvMap and GPU rows" },
+  { NULL },
+};
+static const ToolArg no_args[] = { { NULL } };
+static const ToolArg allocations_args[] = {
+  { "pid", ARG_INTEGER, 0, G_MAXUINT32, "Only this process's handles (0: the kernel's)" },
+  { "limit", ARG_INTEGER, 0, 1000000, "At most this many handles (default 200); the rest are summed up by tag in \"omitted\"" },
+  { NULL },
+};
+static const ToolArg drop_caches_args[] = {
+  { "level", ARG_INTEGER, 1, 3, "1 page cache, 2 dentries and inodes, 3 both (default)" },
+  { "compact", ARG_BOOLEAN, 0, 0, "Also compact memory (larger free blocks for CMA and NvMap)" },
+  { NULL },
+};
+static const ToolArg audit_args[] = {
+  { "level", ARG_INTEGER, 1, 3, "Drop caches at this level between the snapshots; without it nothing is dropped" },
+  { "compact", ARG_BOOLEAN, 0, 0, "Also compact memory (needs level)" },
+  { "wait_seconds", ARG_INTEGER, 0, MAX_WAIT_SECONDS, "Without level: seconds between the snapshots (default 0)" },
+  { "top", ARG_INTEGER, 0, G_MAXINT, "Keep the N largest processes of each snapshot (default 10); the diff sees them all" },
+  { NULL },
+};
+
+/* The order tools/list gives. */
+static const Tool tool_table[] = {
+  { "snapshot", "Memory snapshot",
+    "What holds memory on this Jetson now: processes (RSS, PSS, swap), GPU memory (nvidia-smi), "
+    "NvMap (the allocator CUDA, video and camera buffers come from, invisible to top), host facts, "
+    "warnings with what to do, and the triage findings. The same document as `jmem snapshot --json` "
+    "(docs/snapshot.schema.json). When nvmap.readable is false, report its error and fix; never guess "
+    "NvMap numbers.",
+    snapshot_args, "snapshot", TRUE, run_snapshot },
+  { "triage", "Memory triage",
+    "Only the findings of jmem's triage rules: what needs attention (a process holding most GPU "
+    "memory, NvMap held by exited processes, CMA exhausted, swap, heat, ...), with the numbers that "
+    "triggered each and the action to take (docs/triage.md).",
+    no_args, "triage", TRUE, run_triage },
+  { "allocations", "NvMap allocations",
+    "The NvMap handles of each client (size, flags, refs, pins, maps, tag), as "
+    "`jmem allocations --json`; at most limit handles, the rest summed up by tag and size.",
+    allocations_args, "allocations", TRUE, run_allocations },
+  { "drop_caches", "Drop kernel caches",
+    "Drops the kernel's page cache and/or dentries and inodes through jmem-helper (after sync; "
+    "nothing is lost, clean caches are re-read on demand) and reports MemFree, MemAvailable, "
+    "Cached, CmaFree and the NvMap total before and after. At most once per 10 s. Needs the "
+    "polkit grant of the jmem group; never asks for a password.",
+    drop_caches_args, "drop-caches", FALSE, run_drop_caches },
+  { "audit", "Memory audit",
+    "Snapshot, drop caches at level (or wait wait_seconds without dropping), snapshot again, and "
+    "compare: what each process and the system gained or lost (docs/audit.md).",
+    audit_args, "audit", FALSE, run_audit },
+};
+
+const char *
+jmem_mcp_tools_names (void)
+{
+  return "snapshot, triage, allocations, drop_caches, audit";
+}
+
+static const Tool *
+find_tool (const char *name)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (tool_table); i++)
+    if (g_str_equal (tool_table[i].name, name))
+      return &tool_table[i];
+  return NULL;
+}
+
+static void
+add_input_schema (JsonBuilder *b, const ToolArg *args)
+{
+  json_builder_set_member_name (b, "inputSchema");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "type");
+  json_builder_add_string_value (b, "object");
+  json_builder_set_member_name (b, "additionalProperties");
+  json_builder_add_boolean_value (b, FALSE);
+  json_builder_set_member_name (b, "properties");
+  json_builder_begin_object (b);
+  for (const ToolArg *a = args; a->name != NULL; a++)
+    {
+      json_builder_set_member_name (b, a->name);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "type");
+      json_builder_add_string_value (b, a->type == ARG_INTEGER ? "integer" : "boolean");
+      if (a->type == ARG_INTEGER)
+        {
+          json_builder_set_member_name (b, "minimum");
+          json_builder_add_int_value (b, a->minimum);
+          json_builder_set_member_name (b, "maximum");
+          json_builder_add_int_value (b, a->maximum);
+        }
+      json_builder_set_member_name (b, "description");
+      json_builder_add_string_value (b, a->description);
+      json_builder_end_object (b);
+    }
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+}
+
+static void
+add_annotations (JsonBuilder *b, const Tool *t)
+{
+  json_builder_set_member_name (b, "annotations");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "title");
+  json_builder_add_string_value (b, t->title);
+  json_builder_set_member_name (b, "readOnlyHint");
+  json_builder_add_boolean_value (b, t->read_only);
+  if (!t->read_only)
+    {
+      /* dropping clean caches loses nothing, and twice is as once */
+      json_builder_set_member_name (b, "destructiveHint");
+      json_builder_add_boolean_value (b, FALSE);
+      json_builder_set_member_name (b, "idempotentHint");
+      json_builder_add_boolean_value (b, TRUE);
+    }
+  json_builder_set_member_name (b, "openWorldHint");
+  json_builder_add_boolean_value (b, FALSE);
+  json_builder_end_object (b);
+}
+
+JmemMcpTools *
+jmem_mcp_tools_new (const char *sysroot,
+                    GError    **error)
+{
+  g_autoptr(JmemMcpTools) tools = g_new0 (JmemMcpTools, 1);
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  tools->boot = jmem_collect_boot_new ();
+  tools->sysroot = sysroot != NULL && sysroot[0] != '\0' && !g_str_equal (sysroot, "/") ?
+                   g_strdup (sysroot) : NULL;
+  if (tools->sysroot == NULL)
+    {
+      tools->container = jmem_container_detect (NULL);
+      tools->bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, NULL);
+    }
+
+  json_builder_begin_array (b);
+  for (gsize i = 0; i < G_N_ELEMENTS (tool_table); i++)
+    {
+      const Tool *t = &tool_table[i];
+      JsonNode *schema = jmem_mcp_schema_bundle (t->schema, error);
+
+      if (schema == NULL)
+        return NULL;
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, t->name);
+      json_builder_set_member_name (b, "title");
+      json_builder_add_string_value (b, t->title);
+      json_builder_set_member_name (b, "description");
+      json_builder_add_string_value (b, t->description);
+      add_input_schema (b, t->args);
+      json_builder_set_member_name (b, "outputSchema");
+      json_builder_add_value (b, schema);
+      add_annotations (b, t);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  tools->list = json_builder_get_root (b);
+  return g_steal_pointer (&tools);
+}
+
+void
+jmem_mcp_tools_free (JmemMcpTools *tools)
+{
+  if (tools == NULL)
+    return;
+  g_free (tools->sysroot);
+  g_free (tools->container);
+  g_clear_object (&tools->bus);
+  g_clear_pointer (&tools->boot, jmem_collect_boot_free);
+  if (tools->list != NULL)
+    json_node_unref (tools->list);
+  g_free (tools);
+}
+
+JsonNode *
+jmem_mcp_tools_list (JmemMcpTools *tools)
+{
+  return json_node_copy (tools->list);
+}
+
+gboolean
+jmem_mcp_tools_has (JmemMcpTools *tools,
+                    const char   *name)
+{
+  return find_tool (name) != NULL;
+}
+
+static const char *
+json_type_name (JsonNode *node)
+{
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    return "an object";
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    return "an array";
+  if (JSON_NODE_HOLDS_NULL (node))
+    return "null";
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_STRING: return "a string";
+    case G_TYPE_BOOLEAN: return "a boolean";
+    case G_TYPE_DOUBLE: return "a fraction";
+    default: return "a number";
+    }
+}
+
+static char *
+args_list (const ToolArg *args)
+{
+  g_autoptr(GString) names = g_string_new (NULL);
+
+  for (const ToolArg *a = args; a->name != NULL; a++)
+    g_string_append_printf (names, "%s\"%s\"", names->len > 0 ? ", " : "", a->name);
+  return names->len > 0 ? g_strdup (names->str) : g_strdup ("none");
+}
+
+/* Checks @args against the tool's inputSchema; the message names the
+ * argument and what it takes, so a model can correct its call. */
+static gboolean
+check_args (const Tool *t, JsonObject *args, GError **error)
+{
+  g_autoptr(GList) members = args != NULL ? json_object_get_members (args) : NULL;
+
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      const char *name = l->data;
+      JsonNode *value = json_object_get_member (args, name);
+      const ToolArg *a = t->args;
+
+      while (a->name != NULL && !g_str_equal (a->name, name))
+        a++;
+      if (a->name == NULL)
+        {
+          g_autofree char *known = args_list (t->args);
+          g_autofree char *shown = g_strescape (name, NULL);
+
+          g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                       "invalid arguments: %s takes no argument \"%.64s\" (it takes %s)",
+                       t->name, shown, known);
+          return FALSE;
+        }
+      if (a->type == ARG_BOOLEAN)
+        {
+          if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_BOOLEAN)
+            {
+              g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                           "invalid arguments: \"%s\" takes true or false, not %s", a->name,
+                           json_type_name (value));
+              return FALSE;
+            }
+          continue;
+        }
+      if (JSON_NODE_HOLDS_VALUE (value) &&
+          (json_node_get_value_type (value) == G_TYPE_INT64 ||
+           (json_node_get_value_type (value) == G_TYPE_DOUBLE &&
+            json_node_get_double (value) == floor (json_node_get_double (value)))))
+        {
+          double v = json_node_get_value_type (value) == G_TYPE_INT64 ?
+                     (double) json_node_get_int (value) : json_node_get_double (value);
+
+          if (v >= (double) a->minimum && v <= (double) a->maximum)
+            continue;
+          g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                       "invalid arguments: \"%s\" takes an integer from %" G_GINT64_FORMAT
+                       " to %" G_GINT64_FORMAT ", not %.0f", a->name, a->minimum, a->maximum, v);
+          return FALSE;
+        }
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                   "invalid arguments: \"%s\" takes an integer from %" G_GINT64_FORMAT
+                   " to %" G_GINT64_FORMAT ", not %s", a->name, a->minimum, a->maximum,
+                   json_type_name (value));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static JsonNode *
+text_result (const char *text, JsonNode *structured, gboolean is_error)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "content");
+  json_builder_begin_array (b);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "type");
+  json_builder_add_string_value (b, "text");
+  json_builder_set_member_name (b, "text");
+  json_builder_add_string_value (b, text);
+  json_builder_end_object (b);
+  json_builder_end_array (b);
+  if (structured != NULL)
+    {
+      json_builder_set_member_name (b, "structuredContent");
+      json_builder_add_value (b, structured);
+    }
+  json_builder_set_member_name (b, "isError");
+  json_builder_add_boolean_value (b, is_error);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+JsonNode *
+jmem_mcp_tools_call (JmemMcpTools *tools,
+                     const char   *name,
+                     JsonObject   *arguments)
+{
+  const Tool *t = find_tool (name);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  JsonNode *doc;
+
+  g_return_val_if_fail (t != NULL, NULL);
+  if (!check_args (t, arguments, &error))
+    return text_result (error->message, NULL, TRUE);
+  doc = t->run (tools, arguments, &error);
+  if (doc == NULL)
+    return text_result (error->message, NULL, TRUE);
+  text = json_to_string (doc, FALSE);
+  return text_result (text, doc, FALSE);
+}

@@ -1,0 +1,20 @@
+/* The Model Context Protocol over stdio: newline-delimited JSON-RPC 2.0. */
+#pragma once
+
+#include "jmem-mcp-tools.h"
+
+G_BEGIN_DECLS
+
+/* The longest message read; a longer line is refused and skipped. */
+#define JMEM_MCP_MAX_LINE_BYTES (1024 * 1024)
+
+/* The revisions spoken, newest first. */
+#define JMEM_MCP_PROTOCOL_LATEST "2025-11-25"
+
+/* Reads requests from @in_fd and writes answers to @out_fd until end of
+ * input (returns 0) or until @out_fd cannot be written (returns 73). */
+int jmem_mcp_serve (JmemMcpTools *tools,
+                    int           in_fd,
+                    int           out_fd);
+
+G_END_DECLS

@@ -1,0 +1,187 @@
+// `jmem mcp --sysroot TREE` driven by the official MCP TypeScript SDK: the
+// handshake, tools/list, every tool, each structuredContent validated against
+// its outputSchema (by the SDK's own client and again by ajv, which the SDK
+// uses), the errors a model sees, and a server that keeps serving after
+// malformed input. TAP output.
+// Usage: node test-mcp-sdk.mjs JMEM_EXE FIXTURE_TREE
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import assert from 'node:assert/strict';
+
+const [jmem, tree] = process.argv.slice(2);
+const cases = [];
+const test = (name, fn) => cases.push([name, fn]);
+
+const TOOLS = ['snapshot', 'triage', 'allocations', 'drop_caches', 'audit'];
+let client;
+let tools;
+
+function validate(tool, structured) {
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  addFormats(ajv);
+  const check = ajv.compile(tool.outputSchema);
+  assert.ok(check(structured), `${tool.name}: ${ajv.errorsText(check.errors)}`);
+}
+
+async function call(name, args) {
+  const result = await client.callTool({ name, arguments: args });
+  assert.equal(result.content[0].type, 'text');
+  return result;
+}
+
+// A result that ran: structuredContent valid, the text block the same JSON.
+async function callOk(name, args) {
+  const result = await call(name, args);
+  assert.notEqual(result.isError, true, `${name} failed: ${result.content[0].text}`);
+  validate(tools.find((t) => t.name === name), result.structuredContent);
+  assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
+  return result.structuredContent;
+}
+
+async function callError(name, args, pattern) {
+  const result = await call(name, args);
+  assert.equal(result.isError, true, `${name} ${JSON.stringify(args)} did not fail`);
+  assert.equal(result.structuredContent, undefined);
+  assert.match(result.content[0].text, pattern);
+}
+
+test('connect with StdioClientTransport', async () => {
+  const transport = new StdioClientTransport({ command: jmem, args: ['mcp', '--sysroot', tree], stderr: 'pipe' });
+  client = new Client({ name: 'jmem-test', version: '1.0.0' });
+  await client.connect(transport);
+  assert.equal(client.getServerVersion().name, 'jmem');
+  assert.deepEqual(client.getServerCapabilities().tools, { listChanged: false });
+  await client.ping();
+});
+
+test('tools/list: the five tools in order, with schemas and annotations', async () => {
+  ({ tools } = await client.listTools());
+  assert.deepEqual(tools.map((t) => t.name), TOOLS);
+  for (const t of tools) {
+    assert.equal(t.inputSchema.type, 'object');
+    assert.equal(t.inputSchema.additionalProperties, false, t.name);
+    assert.equal(t.outputSchema.type, 'object', t.name);
+    assert.equal(t.outputSchema.$schema, undefined, t.name);
+    assert.equal(t.annotations.openWorldHint, false, t.name);
+  }
+  for (const name of ['snapshot', 'triage', 'allocations'])
+    assert.equal(tools.find((t) => t.name === name).annotations.readOnlyHint, true, name);
+  const drop = tools.find((t) => t.name === 'drop_caches').annotations;
+  assert.deepEqual([drop.readOnlyHint, drop.destructiveHint, drop.idempotentHint], [false, false, true]);
+  assert.deepEqual(tools.find((t) => t.name === 'drop_caches').inputSchema.properties.level,
+    { type: 'integer', minimum: 1, maximum: 3, description: tools.find((t) => t.name === 'drop_caches').inputSchema.properties.level.description });
+});
+
+test('snapshot: the capture, NvMap rows and the vLLM engine on top', async () => {
+  const s = await callOk('snapshot', {});
+  assert.equal(s.schema, 'jmem-snapshot');
+  assert.equal(s.nvmap.readable, true);
+  assert.equal(s.nvmap.via, 'sysroot');
+  assert.ok(s.processes.list.length <= 10);
+  const top = s.nvmap.by_pid[0];
+  assert.match(top.process, /^VLLM::EngineCor/);
+  assert.equal(s.processes.list[0].pid, top.pid);
+});
+
+test('snapshot: all and top', async () => {
+  const all = await callOk('snapshot', { all: true });
+  const two = await callOk('snapshot', { top: 2 });
+  assert.equal(two.processes.list.length, 2);
+  assert.ok(all.processes.list.length > 2);
+  assert.equal(all.processes.list.length, all.processes.total);
+});
+
+test('snapshot: pid keeps that process, its NvMap and GPU rows', async () => {
+  const s = await callOk('snapshot', { pid: 1731 });
+  assert.deepEqual(s.processes.list.map((p) => p.pid), [1731]);
+  assert.deepEqual(s.nvmap.clients.map((c) => c.pid), [1731]);
+  assert.deepEqual(s.nvmap.by_pid.map((c) => c.pid), [1731]);
+  assert.ok(s.gpu.processes.every((p) => p.pid === 1731));
+});
+
+test('triage: findings with evidence and actions', async () => {
+  const t = await callOk('triage', {});
+  const ids = t.findings.map((f) => f.id);
+  assert.ok(ids.includes('single-process-dominates'), ids.join(' '));
+  assert.ok(ids.includes('nvmap-orphan'), ids.join(' '));
+  for (const f of t.findings) assert.ok(f.action.length > 0);
+});
+
+test('allocations: a limit sums the rest up by tag', async () => {
+  const whole = await callOk('allocations', {});
+  const n = whole.clients.reduce((a, c) => a + c.handles.length, 0);
+  assert.equal(whole.omitted, undefined);
+  const cut = await callOk('allocations', { limit: 2 });
+  assert.equal(cut.clients.reduce((a, c) => a + c.handles.length, 0), 2);
+  assert.equal(cut.omitted.handles, n - 2);
+  assert.equal(cut.omitted.by_tag.reduce((a, t) => a + t.handles, 0), n - 2);
+  const one = await callOk('allocations', { pid: 1731 });
+  assert.deepEqual(one.clients.map((c) => c.pid), [1731]);
+});
+
+test('drop_caches and audit refuse on a capture', async () => {
+  await callError('drop_caches', {}, /live system.*--sysroot/s);
+  await callError('audit', { level: 1 }, /live system.*--sysroot/s);
+});
+
+test('arguments that do not match the inputSchema: isError naming the argument', async () => {
+  await callError('drop_caches', { level: 7 }, /"level" takes an integer from 1 to 3, not 7/);
+  await callError('drop_caches', { level: '3' }, /"level" takes an integer .* not a string/);
+  await callError('snapshot', { top: -1 }, /"top"/);
+  await callError('snapshot', { all: 1 }, /"all" takes true or false/);
+  await callError('snapshot', { colour: true }, /no argument "colour"/);
+  await callError('snapshot', { top: 3, all: true }, /"top" or "all"/);
+});
+
+test('unknown tool: JSON-RPC error -32602', async () => {
+  await assert.rejects(client.callTool({ name: 'rm_rf', arguments: {} }),
+    (e) => e instanceof McpError && e.code === ErrorCode.InvalidParams);
+});
+
+test('the server still answers after every error', async () => {
+  await client.ping();
+  await callOk('triage', {});
+  await client.close();
+});
+
+// Raw lines the SDK would never send: each is answered and the server goes on.
+test('malformed input is answered and the server keeps serving', async () => {
+  const child = spawn(jmem, ['mcp', '--sysroot', tree], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  const answers = [];
+  lines.on('line', (l) => answers.push(JSON.parse(l)));
+  const closed = new Promise((resolve) => lines.on('close', resolve));
+  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  child.stdin.write('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"1999-01-01","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}\n');
+  child.stdin.write('not json\n');
+  child.stdin.write('{"jsonrpc":"2.0","id":2,"method":"no/such"}\n');
+  child.stdin.write('{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+  child.stdin.end();
+  assert.equal(await exited, 0);
+  await closed;
+  assert.equal(answers.length, 4, JSON.stringify(answers));
+  assert.equal(answers[0].result.protocolVersion, '2025-11-25');
+  assert.equal(answers[1].error.code, ErrorCode.ParseError);
+  assert.equal(answers[1].id, null);
+  assert.equal(answers[2].error.code, ErrorCode.MethodNotFound);
+  assert.deepEqual(answers[3], { jsonrpc: '2.0', id: 3, result: {} });
+});
+
+console.log(`1..${cases.length}`);
+let failed = 0;
+for (const [i, [name, fn]] of cases.entries()) {
+  try {
+    await fn();
+    console.log(`ok ${i + 1} - ${name}`);
+  } catch (e) {
+    failed++;
+    console.log(`not ok ${i + 1} - ${name}`);
+    for (const line of String(e.stack || e).split('\n')) console.log(`# ${line}`);
+  }
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,475 @@
+/* `jmem mcp` over pipes: the JSON-RPC error semantics, the handshake, the
+ * line limit and the end of input, as a client that sends what the SDK
+ * never would sees them. */
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#define MIB (1024 * 1024)
+
+typedef struct {
+  GSubprocess      *process;
+  GOutputStream    *in;
+  GDataInputStream *out;
+} Server;
+
+static void
+server_free (Server *s)
+{
+  g_clear_object (&s->out);
+  g_clear_object (&s->process);
+  g_free (s);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Server, server_free)
+
+static Server *
+server_start_root (const char *root)
+{
+  g_autoptr(GError) error = NULL;
+  Server *s = g_new0 (Server, 1);
+
+  s->process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
+                                 &error, g_getenv ("JMEM_EXE"), "mcp", "--sysroot", root, NULL);
+  g_assert_no_error (error);
+  s->in = g_subprocess_get_stdin_pipe (s->process);
+  s->out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (s->process));
+  g_data_input_stream_set_newline_type (s->out, G_DATA_STREAM_NEWLINE_TYPE_LF);
+  return s;
+}
+
+static Server *
+server_start (const char *tree)
+{
+  g_autofree char *root = g_build_filename (g_getenv ("JMEM_FIXTURES"), "trees", tree, NULL);
+
+  return server_start_root (root);
+}
+
+static void
+server_send (Server *s, const char *text, gsize len)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_output_stream_write_all (s->in, text, len, NULL, NULL, &error);
+  g_assert_no_error (error);
+}
+
+static void
+server_send_line (Server *s, const char *line)
+{
+  server_send (s, line, strlen (line));
+  server_send (s, "\n", 1);
+}
+
+/* The next message on stdout; every line there must be one JSON-RPC object. */
+static JsonObject *
+server_read (Server *s)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *line = g_data_input_stream_read_line (s->out, NULL, NULL, &error);
+  JsonObject *message;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (line);
+  json_parser_load_from_data (parser, line, -1, &error);
+  g_assert_no_error (error);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)));
+  message = json_object_ref (json_node_get_object (json_parser_get_root (parser)));
+  g_assert_cmpstr (json_object_get_string_member (message, "jsonrpc"), ==, "2.0");
+  return message;
+}
+
+/* End of input: the server exits 0 and has written nothing more. */
+static void
+server_finish (Server *s)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *rest = NULL;
+  gsize len = 0;
+
+  g_output_stream_close (s->in, NULL, &error);
+  g_assert_no_error (error);
+  rest = g_data_input_stream_read_upto (s->out, "", 0, &len, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (len, ==, 0);
+  g_subprocess_wait (s->process, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (s->process));
+  g_assert_cmpint (g_subprocess_get_exit_status (s->process), ==, 0);
+}
+
+static void
+assert_error (JsonObject *message, gint64 id, int code)
+{
+  JsonObject *error = json_object_get_object_member (message, "error");
+
+  g_assert_nonnull (error);
+  g_assert_false (json_object_has_member (message, "result"));
+  if (id < 0)
+    g_assert_true (json_object_get_null_member (message, "id"));
+  else
+    g_assert_cmpint (json_object_get_int_member (message, "id"), ==, id);
+  g_assert_cmpint (json_object_get_int_member (error, "code"), ==, code);
+  g_assert_cmpstr (json_object_get_string_member (error, "message"), !=, "");
+}
+
+/* A ping with @id must be answered with an empty result. */
+static void
+assert_ping (Server *s, gint64 id)
+{
+  g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT
+                                           ",\"method\":\"ping\"}", id);
+  g_autoptr(JsonObject) reply = NULL;
+
+  server_send_line (s, line);
+  reply = server_read (s);
+  g_assert_cmpint (json_object_get_int_member (reply, "id"), ==, id);
+  g_assert_cmpuint (json_object_get_size (json_object_get_object_member (reply, "result")), ==, 0);
+}
+
+/* The isError text of a tools/call of @tool with @arguments (JSON). */
+static char *
+call_error (Server *s, const char *tool, const char *arguments)
+{
+  g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":\"c\",\"method\":\"tools/call\","
+                                           "\"params\":{\"name\":\"%s\",\"arguments\":%s}}",
+                                           tool, arguments);
+  g_autoptr(JsonObject) reply = NULL;
+  JsonObject *result;
+
+  server_send_line (s, line);
+  reply = server_read (s);
+  g_assert_cmpstr (json_object_get_string_member (reply, "id"), ==, "c");
+  result = json_object_get_object_member (reply, "result");
+  g_assert_nonnull (result);
+  g_assert_true (json_object_get_boolean_member (result, "isError"));
+  g_assert_false (json_object_has_member (result, "structuredContent"));
+  return g_strdup (json_object_get_string_member (
+    json_array_get_object_element (json_object_get_array_member (result, "content"), 0), "text"));
+}
+
+static void
+test_bad_json (void)
+{
+  g_autoptr(Server) s = server_start ("orin-agx-nvgpu");
+  const char *bad[] = { "{", "not json", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"} x",
+                        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(JsonObject) reply = NULL;
+
+      server_send_line (s, bad[i]);
+      reply = server_read (s);
+      assert_error (reply, -1, -32700);
+      assert_ping (s, (gint64) i);
+    }
+  server_finish (s);
+}
+
+static void
+test_invalid_requests (void)
+{
+  g_autoptr(Server) s = server_start ("orin-agx-nvgpu");
+  struct { const char *line; gint64 id; int code; } cases[] = {
+    { "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", -1, -32600 },
+    { "42", -1, -32600 },
+    { "{\"jsonrpc\":\"1.0\",\"id\":7,\"method\":\"ping\"}", 7, -32600 },
+    { "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":3}", 8, -32600 },
+    { "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}", -1, -32600 },
+    { "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"resources/list\"}", 9, -32601 },
+    { "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\"}", 10, -32602 },
+    { "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"tools/call\",\"params\":{\"name\":\"rm\"}}", 11, -32602 },
+    { "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\",\"params\":{\"name\":5}}", 12, -32602 },
+    { "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"tools/call\",\"params\":{\"name\":\"triage\",\"arguments\":[]}}", 13, -32602 },
+    { "{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"tools/list\",\"params\":[1]}", 14, -32602 },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonObject) reply = NULL;
+
+      server_send_line (s, cases[i].line);
+      reply = server_read (s);
+      assert_error (reply, cases[i].id, cases[i].code);
+    }
+  /* notifications and answers to requests the server never made get none */
+  server_send_line (s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+  server_send_line (s, "{\"jsonrpc\":\"2.0\",\"method\":\"no/such/notification\"}");
+  server_send_line (s, "{\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}}");
+  server_send_line (s, "");
+  assert_ping (s, 100);
+  server_finish (s);
+}
+
+static void
+test_bad_arguments (void)
+{
+  g_autoptr(Server) s = server_start ("orin-agx-nvgpu");
+  struct { const char *tool, *arguments, *expected; } cases[] = {
+    { "drop_caches", "{\"level\":7}", "\"level\" takes an integer from 1 to 3, not 7" },
+    { "drop_caches", "{\"level\":2.5}", "\"level\" takes an integer from 1 to 3, not a fraction" },
+    { "drop_caches", "{\"level\":\"3\"}", "\"level\" takes an integer from 1 to 3, not a string" },
+    { "drop_caches", "{\"compact\":\"yes\"}", "\"compact\" takes true or false, not a string" },
+    { "audit", "{\"level\":0}", "\"level\" takes an integer from 1 to 3, not 0" },
+    { "audit", "{\"wait_seconds\":-1}", "\"wait_seconds\" takes an integer from 0 to" },
+    { "snapshot", "{\"top\":null}", "\"top\" takes an integer from 0 to" },
+    { "snapshot", "{\"pid\":[1]}", "\"pid\" takes an integer from 1 to 4294967295, not an array" },
+    { "snapshot", "{\"verbose\":true}", "snapshot takes no argument \"verbose\" (it takes \"top\", \"all\", \"pid\")" },
+    { "triage", "{\"x\":1}", "triage takes no argument \"x\" (it takes none)" },
+    { "allocations", "{\"limit\":-5}", "\"limit\" takes an integer from 0 to 1000000, not -5" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = call_error (s, cases[i].tool, cases[i].arguments);
+
+      if (strstr (text, cases[i].expected) == NULL)
+        g_error ("%s %s: \"%s\" lacks \"%s\"", cases[i].tool, cases[i].arguments, text,
+                 cases[i].expected);
+    }
+  assert_ping (s, 1);
+  server_finish (s);
+}
+
+static void
+test_sysroot_refusals (void)
+{
+  g_autoptr(Server) s = server_start ("orin-agx-nvgpu");
+  const char *tools[] = { "drop_caches", "audit" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (tools); i++)
+    {
+      g_autofree char *text = call_error (s, tools[i], "{}");
+
+      g_assert_nonnull (strstr (text, "acts on the live system"));
+      g_assert_nonnull (strstr (text, "To fix: start `jmem mcp` without --sysroot"));
+    }
+  server_finish (s);
+}
+
+static void
+test_initialize (void)
+{
+  g_autoptr(Server) s = server_start ("thor-unified");
+  struct { const char *asked, *answered; } cases[] = {
+    { "\"2025-06-18\"", "2025-06-18" },
+    { "\"2025-11-25\"", "2025-11-25" },
+    { "\"2024-11-05\"", "2025-11-25" },
+    { "42", "2025-11-25" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *line = g_strdup_printf (
+        "{\"jsonrpc\":\"2.0\",\"id\":%zu,\"method\":\"initialize\",\"params\":{\"protocolVersion\":%s,"
+        "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}", i, cases[i].asked);
+      g_autoptr(JsonObject) reply = NULL;
+      JsonObject *result;
+
+      server_send_line (s, line);
+      reply = server_read (s);
+      result = json_object_get_object_member (reply, "result");
+      g_assert_cmpstr (json_object_get_string_member (result, "protocolVersion"), ==,
+                       cases[i].answered);
+      g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (result, "serverInfo"), "name"),
+                       ==, "jmem");
+      g_assert_true (json_object_has_member (json_object_get_object_member (result, "capabilities"), "tools"));
+    }
+  server_finish (s);
+}
+
+/* The rusage of the server's peak memory, from /proc/PID/status. */
+static guint64
+peak_kib (Server *s)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%s/status", g_subprocess_get_identifier (s->process));
+  g_autofree char *status = NULL;
+  const char *line;
+
+  g_assert_true (g_file_get_contents (path, &status, NULL, NULL));
+  line = strstr (status, "VmHWM:");
+  g_assert_nonnull (line);
+  return g_ascii_strtoull (line + strlen ("VmHWM:"), NULL, 10);
+}
+
+static void
+test_long_lines (void)
+{
+  g_autoptr(Server) s = server_start ("orin-agx-nvgpu");
+  const char *ping = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
+  g_autofree char *chunk = g_malloc (MIB);
+  g_autoptr(JsonObject) reply = NULL;
+  guint64 before;
+  gsize pad;
+
+  /* exactly 1 MiB, the ping padded with spaces: served */
+  pad = MIB - strlen (ping);
+  memset (chunk, ' ', pad);
+  server_send (s, chunk, pad);
+  server_send_line (s, ping);
+  reply = server_read (s);
+  g_assert_cmpint (json_object_get_int_member (reply, "id"), ==, 1);
+  g_clear_pointer (&reply, json_object_unref);
+
+  /* one byte more: refused, and the next line is served */
+  server_send (s, " ", 1);
+  server_send (s, chunk, pad);
+  server_send_line (s, ping);
+  reply = server_read (s);
+  assert_error (reply, -1, -32600);
+  g_assert_nonnull (strstr (json_object_get_string_member (json_object_get_object_member (reply, "error"), "message"),
+                            "longer than 1048576 bytes"));
+  g_clear_pointer (&reply, json_object_unref);
+  assert_ping (s, 2);
+
+  /* 64 MiB in one line: refused once, never held */
+  before = peak_kib (s);
+  memset (chunk, 'x', MIB);
+  for (int i = 0; i < 64; i++)
+    server_send (s, chunk, MIB);
+  server_send (s, "\n", 1);
+  reply = server_read (s);
+  assert_error (reply, -1, -32600);
+  assert_ping (s, 3);
+  g_assert_cmpuint (peak_kib (s), <, before + 8 * 1024);
+  server_finish (s);
+}
+
+/* A last message without a newline is still answered before the exit. */
+static void
+test_end_of_input (void)
+{
+  g_autoptr(Server) s = server_start ("orin-agx-nvgpu");
+  const char *ping = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) reply = NULL;
+
+  server_send (s, ping, strlen (ping));
+  g_output_stream_close (s->in, NULL, &error);
+  g_assert_no_error (error);
+  reply = server_read (s);
+  g_assert_cmpint (json_object_get_int_member (reply, "id"), ==, 5);
+  server_finish (s);
+}
+
+static void
+write_file (const char *root, const char *path, const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *full = g_build_filename (root, path, NULL);
+  g_autofree char *dir = g_path_get_dirname (full);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_file_set_contents (full, text, -1, &error);
+  g_assert_no_error (error);
+}
+
+static void
+spawn_ok (const char *const *argv)
+{
+  g_autoptr(GError) error = NULL;
+  int status = -1;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (status, ==, 0);
+}
+
+/* The snapshot's L4T version, its GPU probe line and host name. */
+static void
+snapshot_facts (Server *s, char **l4t, char **probe, char **hostname)
+{
+  g_autoptr(JsonObject) reply = NULL;
+  JsonObject *doc;
+
+  server_send_line (s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+                       "\"params\":{\"name\":\"snapshot\",\"arguments\":{\"top\":0}}}");
+  reply = server_read (s);
+  doc = json_object_get_object_member (json_object_get_object_member (reply, "result"),
+                                       "structuredContent");
+  g_assert_nonnull (doc);
+  *l4t = g_strdup (json_object_get_string_member (json_object_get_object_member (doc, "identity"),
+                                                  "l4t_version"));
+  *probe = g_strdup (json_array_get_string_element (
+    json_object_get_array_member (json_object_get_object_member (doc, "gpu"), "evidence"), 0));
+  *hostname = g_strdup (json_object_get_string_member (json_object_get_object_member (doc, "collected"),
+                                                       "hostname"));
+}
+
+#define ASSERT_FACTS(s, want_l4t, want_probe, want_host)  \
+  G_STMT_START {                                          \
+    g_autofree char *l4t_ = NULL;                         \
+    g_autofree char *probe_ = NULL;                       \
+    g_autofree char *host_ = NULL;                        \
+    snapshot_facts ((s), &l4t_, &probe_, &host_);         \
+    g_assert_cmpstr (l4t_, ==, (want_l4t));               \
+    g_assert_cmpstr (probe_, ==, (want_probe));           \
+    g_assert_cmpstr (host_, ==, (want_host));             \
+  } G_STMT_END
+
+/* Board identity and the nvgpu probe are read once per boot_id: a change
+ * to them shows only after a new boot_id, while the rest (here the host
+ * name) is read by every call. Without a boot_id nothing is kept. */
+static void
+test_per_boot (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tmp = g_dir_make_tmp ("jmem-mcp-XXXXXX", &error);
+  g_autofree char *tree = NULL;
+  g_autofree char *source = g_build_filename (g_getenv ("JMEM_FIXTURES"), "trees", "orin-agx-nvgpu", ".", NULL);
+  const char *r35 = "# R35 (release), REVISION: 3.1, GCID: 32827747, BOARD: t186ref, EABI: aarch64, DATE: Sun Mar 19 15:19:21 UTC 2023\n";
+  const char *probe36 = "query-gpu: 0, [N/A], [N/A], [N/A], [N/A], Orin (nvgpu)";
+  const char *probe35 = "query-gpu: 0, [N/A], [N/A], [N/A], [N/A], Xavier (nvgpu)";
+
+  g_assert_no_error (error);
+  tree = g_build_filename (tmp, "tree", NULL);
+  spawn_ok ((const char *[]) { "cp", "-a", source, tree, NULL });
+  write_file (tree, "proc/sys/kernel/random/boot_id", "boot-a\n");
+
+  {
+    g_autoptr(Server) s = server_start_root (tree);
+
+    ASSERT_FACTS (s, "36.4.0", probe36, "orin-agx");
+    write_file (tree, "etc/nv_tegra_release", r35);
+    write_file (tree, "nvidia-smi/query-gpu.csv", "0, [N/A], [N/A], [N/A], [N/A], Xavier (nvgpu)\n");
+    write_file (tree, "proc/sys/kernel/hostname", "renamed\n");
+    ASSERT_FACTS (s, "36.4.0", probe36, "renamed");
+    write_file (tree, "proc/sys/kernel/random/boot_id", "boot-b\n");
+    ASSERT_FACTS (s, "35.3.1", probe35, "renamed");
+    server_finish (s);
+  }
+  {
+    g_autofree char *boot_id = g_build_filename (tree, "proc/sys/kernel/random/boot_id", NULL);
+    g_autoptr(Server) s = NULL;
+
+    g_assert_cmpint (g_unlink (boot_id), ==, 0);
+    s = server_start_root (tree);
+    ASSERT_FACTS (s, "35.3.1", probe35, "renamed");
+    write_file (tree, "etc/nv_tegra_release",
+                "# R36 (release), REVISION: 4.0, GCID: 37537400, BOARD: generic, EABI: aarch64, DATE: Fri Sep 13 04:36:44 UTC 2024\n");
+    ASSERT_FACTS (s, "36.4.0", probe35, "renamed");
+    server_finish (s);
+  }
+  spawn_ok ((const char *[]) { "rm", "-rf", tmp, NULL });
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_assert_nonnull (g_getenv ("JMEM_EXE"));
+  g_assert_nonnull (g_getenv ("JMEM_FIXTURES"));
+
+  g_test_add_func ("/mcp/bad-json", test_bad_json);
+  g_test_add_func ("/mcp/invalid-requests", test_invalid_requests);
+  g_test_add_func ("/mcp/bad-arguments", test_bad_arguments);
+  g_test_add_func ("/mcp/sysroot-refusals", test_sysroot_refusals);
+  g_test_add_func ("/mcp/initialize", test_initialize);
+  g_test_add_func ("/mcp/long-lines", test_long_lines);
+  g_test_add_func ("/mcp/end-of-input", test_end_of_input);
+  g_test_add_func ("/mcp/per-boot", test_per_boot);
+  return g_test_run ();
+}
