@@ -21,6 +21,8 @@ static const struct {
   { "drop-caches", jmem_cmd_drop_caches, "Drop the kernel's caches through the helper; show what it freed" },
   { "audit", jmem_cmd_audit, "Snapshot, drop caches (or wait), snapshot again, and compare" },
   { "diff", jmem_cmd_diff, "Compare two saved snapshots (jmem snapshot --json)" },
+  { "watch", jmem_cmd_watch, "A snapshot every few seconds, as JSON Lines (a history)" },
+  { "summary", jmem_cmd_summary, "Total, available, NvMap, GPU and the top holder on one line" },
 };
 
 void
