@@ -143,6 +143,7 @@ jmem_cmd_summary (int argc, char **argv)
     { NULL },
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("- memory on one line");
+  g_autoptr(JmemCollectCache) cache = jmem_collect_cache_new ();
   Summary sum = { 0 };
 
   g_option_context_add_main_entries (context, entries, NULL);
@@ -163,6 +164,7 @@ jmem_cmd_summary (int argc, char **argv)
   sum.options.top = 1;
   sum.options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
   sum.timestamps = watch > 0;
+  sum.options.cache = cache;
   if (watch == 0)
     return summary_sample (0, &sum);
   return jmem_cmd_repeat ((guint) watch, 0, summary_sample, &sum);

@@ -67,6 +67,7 @@ jmem_cmd_watch (int argc, char **argv)
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("- a snapshot every few seconds, as JSON Lines");
   g_autoptr(GError) error = NULL;
+  g_autoptr(JmemCollectCache) cache = jmem_collect_cache_new ();
   Watch w = { 0 };
   int status;
 
@@ -104,6 +105,7 @@ jmem_cmd_watch (int argc, char **argv)
   w.options.sysroot = sysroot;
   w.options.top = all ? -1 : top >= 0 ? top : JMEM_COLLECT_DEFAULT_TOP;
   w.options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
+  w.options.cache = cache;
   w.output = output;
   if (output != NULL && !g_str_equal (output, "-"))
     {

@@ -152,9 +152,14 @@ jmem_collect_gpu (JmemCollectContext *ctx)
   gsize len = 0;
 
   s->gpu_stack = JMEM_GPU_STACK_NONE;
+  if (jmem_collect_cache_load_gpu (ctx))
+    return;
   gpu_data = run_query (ctx, "query-gpu", JMEM_NVSMI_QUERY_GPU, &len);
   if (gpu_data == NULL)
-    return;
+    {
+      jmem_collect_cache_store_gpu (ctx);
+      return;
+    }
   add_output_evidence (s, "query-gpu", gpu_data, len);
 
   gpus = jmem_nvsmi_gpus_parse (gpu_data, len, &n_malformed, &error);
@@ -171,6 +176,7 @@ jmem_collect_gpu (JmemCollectContext *ctx)
   g_ptr_array_extend_and_steal (s->gpus, g_steal_pointer (&gpus));
   g_ptr_array_add (s->gpu_evidence,
                    g_strdup_printf ("stack: %s", jmem_gpu_stack_to_string (s->gpu_stack)));
+  jmem_collect_cache_store_gpu (ctx);
   if (s->gpus->len == 0)
     return;
 

@@ -84,6 +84,12 @@ jmem_collect_power_mode (JmemCollectContext *ctx)
       if (jmem_root_read (ctx->files, "/nvpmodel/query.txt", JMEM_MAX_SMALL_BYTES, &data, &len, NULL))
         s->power_mode = power_mode_from_output (data, len);
     }
+  else if (ctx->options->cache != NULL && ctx->options->cache->power_mode_known)
+    {
+      /* asked once per run, so repeated samples start no program; a watch
+       * reports the mode it started under (docs/watch.md) */
+      s->power_mode = g_strdup (ctx->options->cache->power_mode);
+    }
   else
     {
       const char *argv[] = { "nvpmodel", "-q", NULL };
@@ -98,7 +104,17 @@ jmem_collect_power_mode (JmemCollectContext *ctx)
             jmem_snapshot_add_warning (s, "power-mode", NULL,
                                        "nvpmodel -q did not answer within %u ms and was killed",
                                        ctx->timeout_ms);
+          if (!r.timed_out && ctx->options->cache != NULL)
+            {
+              ctx->options->cache->power_mode_known = TRUE;
+              ctx->options->cache->power_mode = g_strdup (s->power_mode);
+            }
           jmem_run_result_clear (&r);
+        }
+      else if (g_error_matches (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT) &&
+               ctx->options->cache != NULL)
+        {
+          ctx->options->cache->power_mode_known = TRUE;
         }
     }
   if (s->power_mode == NULL && s->is_jetson)

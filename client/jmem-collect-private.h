@@ -24,6 +24,24 @@ typedef struct {
   guint         n_status_damaged;
 } JmemCollectContext;
 
+/* Per-boot answers kept by a repeating caller. The GPU probe is kept when it
+ * found the nvgpu stack (the GPU list is fixed and its memory lives in NvMap,
+ * read every sample) or no nvidia-smi at all; on the unified stack every
+ * sample asks again, as the memory figures change. */
+struct _JmemCollectCache {
+  gboolean      gpu_known;
+  JmemGpuStack  gpu_stack;
+  GPtrArray    *gpu_evidence;   /* char* */
+  GPtrArray    *gpus;           /* JmemNvsmiGpu */
+  gboolean      power_mode_known;
+  char         *power_mode;     /* NULL: nvpmodel absent or silent */
+};
+
+/* Copies the GPU answer of @ctx's snapshot into the cache when it is a
+ * per-boot one; fills the snapshot from the cache when it holds one (TRUE). */
+void jmem_collect_cache_store_gpu (JmemCollectContext *ctx);
+gboolean jmem_collect_cache_load_gpu (JmemCollectContext *ctx);
+
 void jmem_collect_meminfo (JmemCollectContext *ctx);
 void jmem_collect_identity (JmemCollectContext *ctx);
 /* Every process with its RSS, PSS (where readable) and swap; name, owner

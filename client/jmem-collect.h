@@ -10,12 +10,22 @@ G_BEGIN_DECLS
 #define JMEM_COLLECT_DEFAULT_TOP 10
 #define JMEM_COLLECT_COMMAND_TIMEOUT_MS 5000
 
+/* What a repeating caller (jmem watch) keeps between samples: the answers
+ * that cannot change before the next boot, so a sample after the first
+ * runs no program on an nvgpu board (jmem-collect-cache.c). */
+typedef struct _JmemCollectCache JmemCollectCache;
+
+JmemCollectCache *jmem_collect_cache_new (void);
+void jmem_collect_cache_free (JmemCollectCache *cache);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemCollectCache, jmem_collect_cache_free)
+
 typedef struct {
   const char *sysroot;             /* NULL or "/" for the live system */
   int         top;                 /* processes kept after sorting; < 0 keeps all */
   guint       tegrastats_seconds;  /* 0: do not run tegrastats */
   gboolean    allow_interactive;   /* let polkit ask for a password */
   guint       command_timeout_ms;  /* per external command; 0 = default */
+  JmemCollectCache *cache;         /* NULL: probe everything every time */
 } JmemCollectOptions;
 
 /* Never fails for a missing or unreadable source: that becomes a warning in

@@ -300,6 +300,73 @@ test_user_path (void)
   remove_tree (dir);
 }
 
+/* DIR/bin/NAME that records "NAME FIRST-ARGUMENT" in DIR/ran and prints @out. */
+static void
+write_recorder (const char *dir, const char *name, const char *out)
+{
+  g_autofree char *bin = g_build_filename (dir, "bin", NULL);
+  g_autofree char *path = g_build_filename (bin, name, NULL);
+  g_autofree char *script = g_strdup_printf ("#!/bin/sh\necho \"%s ${1%%%%=*}\" >> '%s/ran'\n"
+                                             "case \"$1\" in --query-gpu*|-q) printf '%s' ;; esac\n",  /* @out is printf's format */
+                                             name, dir, out);
+
+  g_assert_cmpint (g_mkdir_with_parents (bin, 0755), ==, 0);
+  g_assert_true (g_file_set_contents_full (path, script, -1, G_FILE_SET_CONTENTS_NONE, 0755, NULL));
+}
+
+/* jmem watch on an nvgpu board: the first sample asks nvidia-smi and
+ * nvpmodel, the later ones start no program and report the same answers. */
+static void
+test_watch_probes_once (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *path_env = NULL;
+  g_autofree char *ran = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_auto(Run) r = { 0 };
+  const char *args[] = { "watch", "--count", "3", "--interval", "1", "--top", "1",
+                         "--no-ask-password", NULL };
+  uid_t uid;
+  gid_t gid;
+
+  if (!test_user (&uid, &gid))
+    return;
+  dir = make_dir (uid, gid);
+  write_recorder (dir, "nvidia-smi", "0, [N/A], [N/A], [N/A], [N/A], Orin (nvgpu)\\n");
+  write_recorder (dir, "nvpmodel", "NV Power Mode: MAXN\\n0\\n");
+  path_env = g_strdup_printf ("PATH=%s/bin:/usr/bin:/bin", dir);
+  {
+    const char *envp[] = { path_env, NULL };
+
+    run_jmem (dir, envp, uid, gid, args, &r);
+  }
+  g_assert_cmpint (r.status, ==, 0);
+  ran = marker (dir);
+  g_assert_cmpstr (ran, ==, "nvidia-smi --query-gpu\nnvidia-smi --query-compute-apps\nnvpmodel -q\n");
+
+  g_assert_true (g_str_has_suffix (r.out, "\n"));
+  r.out[strlen (r.out) - 1] = '\0';
+  lines = g_strsplit (r.out, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(JsonNode) doc = json_from_string (lines[i], NULL);
+      JsonObject *root = json_node_get_object (doc);
+      JsonObject *gpu = json_object_get_object_member (root, "gpu");
+      JsonArray *ev = json_object_get_array_member (gpu, "evidence");
+      gboolean cached = FALSE;
+
+      g_assert_cmpstr (json_object_get_string_member (gpu, "stack"), ==, "nvgpu");
+      g_assert_cmpuint (json_array_get_length (json_object_get_array_member (gpu, "devices")), ==, 1);
+      g_assert_cmpstr (json_object_get_string_member (root, "power_mode"), ==, "MAXN");
+      for (guint k = 0; k < json_array_get_length (ev); k++)
+        if (strstr (json_array_get_string_element (ev, k), "probed once") != NULL)
+          cached = TRUE;
+      g_assert_true (cached == (i > 0));
+    }
+  remove_tree (dir);
+}
+
 /* A hung nvidia-smi is killed (with its children) and reported, never waited on. */
 static void
 test_nvidia_smi_timeout (void)
@@ -536,6 +603,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/programs/root-ignores-path", test_root_ignores_path);
   g_test_add_func ("/programs/user-path", test_user_path);
+  g_test_add_func ("/programs/watch-probes-once", test_watch_probes_once);
   g_test_add_func ("/programs/nvidia-smi-timeout", test_nvidia_smi_timeout);
   g_test_add_func ("/programs/nvidia-smi-forged-row", test_nvidia_smi_forged_row);
   g_test_add_func ("/programs/nvidia-smi-unlisted-gpu", test_nvidia_smi_unlisted_gpu);

@@ -333,7 +333,6 @@ test_torn_tail (void)
   g_autofree char *path = temp_path ("torn.jsonl");
   g_autofree char *good = NULL;
   g_autofree char *contents = NULL;
-  g_autofree char *data = NULL;
   g_autoptr(GError) error = NULL;
   const char *args[] = { "triage", "--history", path, NULL };
   const char *watch[] = { "watch", "--sysroot", orin, "--count", "1", "--output", path, NULL };
@@ -461,7 +460,6 @@ test_summary_hostile (void)
     g_autofree char *status = NULL;
     g_autofree char *renamed = NULL;
     g_autoptr(GRegex) re = g_regex_new ("^Name:.*$", G_REGEX_MULTILINE, 0, NULL);
-    g_autofree char *out = NULL;
     const char *first[] = { "summary", "--sysroot", orin, NULL };
     g_auto(Run) r0 = { 0 };
     char pid[32] = { 0 };
