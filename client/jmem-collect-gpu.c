@@ -1,6 +1,7 @@
 #include "jmem-collect-private.h"
 
 #include "jmem-names.h"
+#include "jmem-nvml.h"
 #include "jmem-nvsmi.h"
 #include "jmem-run.h"
 #include "jmem-text.h"
@@ -139,8 +140,73 @@ judge_apps (JmemCollectContext *ctx, GPtrArray *apps, guint n_malformed)
     }
 }
 
+/* The GPUs and their processes from NVML, without starting a program; FALSE
+ * (the evidence says why) leaves it to nvidia-smi. */
+static gboolean
+collect_nvml (JmemCollectContext *ctx, GPtrArray *why_not)
+{
+  JmemSnapshot *s = ctx->snapshot;
+  g_auto(JmemNvmlAnswer) answer = { 0 };
+  gboolean ok = jmem_nvml_query (&answer);
+  guint n_unlisted;
+
+  if (!ok)
+    {
+      g_ptr_array_extend_and_steal (why_not, g_steal_pointer (&answer.evidence));
+      return FALSE;
+    }
+  for (guint i = 0; i < answer.evidence->len; i++)
+    g_ptr_array_add (s->gpu_evidence, g_strdup (g_ptr_array_index (answer.evidence, i)));
+  s->gpu_stack = jmem_nvsmi_stack_from_gpus (answer.gpus);
+  /* an nvgpu board's memory is in NvMap: nvidia-smi's path handles it */
+  if (s->gpu_stack != JMEM_GPU_STACK_UNIFIED)
+    {
+      s->gpu_stack = JMEM_GPU_STACK_NONE;
+      g_ptr_array_set_size (s->gpu_evidence, 0);
+      g_ptr_array_add (why_not, g_strdup ("nvml: not the unified stack, nvidia-smi asked instead"));
+      return FALSE;
+    }
+  g_ptr_array_extend_and_steal (s->gpus, g_steal_pointer (&answer.gpus));
+  /* rows for a GPU not listed count for nobody, whatever their source */
+  n_unlisted = jmem_nvsmi_apps_keep_listed (answer.apps, s->gpus);
+  if (n_unlisted > 0)
+    jmem_snapshot_add_warning (s, "gpu", NULL,
+                               "%u NVML process rows name a GPU NVML did not list: not counted",
+                               n_unlisted);
+  g_ptr_array_add (s->gpu_evidence, g_strdup ("source: nvml"));
+  g_ptr_array_add (s->gpu_evidence,
+                   g_strdup_printf ("stack: %s", jmem_gpu_stack_to_string (s->gpu_stack)));
+  /* NVML answers in structures: no name can forge a row, so they stay trusted */
+  g_ptr_array_extend_and_steal (s->gpu_apps, g_steal_pointer (&answer.apps));
+  ctx->gpu_apps_read = TRUE;
+  return TRUE;
+}
+
+static void collect_nvsmi (JmemCollectContext *ctx);
+
 void
 jmem_collect_gpu (JmemCollectContext *ctx)
+{
+  JmemSnapshot *s = ctx->snapshot;
+  g_autoptr(GPtrArray) why_not = g_ptr_array_new_with_free_func (g_free);
+
+  s->gpu_stack = JMEM_GPU_STACK_NONE;
+  if (jmem_collect_cache_load_gpu (ctx))
+    return;
+  if (ctx->root == NULL && collect_nvml (ctx, why_not))
+    return;
+  collect_nvsmi (ctx);
+  /* after nvidia-smi's own lines, which readers look at first */
+  if (why_not->len > 0)
+    {
+      g_ptr_array_extend_and_steal (s->gpu_evidence, g_steal_pointer (&why_not));
+      g_ptr_array_add (s->gpu_evidence, g_strdup ("source: nvidia-smi"));
+    }
+}
+
+/* The GPUs and their processes from nvidia-smi (live or captured). */
+static void
+collect_nvsmi (JmemCollectContext *ctx)
 {
   JmemSnapshot *s = ctx->snapshot;
   g_autofree char *gpu_data = NULL;
@@ -151,9 +217,6 @@ jmem_collect_gpu (JmemCollectContext *ctx)
   guint n_malformed = 0, n_unlisted;
   gsize len = 0;
 
-  s->gpu_stack = JMEM_GPU_STACK_NONE;
-  if (jmem_collect_cache_load_gpu (ctx))
-    return;
   gpu_data = run_query (ctx, "query-gpu", JMEM_NVSMI_QUERY_GPU, &len);
   if (gpu_data == NULL)
     {

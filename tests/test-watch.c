@@ -477,6 +477,7 @@ test_summary_hostile (void)
     {
       const char *evil[] = { "summary", "--sysroot", tree, NULL };
 
+      run_clear (&r);
       run_jmem (&r, evil);
     }
     g_assert_cmpint (r.status, ==, 0);
