@@ -5,6 +5,7 @@
 
 #include "jmem-diff.h"
 #include "jmem-error.h"
+#include "jmem-history.h"
 #include "jmem-output-diff.h"
 
 /* Exit status for a snapshot file that could not be used. */
@@ -20,19 +21,58 @@ load_exit (const GError *error)
   return JMEM_EXIT_DATA_ERR;
 }
 
+typedef struct {
+  JsonNode *first;
+  JsonNode *last;
+} Ends;
+
+static gboolean
+keep_ends (JsonNode *snapshot, guint line_number, gpointer data)
+{
+  Ends *ends = data;
+
+  if (ends->first == NULL)
+    ends->first = json_node_copy (snapshot);
+  g_clear_pointer (&ends->last, json_node_unref);
+  ends->last = json_node_copy (snapshot);
+  return TRUE;
+}
+
+/* The first and last snapshot of a history written by jmem watch. */
+static int
+load_history (const char *path, JsonNode **before, JsonNode **after)
+{
+  g_autoptr(GError) error = NULL;
+  Ends ends = { NULL, NULL };
+
+  if (!jmem_history_read (path, keep_ends, &ends, NULL, &error))
+    {
+      g_clear_pointer (&ends.first, json_node_unref);
+      g_clear_pointer (&ends.last, json_node_unref);
+      jmem_cmd_printerr ("jmem diff: %s", error->message);
+      return g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) ?
+               JMEM_EXIT_NO_DATA : load_exit (error);
+    }
+  *before = ends.first;
+  *after = ends.last;
+  return JMEM_EXIT_OK;
+}
+
 int
 jmem_cmd_diff (int argc, char **argv)
 {
   gboolean json = FALSE, all = FALSE;
   int top = -2;
+  g_autofree char *history = NULL;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON (docs/diff.schema.json)", NULL },
     { "top", 0, 0, G_OPTION_ARG_INT, &top, "Show the N largest changes of each kind (default 10)", "N" },
     { "all", 0, 0, G_OPTION_ARG_NONE, &all, "Show every process", NULL },
+    { "history", 0, 0, G_OPTION_ARG_FILENAME, &history, "Compare the first and last line of a history written by jmem watch", "FILE" },
     { NULL },
   };
   g_autoptr(GOptionContext) context =
-    g_option_context_new ("BEFORE.json AFTER.json - compare two saved snapshots");
+    g_option_context_new ("BEFORE.json AFTER.json | --history FILE - compare two saved snapshots");
   g_autoptr(JsonNode) before = NULL;
   g_autoptr(JsonNode) after = NULL;
   g_autoptr(JsonNode) diff = NULL;
@@ -43,23 +83,38 @@ jmem_cmd_diff (int argc, char **argv)
     "BEFORE and AFTER are files written by \"jmem snapshot --json\"; --all there makes the\n"
     "process comparison complete. --json always lists every process.\n"
     "Exit status: 0 ok, 64 usage error, 65 a file is not a jmem snapshot (malformed JSON,\n"
-    "another schema or version), 66 a file is missing or unreadable.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 2, "two snapshot files, BEFORE and AFTER"))
-    return JMEM_EXIT_USAGE;
+    "another schema or version), 66 a file is missing or unreadable, 69 a --history with no line.");
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      jmem_cmd_printerr ("jmem diff: %s", error->message);
+      g_printerr ("Try \"jmem diff --help\".\n");
+      return JMEM_EXIT_USAGE;
+    }
+  if (argc - 1 != (history != NULL ? 0 : 2))
+    {
+      g_printerr ("jmem diff: give two snapshot files, BEFORE and AFTER, or --history FILE alone\n"
+                  "Try \"jmem diff --help\".\n");
+      return JMEM_EXIT_USAGE;
+    }
   if (top != -2 && (top < 0 || all))
     {
       g_printerr ("jmem diff: --top takes a count of 0 or more and excludes --all\n");
       return JMEM_EXIT_USAGE;
     }
 
-  before = jmem_diff_load_snapshot (argv[1], &error);
-  if (before == NULL)
+  if (history != NULL)
+    {
+      int status = load_history (history, &before, &after);
+
+      if (status != JMEM_EXIT_OK)
+        return status;
+    }
+  else if ((before = jmem_diff_load_snapshot (argv[1], &error)) == NULL)
     {
       jmem_cmd_printerr ("jmem diff: %s", error->message);
       return load_exit (error);
     }
-  after = jmem_diff_load_snapshot (argv[2], &error);
-  if (after == NULL)
+  else if ((after = jmem_diff_load_snapshot (argv[2], &error)) == NULL)
     {
       jmem_cmd_printerr ("jmem diff: %s", error->message);
       return load_exit (error);

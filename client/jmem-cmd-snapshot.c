@@ -1,7 +1,6 @@
 #include "jmem-cmd.h"
 
 #include "jmem-collect.h"
-#include "jmem-error.h"
 #include "jmem-output-human.h"
 #include "jmem-snapshot-json.h"
 
@@ -24,9 +23,9 @@ jmem_cmd_snapshot (int argc, char **argv)
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("- what holds memory now");
   g_autoptr(JmemSnapshot) snapshot = NULL;
-  g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
   JmemCollectOptions options = { 0 };
+  int status = JMEM_EXIT_OK;
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
@@ -49,13 +48,9 @@ jmem_cmd_snapshot (int argc, char **argv)
   options.tegrastats_seconds = (guint) tegrastats;
   options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
 
-  snapshot = jmem_collect_snapshot (&options, &error);
+  snapshot = jmem_cmd_collect ("jmem snapshot", &options, &status);
   if (snapshot == NULL)
-    {
-      jmem_cmd_printerr ("jmem snapshot: %s", error->message);
-      return g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) ?
-               JMEM_EXIT_NO_DATA : JMEM_EXIT_INTERNAL;
-    }
+    return status;
 
   if (json)
     {

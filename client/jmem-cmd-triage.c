@@ -7,6 +7,8 @@
 #include "jmem-output-human.h"
 #include "jmem-snapshot.h"
 #include "jmem-triage.h"
+#include "jmem-triage-history.h"
+#include "jmem-history.h"
 
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -16,7 +18,7 @@
 #define JMEM_TRIAGE_SCHEMA_VERSION 1
 
 JsonNode *
-jmem_cmd_triage_json (const JmemSnapshot *s)
+jmem_cmd_triage_json (GPtrArray *findings)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
 
@@ -26,7 +28,7 @@ jmem_cmd_triage_json (const JmemSnapshot *s)
   json_builder_set_member_name (b, "schema_version");
   json_builder_add_int_value (b, JMEM_TRIAGE_SCHEMA_VERSION);
   json_builder_set_member_name (b, "findings");
-  json_builder_add_value (b, jmem_findings_to_json (s->findings));
+  json_builder_add_value (b, jmem_findings_to_json (findings));
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }
@@ -61,13 +63,72 @@ jmem_cmd_triage_collect (const char      *sysroot,
   return snapshot;
 }
 
+static int
+print_findings (GPtrArray *findings, gboolean json)
+{
+  if (json)
+    {
+      g_autoptr(JsonNode) root = jmem_cmd_triage_json (findings);
+      g_autofree char *text = json_to_string (root, TRUE);
+
+      if (!jmem_cmd_write_stdout (text, strlen (text)) || !jmem_cmd_write_stdout ("\n", 1))
+        return JMEM_EXIT_CANT_CREATE;
+    }
+  else
+    {
+      g_autoptr(GString) out = g_string_new (NULL);
+
+      jmem_output_human_findings (findings, out, jmem_cmd_use_color ());
+      /* the heading's leading blank line is for a section inside a report */
+      if (!jmem_cmd_write_stdout (out->str + 1, out->len - 1))
+        return JMEM_EXIT_CANT_CREATE;
+    }
+  return JMEM_EXIT_OK;
+}
+
+static gboolean
+add_sample (JsonNode *snapshot, guint line_number, gpointer data)
+{
+  jmem_triage_history_add (data, snapshot);
+  return TRUE;
+}
+
+/* The rules over time on a history written by jmem watch. */
+static int
+triage_history (const char *path, gboolean json)
+{
+  g_autoptr(JmemTriageHistory) history = jmem_triage_history_new ();
+  g_autoptr(GPtrArray) findings = NULL;
+  g_autoptr(GError) error = NULL;
+  guint n_torn = 0;
+
+  if (!jmem_history_read (path, add_sample, history, &n_torn, &error))
+    {
+      jmem_cmd_printerr ("jmem triage: %s", error->message);
+      if (error->domain == G_IO_ERROR)
+        return JMEM_EXIT_NO_INPUT;
+      return g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) ?
+               JMEM_EXIT_NO_DATA : JMEM_EXIT_DATA_ERR;
+    }
+  if (n_torn > 0)
+    jmem_cmd_printerr ("jmem triage: %s: the unterminated last line (a watch stopped mid-write) "
+                       "was skipped", path);
+  if (jmem_triage_history_get_n_samples (history) < JMEM_TRIAGE_GROWING_MIN_SAMPLES)
+    g_printerr ("jmem triage: the history holds %u samples; the rules over time need %d at least\n",
+                jmem_triage_history_get_n_samples (history), JMEM_TRIAGE_GROWING_MIN_SAMPLES);
+  findings = jmem_triage_history_run (history);
+  return print_findings (findings, json);
+}
+
 int
 jmem_cmd_triage (int argc, char **argv)
 {
   gboolean json = FALSE, no_ask = FALSE;
   int tegrastats = 0;
   g_autofree char *sysroot = NULL;
+  g_autofree char *history = NULL;
   GOptionEntry entries[] = {
+    { "history", 0, 0, G_OPTION_ARG_FILENAME, &history, "Run the rules over time on a history written by jmem watch", "FILE" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON (the \"findings\" of docs/snapshot.schema.json)", NULL },
     { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },
     { "tegrastats", 0, 0, G_OPTION_ARG_INT, &tegrastats, "Read one tegrastats line for the lfb and GR3D rules (takes that long)", "SECONDS" },
@@ -80,15 +141,27 @@ jmem_cmd_triage (int argc, char **argv)
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
-    "Prints only the findings of the triage rules (docs/triage.md).\n"
+    "Prints only the findings of the triage rules (docs/triage.md); with --history, only\n"
+    "those of the rules over time (nvmap-growing, pss-growing, nvmap-orphaned; docs/watch.md).\n"
     "Exit status: 0 whether or not anything was found (read the findings, not the status),\n"
-    "64 usage error, 69 no data (an empty or missing --sysroot), 70 internal error.");
+    "64 usage error, 65 a --history line is not a jmem snapshot, 66 --history unreadable,\n"
+    "69 no data (an empty or missing --sysroot, a history with no line), 70 internal error.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
     return JMEM_EXIT_USAGE;
   if (tegrastats < 0 || tegrastats > 3600)
     {
       g_printerr ("jmem triage: --tegrastats takes 1 to 3600 seconds\n");
       return JMEM_EXIT_USAGE;
+    }
+
+  if (history != NULL)
+    {
+      if (sysroot != NULL || tegrastats != 0)
+        {
+          g_printerr ("jmem triage: --history reads a file and excludes --sysroot and --tegrastats\n");
+          return JMEM_EXIT_USAGE;
+        }
+      return triage_history (history, json);
     }
 
   snapshot = jmem_cmd_triage_collect (sysroot, (guint) tegrastats, !no_ask && isatty (STDIN_FILENO),
@@ -104,22 +177,5 @@ jmem_cmd_triage (int argc, char **argv)
     g_printerr ("jmem triage: %u inputs could not be read, so some rules could not look; "
                 "`jmem snapshot` lists them under Warnings\n", snapshot->warnings->len);
 
-  if (json)
-    {
-      g_autoptr(JsonNode) root = jmem_cmd_triage_json (snapshot);
-      g_autofree char *text = json_to_string (root, TRUE);
-
-      if (!jmem_cmd_write_stdout (text, strlen (text)) || !jmem_cmd_write_stdout ("\n", 1))
-        return JMEM_EXIT_CANT_CREATE;
-    }
-  else
-    {
-      g_autoptr(GString) out = g_string_new (NULL);
-
-      jmem_output_human_findings (snapshot->findings, out, jmem_cmd_use_color ());
-      /* the heading's leading blank line is for a section inside a report */
-      if (!jmem_cmd_write_stdout (out->str + 1, out->len - 1))
-        return JMEM_EXIT_CANT_CREATE;
-    }
-  return JMEM_EXIT_OK;
+  return print_findings (snapshot->findings, json);
 }

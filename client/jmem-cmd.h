@@ -4,7 +4,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-#include "jmem-collect-boot.h"
+#include "jmem-collect.h"
 #include "jmem-nvmap.h"
 #include "jmem-snapshot.h"
 
@@ -31,6 +31,27 @@ int jmem_cmd_diff (int argc, char **argv);
 int jmem_cmd_drop_caches (int argc, char **argv);
 int jmem_cmd_audit (int argc, char **argv);
 int jmem_cmd_mcp (int argc, char **argv);
+int jmem_cmd_watch (int argc, char **argv);
+int jmem_cmd_summary (int argc, char **argv);
+
+/* jmem_collect_snapshot(); on failure prints "@command: why" and sets
+ * @exit_status (69 no data, 70 other). */
+JmemSnapshot *jmem_cmd_collect (const char               *command,
+                                const JmemCollectOptions *options,
+                                int                      *exit_status);
+
+/* One sample of a repeating command (@index counts from 0); returns
+ * JMEM_EXIT_OK to go on, any other status to stop with it. */
+typedef int (*JmemCmdSampleFunc) (guint index, gpointer user_data);
+
+/* Calls @func at once and then every @interval_s seconds, @count times in
+ * all (0: until SIGINT or SIGTERM, which end it after the sample in
+ * progress); returns the last status @func returned (JMEM_EXIT_OK after a
+ * signal). */
+int jmem_cmd_repeat (guint             interval_s,
+                     guint             count,
+                     JmemCmdSampleFunc func,
+                     gpointer          user_data);
 
 /* What the commands and the MCP tools (jmem-mcp-tools.c) both compute. */
 
@@ -43,8 +64,8 @@ JmemSnapshot *jmem_cmd_triage_collect (const char      *sysroot,
                                        JmemCollectBoot *boot,
                                        GError         **error);
 
-/* The jmem-triage document (docs/triage.schema.json) of @snapshot. */
-JsonNode *jmem_cmd_triage_json (const JmemSnapshot *snapshot);
+/* The jmem-triage document (docs/triage.schema.json) of @findings. */
+JsonNode *jmem_cmd_triage_json (GPtrArray *findings);
 
 /* NvMap allocations from the capture @sysroot, debugfs or the helper;
  * *via names the source. On failure *action (nullable) is what to do. */

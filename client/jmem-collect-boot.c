@@ -69,6 +69,13 @@ give (const Kept *kept, gsize max_bytes, char **data, gsize *len, GError **error
       g_propagate_error (error, g_error_copy (kept->error));
       return FALSE;
     }
+  if (kept->data == NULL)
+    {
+      /* a probe kept as absent */
+      *data = NULL;
+      *len = 0;
+      return TRUE;
+    }
   bytes = g_bytes_get_data (kept->data, &size);
   if (size > max_bytes)
     {
@@ -116,22 +123,22 @@ jmem_collect_read_boot_raw (const JmemCollectContext *ctx,
   return TRUE;
 }
 
-char *
+gboolean
 jmem_collect_boot_probe (const JmemCollectContext *ctx,
                          const char               *name,
+                         char                    **data,
                          gsize                    *len)
 {
   JmemCollectBoot *boot = ctx->boot;
   g_autofree char *key = g_strconcat ("probe:", name, NULL);
   const Kept *found;
-  char *data = NULL;
 
+  *data = NULL;
+  *len = 0;
   if (boot == NULL || boot->boot_id == NULL)
-    return NULL;
+    return FALSE;
   found = g_hash_table_lookup (boot->kept, key);
-  if (found == NULL || !give (found, G_MAXSIZE - 1, &data, len, NULL))
-    return NULL;
-  return data;
+  return found != NULL && give (found, G_MAXSIZE - 1, data, len, NULL);
 }
 
 void
@@ -146,6 +153,6 @@ jmem_collect_boot_keep_probe (const JmemCollectContext *ctx,
   if (boot == NULL || boot->boot_id == NULL)
     return;
   kept = g_new0 (Kept, 1);
-  kept->data = g_bytes_new (data, len);
+  kept->data = data != NULL ? g_bytes_new (data, len) : NULL;
   g_hash_table_insert (boot->kept, g_strconcat ("probe:", name, NULL), kept);
 }

@@ -1,6 +1,7 @@
 #include "jmem-collect-private.h"
 
 #include "jmem-names.h"
+#include "jmem-nvml.h"
 #include "jmem-nvsmi.h"
 #include "jmem-run.h"
 #include "jmem-text.h"
@@ -139,8 +140,71 @@ judge_apps (JmemCollectContext *ctx, GPtrArray *apps, guint n_malformed)
     }
 }
 
+/* The GPUs and their processes from NVML, without starting a program; FALSE
+ * (the evidence says why) leaves it to nvidia-smi. */
+static gboolean
+collect_nvml (JmemCollectContext *ctx, GPtrArray *why_not)
+{
+  JmemSnapshot *s = ctx->snapshot;
+  g_auto(JmemNvmlAnswer) answer = { 0 };
+  gboolean ok = jmem_nvml_query (&answer);
+  guint n_unlisted;
+
+  if (!ok)
+    {
+      g_ptr_array_extend_and_steal (why_not, g_steal_pointer (&answer.evidence));
+      return FALSE;
+    }
+  for (guint i = 0; i < answer.evidence->len; i++)
+    g_ptr_array_add (s->gpu_evidence, g_strdup (g_ptr_array_index (answer.evidence, i)));
+  s->gpu_stack = jmem_nvsmi_stack_from_gpus (answer.gpus);
+  /* an nvgpu board's memory is in NvMap: nvidia-smi's path handles it */
+  if (s->gpu_stack != JMEM_GPU_STACK_UNIFIED)
+    {
+      s->gpu_stack = JMEM_GPU_STACK_NONE;
+      g_ptr_array_set_size (s->gpu_evidence, 0);
+      g_ptr_array_add (why_not, g_strdup ("nvml: not the unified stack, nvidia-smi asked instead"));
+      return FALSE;
+    }
+  g_ptr_array_extend_and_steal (s->gpus, g_steal_pointer (&answer.gpus));
+  /* rows for a GPU not listed count for nobody, whatever their source */
+  n_unlisted = jmem_nvsmi_apps_keep_listed (answer.apps, s->gpus);
+  if (n_unlisted > 0)
+    jmem_snapshot_add_warning (s, "gpu", NULL,
+                               "%u NVML process rows name a GPU NVML did not list: not counted",
+                               n_unlisted);
+  g_ptr_array_add (s->gpu_evidence, g_strdup ("source: nvml"));
+  g_ptr_array_add (s->gpu_evidence,
+                   g_strdup_printf ("stack: %s", jmem_gpu_stack_to_string (s->gpu_stack)));
+  /* NVML answers in structures: no name can forge a row, so they stay trusted */
+  g_ptr_array_extend_and_steal (s->gpu_apps, g_steal_pointer (&answer.apps));
+  ctx->gpu_apps_read = TRUE;
+  return TRUE;
+}
+
+static void collect_nvsmi (JmemCollectContext *ctx);
+
 void
 jmem_collect_gpu (JmemCollectContext *ctx)
+{
+  JmemSnapshot *s = ctx->snapshot;
+  g_autoptr(GPtrArray) why_not = g_ptr_array_new_with_free_func (g_free);
+
+  s->gpu_stack = JMEM_GPU_STACK_NONE;
+  if (ctx->root == NULL && collect_nvml (ctx, why_not))
+    return;
+  collect_nvsmi (ctx);
+  /* after nvidia-smi's own lines, which readers look at first */
+  if (why_not->len > 0)
+    {
+      g_ptr_array_extend_and_steal (s->gpu_evidence, g_steal_pointer (&why_not));
+      g_ptr_array_add (s->gpu_evidence, g_strdup ("source: nvidia-smi"));
+    }
+}
+
+/* The GPUs and their processes from nvidia-smi (live or captured). */
+static void
+collect_nvsmi (JmemCollectContext *ctx)
 {
   JmemSnapshot *s = ctx->snapshot;
   g_autofree char *gpu_data = NULL;
@@ -149,14 +213,26 @@ jmem_collect_gpu (JmemCollectContext *ctx)
   g_autoptr(GPtrArray) apps = NULL;
   g_autoptr(GError) error = NULL;
   guint n_malformed = 0, n_unlisted;
+  gboolean kept;
   gsize len = 0;
 
-  s->gpu_stack = JMEM_GPU_STACK_NONE;
-  gpu_data = jmem_collect_boot_probe (ctx, "query-gpu", &len);
-  if (gpu_data == NULL)
+  kept = jmem_collect_boot_probe (ctx, "query-gpu", &gpu_data, &len);
+  if (kept && gpu_data == NULL)
+    {
+      g_ptr_array_add (s->gpu_evidence,
+                       g_strdup ("nvidia-smi: not installed (probed once for this boot)"));
+      return;
+    }
+  if (!kept)
     gpu_data = run_query (ctx, "query-gpu", JMEM_NVSMI_QUERY_GPU, &len);
   if (gpu_data == NULL)
-    return;
+    {
+      if (ctx->root == NULL && s->gpu_evidence->len > 0 &&
+          g_str_has_suffix (g_ptr_array_index (s->gpu_evidence, s->gpu_evidence->len - 1),
+                            ": not installed"))
+        jmem_collect_boot_keep_probe (ctx, "query-gpu", NULL, 0);
+      return;
+    }
   add_output_evidence (s, "query-gpu", gpu_data, len);
 
   gpus = jmem_nvsmi_gpus_parse (gpu_data, len, &n_malformed, &error);
@@ -170,13 +246,21 @@ jmem_collect_gpu (JmemCollectContext *ctx)
     jmem_snapshot_add_warning (s, "gpu", NULL, "%u malformed nvidia-smi --query-gpu lines",
                                n_malformed);
   s->gpu_stack = jmem_nvsmi_stack_from_gpus (gpus);
-  /* on nvgpu the probe reports no memory figures (all [N/A]): its answer
-   * holds for the boot, and a process per snapshot is saved */
-  if (s->gpu_stack == JMEM_GPU_STACK_NVGPU)
+  /* on nvgpu the probe reports no memory figures (all [N/A]) and per-process
+   * GPU memory is NvMap's: the answer holds for the boot, and later
+   * snapshots start no program for it */
+  if (s->gpu_stack == JMEM_GPU_STACK_NVGPU && !kept)
     jmem_collect_boot_keep_probe (ctx, "query-gpu", gpu_data, len);
   g_ptr_array_extend_and_steal (s->gpus, g_steal_pointer (&gpus));
   g_ptr_array_add (s->gpu_evidence,
                    g_strdup_printf ("stack: %s", jmem_gpu_stack_to_string (s->gpu_stack)));
+  if (kept)
+    {
+      g_ptr_array_add (s->gpu_evidence,
+                       g_strdup ("probed once for this boot: the GPU list and driver stack do "
+                                 "not change before a reboot"));
+      return;
+    }
   if (s->gpus->len == 0)
     return;
 

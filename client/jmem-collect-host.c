@@ -75,6 +75,8 @@ void
 jmem_collect_power_mode (JmemCollectContext *ctx)
 {
   JmemSnapshot *s = ctx->snapshot;
+  g_autofree char *kept = NULL;
+  gsize kept_len = 0;
 
   if (ctx->root != NULL)
     {
@@ -83,6 +85,13 @@ jmem_collect_power_mode (JmemCollectContext *ctx)
 
       if (jmem_root_read (ctx->files, "/nvpmodel/query.txt", JMEM_MAX_SMALL_BYTES, &data, &len, NULL))
         s->power_mode = power_mode_from_output (data, len);
+    }
+  else if (jmem_collect_boot_probe (ctx, "nvpmodel", &kept, &kept_len))
+    {
+      /* asked once per process, so repeated snapshots start no program; a
+       * watch reports the mode it started under (docs/watch.md) */
+      if (kept != NULL)
+        s->power_mode = power_mode_from_output (kept, kept_len);
     }
   else
     {
@@ -98,8 +107,13 @@ jmem_collect_power_mode (JmemCollectContext *ctx)
             jmem_snapshot_add_warning (s, "power-mode", NULL,
                                        "nvpmodel -q did not answer within %u ms and was killed",
                                        ctx->timeout_ms);
+          if (!r.timed_out)
+            jmem_collect_boot_keep_probe (ctx, "nvpmodel", r.exit_status == 0 ? r.out : "",
+                                          r.exit_status == 0 ? r.out_len : 0);
           jmem_run_result_clear (&r);
         }
+      else if (g_error_matches (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT))
+        jmem_collect_boot_keep_probe (ctx, "nvpmodel", NULL, 0);
     }
   if (s->power_mode == NULL && s->is_jetson)
     jmem_snapshot_add_warning (s, "power-mode", "install nvpmodel (package nvidia-l4t-tools)",

@@ -26,8 +26,11 @@ typedef struct {
 } JmemCollectContext;
 
 /* Per-boot facts (jmem-collect-boot.c): forgets what was kept when the
- * boot_id changed; then jmem_collect_read_raw() read once per boot, and the
- * output of the GPU probe @name when it is kept. */
+ * boot_id changed; then jmem_root_read() read once per boot. A probe (the
+ * output of a program such as nvidia-smi --query-gpu or nvpmodel -q) is
+ * kept by its caller when its answer holds until a reboot: @data NULL keeps
+ * "not installed". jmem_collect_boot_probe() is TRUE when one is kept, and
+ * gives its output (NULL: not installed). */
 void jmem_collect_boot_check (JmemCollectContext *ctx);
 gboolean jmem_collect_read_boot_raw (const JmemCollectContext *ctx,
                                      const char               *path,
@@ -35,9 +38,10 @@ gboolean jmem_collect_read_boot_raw (const JmemCollectContext *ctx,
                                      char                    **data,
                                      gsize                    *len,
                                      GError                  **error);
-char *jmem_collect_boot_probe (const JmemCollectContext *ctx,
-                               const char               *name,
-                               gsize                    *len);
+gboolean jmem_collect_boot_probe (const JmemCollectContext *ctx,
+                                  const char               *name,
+                                  char                    **data,
+                                  gsize                    *len);
 void jmem_collect_boot_keep_probe (const JmemCollectContext *ctx,
                                    const char               *name,
                                    const char               *data,

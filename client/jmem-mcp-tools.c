@@ -172,7 +172,7 @@ run_triage (JmemMcpTools *tools, JsonObject *args, GError **error)
   g_autoptr(JmemSnapshot) snapshot = NULL;
 
   snapshot = jmem_cmd_triage_collect (tools->sysroot, 0, FALSE, tools->boot, error);
-  return snapshot != NULL ? jmem_cmd_triage_json (snapshot) : NULL;
+  return snapshot != NULL ? jmem_cmd_triage_json (snapshot->findings) : NULL;
 }
 
 static JsonNode *

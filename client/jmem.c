@@ -22,6 +22,8 @@ static const struct {
   { "audit", jmem_cmd_audit, "Snapshot, drop caches (or wait), snapshot again, and compare" },
   { "diff", jmem_cmd_diff, "Compare two saved snapshots (jmem snapshot --json)" },
   { "mcp", jmem_cmd_mcp, "Serve the Model Context Protocol on stdin and stdout, for AI agents" },
+  { "watch", jmem_cmd_watch, "A snapshot every few seconds, as JSON Lines (a history)" },
+  { "summary", jmem_cmd_summary, "Total, available, NvMap, GPU and the top holder on one line" },
 };
 
 void

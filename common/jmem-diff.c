@@ -271,42 +271,53 @@ nesting_ok (const char *data, gsize len)
 }
 
 JsonNode *
-jmem_diff_load_snapshot (const char *path,
-                         GError    **error)
+jmem_diff_parse_snapshot (const char *data,
+                          gsize       len,
+                          const char *what,
+                          GError    **error)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) local = NULL;
+  JsonNode *root;
+
+  if (!g_utf8_validate (data, (gssize) len, NULL))
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                   "%s: not a jmem snapshot (not UTF-8 text)", what);
+      return NULL;
+    }
+  if (!nesting_ok (data, len))
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                   "%s: not a jmem snapshot (JSON nested deeper than %d levels)", what, MAX_DEPTH);
+      return NULL;
+    }
+  if (!json_parser_load_from_data (parser, data, (gssize) len, &local))
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                   "%s: not valid JSON (%s)", what, local->message);
+      return NULL;
+    }
+  root = json_parser_get_root (parser);
+  if (!jmem_diff_check_snapshot (root, what, error))
+    return NULL;
+  return json_node_copy (root);
+}
+
+JsonNode *
+jmem_diff_load_snapshot (const char *path,
+                         GError    **error)
+{
+  g_autoptr(GError) local = NULL;
   g_autofree char *data = NULL;
   gsize len = 0;
-  JsonNode *root;
 
   if (!jmem_file_read_capped (path, JMEM_DIFF_MAX_FILE_BYTES, &data, &len, &local))
     {
       g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", path);
       return NULL;
     }
-  if (!g_utf8_validate (data, (gssize) len, NULL))
-    {
-      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
-                   "%s: not a jmem snapshot (not UTF-8 text)", path);
-      return NULL;
-    }
-  if (!nesting_ok (data, len))
-    {
-      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
-                   "%s: not a jmem snapshot (JSON nested deeper than %d levels)", path, MAX_DEPTH);
-      return NULL;
-    }
-  if (!json_parser_load_from_data (parser, data, (gssize) len, &local))
-    {
-      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
-                   "%s: not valid JSON (%s)", path, local->message);
-      return NULL;
-    }
-  root = json_parser_get_root (parser);
-  if (!jmem_diff_check_snapshot (root, path, error))
-    return NULL;
-  return json_node_copy (root);
+  return jmem_diff_parse_snapshot (data, len, path, error);
 }
 
 /* ---- comparing ------------------------------------------------------------ */

@@ -32,6 +32,13 @@ extern const char *const jmem_diff_drop_fields[];
 JsonNode *jmem_diff_load_snapshot (const char *path,
                                    GError    **error);
 
+/* The same for a document in memory (@len bytes of @data); @what names it
+ * in errors ("FILE:12" for a line of a history). */
+JsonNode *jmem_diff_parse_snapshot (const char *data,
+                                    gsize       len,
+                                    const char *what,
+                                    GError    **error);
+
 /* Checks that @node is a snapshot this code can compare: the schema name and
  * version, and every field the comparison reads of the right type and range.
  * @what names the document in the error (a file name, "before"). */

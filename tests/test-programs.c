@@ -300,6 +300,292 @@ test_user_path (void)
   remove_tree (dir);
 }
 
+/* DIR/bin/NAME that records "NAME FIRST-ARGUMENT" in DIR/ran and prints @out. */
+static void
+write_recorder (const char *dir, const char *name, const char *out)
+{
+  g_autofree char *bin = g_build_filename (dir, "bin", NULL);
+  g_autofree char *path = g_build_filename (bin, name, NULL);
+  g_autofree char *script = g_strdup_printf ("#!/bin/sh\necho \"%s ${1%%%%=*}\" >> '%s/ran'\n"
+                                             "case \"$1\" in --query-gpu*|-q) printf '%s' ;; esac\n",  /* @out is printf's format */
+                                             name, dir, out);
+
+  g_assert_cmpint (g_mkdir_with_parents (bin, 0755), ==, 0);
+  g_assert_true (g_file_set_contents_full (path, script, -1, G_FILE_SET_CONTENTS_NONE, 0755, NULL));
+}
+
+/* jmem watch on an nvgpu board: the first sample asks nvidia-smi and
+ * nvpmodel, the later ones start no program and report the same answers. */
+static void
+test_watch_probes_once (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *path_env = NULL;
+  g_autofree char *ran = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_auto(Run) r = { 0 };
+  const char *args[] = { "watch", "--count", "3", "--interval", "1", "--top", "1",
+                         "--no-ask-password", NULL };
+  uid_t uid;
+  gid_t gid;
+
+  if (!test_user (&uid, &gid))
+    return;
+  dir = make_dir (uid, gid);
+  write_recorder (dir, "nvidia-smi", "0, [N/A], [N/A], [N/A], [N/A], Orin (nvgpu)\\n");
+  write_recorder (dir, "nvpmodel", "NV Power Mode: MAXN\\n0\\n");
+  path_env = g_strdup_printf ("PATH=%s/bin:/usr/bin:/bin", dir);
+  {
+    const char *envp[] = { path_env, NULL };
+
+    run_jmem (dir, envp, uid, gid, args, &r);
+  }
+  g_assert_cmpint (r.status, ==, 0);
+  ran = marker (dir);
+  g_assert_cmpstr (ran, ==, "nvidia-smi --query-gpu\nnvidia-smi --query-compute-apps\nnvpmodel -q\n");
+
+  g_assert_true (g_str_has_suffix (r.out, "\n"));
+  r.out[strlen (r.out) - 1] = '\0';
+  lines = g_strsplit (r.out, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(JsonNode) doc = json_from_string (lines[i], NULL);
+      JsonObject *root = json_node_get_object (doc);
+      JsonObject *gpu = json_object_get_object_member (root, "gpu");
+      JsonArray *ev = json_object_get_array_member (gpu, "evidence");
+      gboolean cached = FALSE;
+
+      g_assert_cmpstr (json_object_get_string_member (gpu, "stack"), ==, "nvgpu");
+      g_assert_cmpuint (json_array_get_length (json_object_get_array_member (gpu, "devices")), ==, 1);
+      g_assert_cmpstr (json_object_get_string_member (root, "power_mode"), ==, "MAXN");
+      for (guint k = 0; k < json_array_get_length (ev); k++)
+        if (strstr (json_array_get_string_element (ev, k), "probed once") != NULL)
+          cached = TRUE;
+      g_assert_true (cached == (i > 0));
+    }
+  remove_tree (dir);
+}
+
+/* `jmem snapshot --json` as the test user with the stand-in NVML of @libdir
+ * in @mode; the calls it recorded into *@log. */
+static void
+run_with_nvml (const char *libdir, const char *mode, Run *r, char **log)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *log_path = NULL;
+  g_autofree char *ld = g_strdup_printf ("LD_LIBRARY_PATH=%s", libdir);
+  g_autofree char *mode_env = g_strdup_printf ("JMEM_NVML_STUB=%s", mode);
+  g_autofree char *log_env = NULL;
+  uid_t uid;
+  gid_t gid;
+
+  g_assert_true (test_user (&uid, &gid));
+  dir = make_dir (uid, gid);
+  log_path = g_build_filename (dir, "nvml-calls", NULL);
+  log_env = g_strdup_printf ("JMEM_NVML_STUB_LOG=%s", log_path);
+  {
+    const char *envp[] = { ld, mode_env, log_env, "PATH=/usr/bin:/bin", NULL };
+
+    run_jmem (dir, envp, uid, gid, snapshot_args, r);
+  }
+  g_assert_cmpint (r->status, ==, 0);
+  *log = NULL;
+  g_file_get_contents (log_path, log, NULL, NULL);
+  remove_tree (dir);
+}
+
+static gboolean
+has_evidence (JsonNode *root, const char *needle)
+{
+  JsonArray *ev = array_at (root, "gpu", "evidence");
+
+  for (guint i = 0; i < json_array_get_length (ev); i++)
+    if (strstr (json_array_get_string_element (ev, i), needle) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* The process row of @pid in gpu.processes, or NULL. */
+static JsonObject *
+gpu_row (JsonNode *root, gint64 pid)
+{
+  JsonArray *rows = array_at (root, "gpu", "processes");
+
+  for (guint i = 0; i < json_array_get_length (rows); i++)
+    {
+      JsonObject *o = json_array_get_object_element (rows, i);
+
+      if (json_object_get_int_member (o, "pid") == pid)
+        return o;
+    }
+  return NULL;
+}
+
+/* The jmem row of gpu.processes: the stub lists its caller. */
+static JsonObject *
+jmem_row (JsonNode *root)
+{
+  JsonArray *rows = array_at (root, "gpu", "processes");
+
+  for (guint i = 0; i < json_array_get_length (rows); i++)
+    {
+      JsonObject *o = json_array_get_object_element (rows, i);
+
+      if (json_object_get_int_member (o, "pid") != 999999)
+        return o;
+    }
+  return NULL;
+}
+
+static void
+test_nvml_processes (void)
+{
+  g_auto(Run) r = { 0 };
+  g_autofree char *log = NULL;
+  JsonObject *gpu, *dev, *self, *gone;
+  uid_t uid;
+  gid_t gid;
+
+  if (!test_user (&uid, &gid))
+    return;
+  run_with_nvml (JMEM_NVML_STUB_DIR, "processes", &r, &log);
+  gpu = json_object_get_object_member (json_node_get_object (r.json), "gpu");
+  g_assert_cmpstr (json_object_get_string_member (gpu, "stack"), ==, "unified");
+  g_assert_true (has_evidence (r.json, "source: nvml"));
+  g_assert_false (has_evidence (r.json, "nvidia-smi --query"));
+  dev = json_array_get_object_element (json_object_get_array_member (gpu, "devices"), 0);
+  g_assert_cmpstr (json_object_get_string_member (dev, "uuid"), ==, "GPU-stub-0000");
+  g_assert_cmpstr (json_object_get_string_member (dev, "name"), ==, "NVIDIA Stub GPU");
+  g_assert_cmpint (json_object_get_int_member (dev, "memory_used_kib"), ==, 10 * 1024 * 1024);
+  /* the newest entry points, and one row per process: a process both
+   * computing (1 GiB) and drawing (3 GiB) counts its larger figure once */
+  g_assert_nonnull (strstr (log, "compute_v3\n"));
+  g_assert_nonnull (strstr (log, "graphics_v3\n"));
+  g_assert_null (strstr (log, "_v2"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (gpu, "processes")), ==, 2);
+  self = jmem_row (r.json);
+  g_assert_nonnull (self);
+  g_assert_cmpint (json_object_get_int_member (self, "used_memory_kib"), ==, 3 * 1024 * 1024);
+  /* named from /proc, not by the library */
+  g_assert_cmpstr (json_object_get_string_member (self, "process_name"), ==, "jmem");
+  g_assert_true (json_object_get_boolean_member (self, "pid_exists"));
+  gone = gpu_row (r.json, 999999);
+  g_assert_nonnull (gone);
+  g_assert_false (json_object_get_boolean_member (gone, "pid_exists"));
+  g_assert_cmpint (json_object_get_int_member (gone, "used_memory_kib"), ==, 2 * 1024 * 1024);
+  g_assert_true (json_object_get_boolean_member (gpu, "processes_trusted"));
+}
+
+static void
+test_nvml_not_supported (void)
+{
+  g_auto(Run) r = { 0 };
+  g_autofree char *log = NULL;
+  JsonObject *dev;
+  uid_t uid;
+  gid_t gid;
+
+  if (!test_user (&uid, &gid))
+    return;
+  run_with_nvml (JMEM_NVML_STUB_DIR, "not-supported", &r, &log);
+  g_assert_true (has_evidence (r.json, "source: nvml"));
+  g_assert_true (has_evidence (r.json, "memory not supported"));
+  dev = json_array_get_object_element (array_at (r.json, "gpu", "devices"), 0);
+  g_assert_true (json_object_get_null_member (dev, "memory_used_kib"));
+  g_assert_true (json_object_get_null_member (dev, "memory_total_kib"));
+  g_assert_true (json_object_get_null_member (jmem_row (r.json), "used_memory_kib"));
+}
+
+static void
+test_nvml_insufficient_size (void)
+{
+  g_auto(Run) r = { 0 };
+  g_autofree char *log = NULL;
+  g_auto(GStrv) calls = NULL;
+  guint compute = 0;
+  uid_t uid;
+  gid_t gid;
+
+  if (!test_user (&uid, &gid))
+    return;
+  run_with_nvml (JMEM_NVML_STUB_DIR, "insufficient", &r, &log);
+  calls = g_strsplit (log, "\n", -1);
+  for (guint i = 0; calls[i] != NULL; i++)
+    compute += g_str_equal (calls[i], "compute_v3");
+  /* size query, a fill refused because the list grew, the fill */
+  g_assert_cmpuint (compute, ==, 3);
+  g_assert_true (has_evidence (r.json, "source: nvml"));
+  g_assert_cmpuint (json_array_get_length (array_at (r.json, "gpu", "processes")), ==, 2);
+}
+
+static void
+test_nvml_no_v3 (void)
+{
+  g_auto(Run) r = { 0 };
+  g_autofree char *log = NULL;
+  uid_t uid;
+  gid_t gid;
+
+  if (!test_user (&uid, &gid))
+    return;
+  run_with_nvml (JMEM_NVML_STUB_V2_DIR, "processes", &r, &log);
+  g_assert_null (strstr (log, "_v3"));
+  g_assert_nonnull (strstr (log, "compute_v2\n"));
+  g_assert_nonnull (strstr (log, "graphics_v2\n"));
+  g_assert_true (has_evidence (r.json, "nvmlDeviceGetComputeRunningProcesses_v2"));
+  g_assert_cmpint (json_object_get_int_member (jmem_row (r.json), "used_memory_kib"), ==, 3 * 1024 * 1024);
+}
+
+/* nvmlInit fails: nvidia-smi answers, and the evidence says why. */
+static void
+test_nvml_fail_init (void)
+{
+  g_auto(Run) r = { 0 };
+  g_autofree char *log = NULL;
+  uid_t uid;
+  gid_t gid;
+
+  if (!test_user (&uid, &gid))
+    return;
+  run_with_nvml (JMEM_NVML_STUB_DIR, "fail-init", &r, &log);
+  g_assert_null (log);
+  g_assert_true (has_evidence (r.json, "nvml: nvmlInit_v2 failed: error 999"));
+  g_assert_true (has_evidence (r.json, "source: nvidia-smi"));
+  g_assert_cmpuint (json_array_get_length (array_at (r.json, "gpu", "processes")), ==, 0);
+}
+
+/* Root never loads a library from LD_LIBRARY_PATH. */
+static void
+test_nvml_root_ignores_ld_path (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *log_path = NULL;
+  g_autofree char *ld = g_strdup_printf ("LD_LIBRARY_PATH=%s", JMEM_NVML_STUB_DIR);
+  g_autofree char *log_env = NULL;
+  g_autofree char *log = NULL;
+  g_auto(Run) r = { 0 };
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("needs root");
+      return;
+    }
+  dir = make_dir (0, 0);
+  log_path = g_build_filename (dir, "nvml-calls", NULL);
+  log_env = g_strdup_printf ("JMEM_NVML_STUB_LOG=%s", log_path);
+  {
+    const char *envp[] = { ld, log_env, "PATH=/usr/bin:/bin", NULL };
+
+    run_jmem (dir, envp, 0, 0, snapshot_args, &r);
+  }
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_false (g_file_get_contents (log_path, &log, NULL, NULL));
+  g_assert_false (has_evidence (r.json, "source: nvml"));
+  g_assert_false (has_evidence (r.json, "GPU-stub-0000"));
+  remove_tree (dir);
+}
+
 /* A hung nvidia-smi is killed (with its children) and reported, never waited on. */
 static void
 test_nvidia_smi_timeout (void)
@@ -536,6 +822,13 @@ main (int argc, char **argv)
 
   g_test_add_func ("/programs/root-ignores-path", test_root_ignores_path);
   g_test_add_func ("/programs/user-path", test_user_path);
+  g_test_add_func ("/programs/watch-probes-once", test_watch_probes_once);
+  g_test_add_func ("/programs/nvml-processes", test_nvml_processes);
+  g_test_add_func ("/programs/nvml-not-supported", test_nvml_not_supported);
+  g_test_add_func ("/programs/nvml-insufficient-size", test_nvml_insufficient_size);
+  g_test_add_func ("/programs/nvml-no-v3", test_nvml_no_v3);
+  g_test_add_func ("/programs/nvml-fail-init", test_nvml_fail_init);
+  g_test_add_func ("/programs/nvml-root-ignores-ld-path", test_nvml_root_ignores_ld_path);
   g_test_add_func ("/programs/nvidia-smi-timeout", test_nvidia_smi_timeout);
   g_test_add_func ("/programs/nvidia-smi-forged-row", test_nvidia_smi_forged_row);
   g_test_add_func ("/programs/nvidia-smi-unlisted-gpu", test_nvidia_smi_unlisted_gpu);

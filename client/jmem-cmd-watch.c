@@ -1,0 +1,122 @@
+/* jmem watch: a snapshot every few seconds, one JSON line each, for the
+ * rules over time (jmem triage --history) and for anyone's own tools. */
+#include "jmem-cmd.h"
+
+#include "jmem-history.h"
+#include "jmem-snapshot-json.h"
+
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+  JmemCollectOptions options;
+  JmemHistoryWriter *writer;   /* NULL: stdout */
+  const char        *output;
+} Watch;
+
+static int
+watch_sample (guint index, gpointer data)
+{
+  Watch *w = data;
+  g_autoptr(JmemSnapshot) snapshot = NULL;
+  g_autofree char *line = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = JMEM_EXIT_OK;
+
+  snapshot = jmem_cmd_collect ("jmem watch", &w->options, &status);
+  if (snapshot == NULL)
+    return status;
+  line = jmem_snapshot_to_json_string (snapshot, FALSE);
+  if (line == NULL || strchr (line, '\n') != NULL)
+    {
+      g_printerr ("jmem watch: the snapshot could not be written as one JSON line\n");
+      return JMEM_EXIT_INTERNAL;
+    }
+  if (w->writer == NULL)
+    {
+      if (!jmem_cmd_write_stdout (line, strlen (line)) || !jmem_cmd_write_stdout ("\n", 1))
+        return JMEM_EXIT_CANT_CREATE;
+      return JMEM_EXIT_OK;
+    }
+  if (!jmem_history_writer_append (w->writer, line, &error))
+    {
+      jmem_cmd_printerr ("jmem watch: %s", error->message);
+      return JMEM_EXIT_CANT_CREATE;
+    }
+  return JMEM_EXIT_OK;
+}
+
+int
+jmem_cmd_watch (int argc, char **argv)
+{
+  gboolean all = FALSE, no_ask = FALSE;
+  int interval = 5, count = 0, top = -2;
+  gint64 max_bytes = (gint64) JMEM_HISTORY_DEFAULT_MAX_BYTES;
+  g_autofree char *sysroot = NULL;
+  g_autofree char *output = NULL;
+  GOptionEntry entries[] = {
+    { "interval", 0, 0, G_OPTION_ARG_INT, &interval, "Seconds between snapshots (default 5)", "S" },
+    { "count", 0, 0, G_OPTION_ARG_INT, &count, "Stop after N snapshots (default: until Ctrl-C)", "N" },
+    { "output", 0, 0, G_OPTION_ARG_FILENAME, &output, "Append to FILE instead of stdout", "FILE" },
+    { "max-bytes", 0, 0, G_OPTION_ARG_INT64, &max_bytes, "Cap FILE at B bytes, dropping the oldest lines (default 64 MiB)", "B" },
+    { "top", 0, 0, G_OPTION_ARG_INT, &top, "Keep the N largest processes in each line (default 10)", "N" },
+    { "all", 0, 0, G_OPTION_ARG_NONE, &all, "Keep every process in each line", NULL },
+    { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },
+    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
+    { NULL },
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("- a snapshot every few seconds, as JSON Lines");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JmemCollectBoot) boot = jmem_collect_boot_new ();
+  Watch w = { 0 };
+  int status;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_description (context,
+    "Each line is one compact \"jmem snapshot --json\" document (docs/snapshot.schema.json);\n"
+    "docs/watch.md describes the history. Ctrl-C (SIGINT) or SIGTERM ends it after the\n"
+    "snapshot in progress. NvMap rows are always complete; PSS over time (jmem triage\n"
+    "--history) sees only the processes each line keeps.\n"
+    "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
+    "70 internal error, 73 the output cannot be written.");
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
+    return JMEM_EXIT_USAGE;
+  if (interval < 1 || interval > 86400)
+    {
+      g_printerr ("jmem watch: --interval takes 1 to 86400 seconds\n");
+      return JMEM_EXIT_USAGE;
+    }
+  if (count < 0)
+    {
+      g_printerr ("jmem watch: --count takes a count of 1 or more (0: until stopped)\n");
+      return JMEM_EXIT_USAGE;
+    }
+  if (top != -2 && (top < 0 || all))
+    {
+      g_printerr ("jmem watch: --top takes a count of 0 or more and excludes --all\n");
+      return JMEM_EXIT_USAGE;
+    }
+  if (max_bytes < JMEM_HISTORY_MIN_MAX_BYTES)
+    {
+      g_printerr ("jmem watch: --max-bytes takes %d bytes or more\n", JMEM_HISTORY_MIN_MAX_BYTES);
+      return JMEM_EXIT_USAGE;
+    }
+
+  w.options.sysroot = sysroot;
+  w.options.top = all ? -1 : top >= 0 ? top : JMEM_COLLECT_DEFAULT_TOP;
+  w.options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
+  w.options.boot = boot;
+  w.output = output;
+  if (output != NULL && !g_str_equal (output, "-"))
+    {
+      w.writer = jmem_history_writer_open (output, (guint64) max_bytes, &error);
+      if (w.writer == NULL)
+        {
+          jmem_cmd_printerr ("jmem watch: %s", error->message);
+          return JMEM_EXIT_CANT_CREATE;
+        }
+    }
+  status = jmem_cmd_repeat ((guint) interval, (guint) count, watch_sample, &w);
+  g_clear_pointer (&w.writer, jmem_history_writer_free);
+  return status;
+}

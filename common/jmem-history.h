@@ -1,0 +1,65 @@
+/* History files: one compact `jmem snapshot --json` document per line (JSON
+ * Lines), appended by `jmem watch` and read by `jmem triage --history` and
+ * `jmem diff --history`. docs/watch.md describes the format. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/* --max-bytes by default: a day of 5 s samples of a small board, bounded. */
+#define JMEM_HISTORY_DEFAULT_MAX_BYTES (G_GUINT64_CONSTANT (64) * 1024 * 1024)
+
+/* Below this a cap would hold no useful history and rewrite on every sample. */
+#define JMEM_HISTORY_MIN_MAX_BYTES 4096
+
+/* A capped file is rewritten down to this percentage of the cap, so the
+ * rewrite (a copy of the file) happens once per quarter of it, not per sample. */
+#define JMEM_HISTORY_REWRITE_PERCENT 75
+
+typedef struct _JmemHistoryWriter JmemHistoryWriter;
+
+/* Opens @path for appending, creating it (mode 0600) when missing. A
+ * regular file whose last line is unterminated (a writer killed mid-line)
+ * is cut back to its last complete line. @max_bytes caps a regular file;
+ * other files (a FIFO, /dev/stdout) are only appended to. Symbolic links
+ * are refused. */
+JmemHistoryWriter *jmem_history_writer_open (const char *path,
+                                             guint64     max_bytes,
+                                             GError    **error);
+
+/* Appends @line (one JSON document without a newline) and a newline. When
+ * that would pass the cap, the file is rewritten without its oldest lines
+ * (down to JMEM_HISTORY_REWRITE_PERCENT of the cap, the new line included)
+ * into a temporary file in the same directory, synced and renamed over it:
+ * a reader sees the old file or the new one, never a torn line. A line
+ * larger than the cap alone is kept alone. */
+gboolean jmem_history_writer_append (JmemHistoryWriter *writer,
+                                     const char        *line,
+                                     GError           **error);
+
+void jmem_history_writer_free (JmemHistoryWriter *writer);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemHistoryWriter, jmem_history_writer_free)
+
+/* Called for each snapshot of a history, in file order, with its 1-based
+ * line number; @snapshot passed jmem_diff_check_snapshot(). Return FALSE to
+ * stop reading. */
+typedef gboolean (*JmemHistoryFunc) (JsonNode *snapshot,
+                                     guint     line_number,
+                                     gpointer  user_data);
+
+/* Reads @path line by line (the file is never held whole). Empty lines are
+ * skipped; so is an unterminated last line (counted in @n_torn: a writer
+ * was killed mid-line). Fails naming the file and line for a line that is
+ * not a snapshot (JMEM_ERROR_INVALID_ARGUMENT) or larger than
+ * JMEM_DIFF_MAX_FILE_BYTES (JMEM_ERROR_TOO_LARGE), with G_IO_ERROR codes
+ * when the file cannot be read, and with JMEM_ERROR_NOT_AVAILABLE when it
+ * holds no snapshot at all. */
+gboolean jmem_history_read (const char     *path,
+                            JmemHistoryFunc func,
+                            gpointer        user_data,
+                            guint          *n_torn,
+                            GError        **error);
+
+G_END_DECLS

@@ -1,0 +1,569 @@
+/* jmem watch and jmem summary through the built jmem on fixture trees: the
+ * lines written (each a schema-valid snapshot), the cap and its atomic
+ * rewrite, a clean end on SIGINT and SIGTERM, a torn last line repaired, and
+ * the summary's numbers and escaping. */
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "jmem-diff.h"
+#include "jmem-history.h"
+#include "jmem-meminfo.h"
+
+static const char *jmem_exe;
+static const char *fixtures;
+static const char *validator;
+static const char *schema;
+static char *tmpdir;
+static char *orin;
+
+typedef struct {
+  int   status;   /* exit status, -1 when killed by a signal */
+  char *out;
+  char *err;
+} Run;
+
+static void
+run_clear (Run *r)
+{
+  g_clear_pointer (&r->out, g_free);
+  g_clear_pointer (&r->err, g_free);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+static void
+run_jmem (Run *r, const char *const *args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  int wait_status = 0;
+
+  g_ptr_array_add (argv, (char *) jmem_exe);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                &r->out, &r->err, &wait_status, &error);
+  g_assert_no_error (error);
+  r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
+}
+
+static char *
+temp_path (const char *name)
+{
+  char *path = g_build_filename (tmpdir, name, NULL);
+
+  g_unlink (path);
+  return path;
+}
+
+/* The file's lines; asserts it ends with a newline and every line is a
+ * snapshot the diff code accepts. */
+static GStrv
+history_lines (const char *path)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  GStrv lines;
+  guint n;
+
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  g_assert_cmpuint (len, >, 0);
+  g_assert_cmpint (data[len - 1], ==, '\n');
+  data[len - 1] = '\0';
+  lines = g_strsplit (data, "\n", -1);
+  n = g_strv_length (lines);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(JsonNode) node = jmem_diff_parse_snapshot (lines[i], strlen (lines[i]), "line", &error);
+
+      g_assert_no_error (error);
+      g_assert_nonnull (node);
+    }
+  return lines;
+}
+
+static int
+validate (const char *text)
+{
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GBytes) input = g_bytes_new (text, strlen (text));
+  g_autoptr(GError) error = NULL;
+
+  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_SILENCE,
+                           &error, "python3", validator, schema, "-", NULL);
+  g_assert_no_error (error);
+  g_subprocess_communicate (proc, input, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (proc));
+  return g_subprocess_get_exit_status (proc);
+}
+
+static void
+test_count_file (void)
+{
+  g_autofree char *path = temp_path ("count.jsonl");
+  const char *args[] = { "watch", "--sysroot", orin, "--interval", "1", "--count", "3",
+                         "--output", path, NULL };
+  g_auto(Run) r = { 0 };
+  g_auto(GStrv) lines = NULL;
+  struct stat st;
+
+  run_jmem (&r, args);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
+  lines = history_lines (path);
+  g_assert_cmpuint (g_strv_length (lines), ==, 3);
+  {
+    g_autofree char *python = g_find_program_in_path ("python3");
+
+    if (python != NULL)
+      g_assert_cmpint (validate (lines[2]), ==, 0);
+  }
+  /* a history names every process's command line: private by default */
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 077, ==, 0);
+
+  /* a second run appends */
+  run_clear (&r);
+  run_jmem (&r, args);
+  g_assert_cmpint (r.status, ==, 0);
+  g_strfreev (lines);
+  lines = history_lines (path);
+  g_assert_cmpuint (g_strv_length (lines), ==, 6);
+}
+
+static void
+test_count_stdout (void)
+{
+  const char *args[] = { "watch", "--sysroot", orin, "--interval", "1", "--count", "2", "--all", NULL };
+  g_auto(Run) r = { 0 };
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(JsonNode) node = NULL;
+
+  run_jmem (&r, args);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_suffix (r.out, "}\n"));
+  r.out[strlen (r.out) - 1] = '\0';
+  lines = g_strsplit (r.out, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 2);
+  node = json_from_string (lines[1], NULL);
+  g_assert_nonnull (node);
+  /* --all keeps every process of the tree */
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (json_node_get_object (node), "processes"), "shown"),
+                   ==,
+                   json_object_get_int_member (json_object_get_object_member (json_node_get_object (node), "processes"), "total"));
+}
+
+/* jmem watch until stopped by @signum: it ends with status 0 and a file of
+ * whole lines. */
+static void
+stop_with (int signum)
+{
+  g_autofree char *path = temp_path ("signal.jsonl");
+  const char *argv[] = { jmem_exe, "watch", "--sysroot", orin, "--interval", "1", "--output", path, NULL };
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) lines = NULL;
+  GPid pid;
+  int wait_status = 0;
+
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                &pid, &error));
+  g_assert_no_error (error);
+  for (guint tries = 0; tries < 300; tries++)
+    {
+      g_autofree char *data = NULL;
+      gsize len = 0;
+      guint n = 0;
+
+      if (g_file_get_contents (path, &data, &len, NULL))
+        for (gsize i = 0; i < len; i++)
+          n += data[i] == '\n';
+      if (n >= 2)
+        break;
+      g_usleep (100 * 1000);
+    }
+  g_assert_cmpint (kill (pid, signum), ==, 0);
+  g_assert_cmpint (waitpid (pid, &wait_status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  g_assert_true (WIFEXITED (wait_status));
+  g_assert_cmpint (WEXITSTATUS (wait_status), ==, 0);
+  lines = history_lines (path);
+  g_assert_cmpuint (g_strv_length (lines), >=, 2);
+}
+
+static void
+test_sigint (void)
+{
+  stop_with (SIGINT);
+}
+
+static void
+test_sigterm (void)
+{
+  stop_with (SIGTERM);
+}
+
+static guint
+count_entries (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (d);
+  while (g_dir_read_name (d) != NULL)
+    n++;
+  return n;
+}
+
+/* The writer under a cap: the file never passes it, the newest line is
+ * always last and whole, the oldest go first, no temporary file stays. */
+static void
+test_cap_writer (void)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, "cap", NULL);
+  g_autofree char *path = g_build_filename (dir, "h.jsonl", NULL);
+  g_autoptr(JmemHistoryWriter) w = NULL;
+  g_autoptr(GError) error = NULL;
+  const guint64 cap = 8192;
+  guint rewrites_seen = 0;
+  gsize last_len = 0;
+
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  w = jmem_history_writer_open (path, cap, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 60; i++)
+    {
+      g_autofree char *line = g_strdup_printf ("{\"n\": %u, \"pad\": \"%0*d\"}", i, 400 + (int) (i % 7) * 50, 0);
+      g_autofree char *data = NULL;
+      g_auto(GStrv) lines = NULL;
+      gsize len = 0;
+      guint n;
+
+      g_assert_true (jmem_history_writer_append (w, line, &error));
+      g_assert_no_error (error);
+      g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+      g_assert_cmpuint (len, <=, cap);
+      g_assert_cmpint (data[len - 1], ==, '\n');
+      if (len < last_len)
+        rewrites_seen++;
+      last_len = len;
+      data[len - 1] = '\0';
+      lines = g_strsplit (data, "\n", -1);
+      n = g_strv_length (lines);
+      g_assert_cmpstr (lines[n - 1], ==, line);
+      /* consecutive, oldest first: nothing dropped from the middle */
+      for (guint k = 0; k < n; k++)
+        {
+          g_autofree char *prefix = g_strdup_printf ("{\"n\": %u,", i - (n - 1 - k));
+
+          g_assert_true (g_str_has_prefix (lines[k], prefix));
+        }
+      g_assert_cmpuint (count_entries (dir), ==, 1);
+    }
+  g_assert_cmpuint (rewrites_seen, >, 2);
+}
+
+/* A line above the cap is kept alone rather than lost. */
+static void
+test_cap_huge_line (void)
+{
+  g_autofree char *path = temp_path ("huge.jsonl");
+  g_autoptr(JmemHistoryWriter) w = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *big = g_strnfill (10000, 'x');
+  g_autofree char *data = NULL;
+
+  w = jmem_history_writer_open (path, 4096, &error);
+  g_assert_no_error (error);
+  g_assert_true (jmem_history_writer_append (w, "first", &error));
+  g_assert_true (jmem_history_writer_append (w, big, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &data, NULL, NULL));
+  g_assert_cmpuint (strlen (data), ==, 10001);
+  g_assert_true (jmem_history_writer_append (w, "after", &error));
+  g_clear_pointer (&data, g_free);
+  g_assert_true (g_file_get_contents (path, &data, NULL, NULL));
+  g_assert_cmpstr (data, ==, "after\n");
+}
+
+/* The command under a cap of two and a half lines. */
+static void
+test_cap_command (void)
+{
+  g_autofree char *path = temp_path ("capped.jsonl");
+  g_autofree char *probe = temp_path ("probe.jsonl");
+  const char *once[] = { "watch", "--sysroot", orin, "--count", "1", "--output", probe, NULL };
+  g_auto(Run) r = { 0 };
+  g_autofree char *data = NULL;
+  g_autofree char *max = NULL;
+  g_auto(GStrv) lines = NULL;
+  gsize line_len = 0;
+
+  run_jmem (&r, once);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_file_get_contents (probe, &data, &line_len, NULL));
+  max = g_strdup_printf ("%" G_GSIZE_FORMAT, line_len * 5 / 2);
+  {
+    const char *args[] = { "watch", "--sysroot", orin, "--interval", "1", "--count", "5",
+                           "--max-bytes", max, "--output", path, NULL };
+    struct stat st;
+
+    run_clear (&r);
+    run_jmem (&r, args);
+    g_assert_cmpint (r.status, ==, 0);
+    g_assert_cmpint (g_stat (path, &st), ==, 0);
+    g_assert_cmpint (st.st_size, <=, (goffset) (line_len * 5 / 2));
+    lines = history_lines (path);
+    g_assert_cmpuint (g_strv_length (lines), >=, 1);
+    g_assert_cmpuint (g_strv_length (lines), <=, 2);
+  }
+}
+
+/* A writer killed mid-line left a torn tail: readers skip it, the next
+ * writer cuts it before appending. */
+static void
+test_torn_tail (void)
+{
+  g_autofree char *path = temp_path ("torn.jsonl");
+  g_autofree char *good = NULL;
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *args[] = { "triage", "--history", path, NULL };
+  const char *watch[] = { "watch", "--sysroot", orin, "--count", "1", "--output", path, NULL };
+  g_auto(Run) r = { 0 };
+  g_auto(GStrv) lines = NULL;
+
+  {
+    g_autofree char *probe = temp_path ("torn-probe.jsonl");
+    const char *once[] = { "watch", "--sysroot", orin, "--count", "1", "--output", probe, NULL };
+
+    run_jmem (&r, once);
+    g_assert_cmpint (r.status, ==, 0);
+    g_assert_true (g_file_get_contents (probe, &good, NULL, NULL));
+    run_clear (&r);
+  }
+  contents = g_strdup_printf ("%s{\"schema\": \"jmem-snap", good);
+  g_assert_true (g_file_set_contents (path, contents, -1, &error));
+
+  run_jmem (&r, args);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "unterminated last line"));
+  run_clear (&r);
+
+  run_jmem (&r, watch);
+  g_assert_cmpint (r.status, ==, 0);
+  lines = history_lines (path);
+  g_assert_cmpuint (g_strv_length (lines), ==, 2);
+}
+
+static void
+test_refusals (void)
+{
+  g_autofree char *target = temp_path ("target.jsonl");
+  g_autofree char *link = temp_path ("link.jsonl");
+  g_autofree char *nodir = g_build_filename (tmpdir, "no", "such", "dir.jsonl", NULL);
+  const char *via_link[] = { "watch", "--sysroot", orin, "--count", "1", "--output", link, NULL };
+  const char *in_nodir[] = { "watch", "--sysroot", orin, "--count", "1", "--output", nodir, NULL };
+  const char *const usage[][8] = {
+    { "watch", "--interval", "0", NULL },
+    { "watch", "--count", "-1", NULL },
+    { "watch", "--max-bytes", "100", NULL },
+    { "watch", "--top", "3", "--all", NULL },
+    { "watch", "extra", NULL },
+    { "summary", "--watch", "-1", NULL },
+  };
+
+  g_assert_cmpint (symlink (target, link), ==, 0);
+  {
+    g_auto(Run) r = { 0 };
+
+    run_jmem (&r, via_link);
+    g_assert_cmpint (r.status, ==, 73);
+    g_assert_nonnull (strstr (r.err, "symbolic link"));
+    g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+  }
+  {
+    g_auto(Run) r = { 0 };
+
+    run_jmem (&r, in_nodir);
+    g_assert_cmpint (r.status, ==, 73);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (usage); i++)
+    {
+      g_auto(Run) r = { 0 };
+
+      run_jmem (&r, usage[i]);
+      g_assert_cmpint (r.status, ==, 64);
+      g_assert_cmpstr (r.out, ==, "");
+    }
+}
+
+static char *
+size_text (gint64 kib)
+{
+  g_autofree char *text = g_format_size_full ((guint64) kib * 1024, G_FORMAT_SIZE_IEC_UNITS);
+  g_auto(GStrv) parts = g_strsplit (text, "\u00a0", -1);
+
+  return g_strjoinv (" ", parts);
+}
+
+static void
+test_summary (void)
+{
+  g_autofree char *meminfo_path = g_build_filename (orin, "proc", "meminfo", NULL);
+  g_autofree char *data = NULL;
+  g_autoptr(JmemMeminfo) m = NULL;
+  g_autofree char *total = NULL;
+  g_autofree char *avail = NULL;
+  g_autofree char *expect = NULL;
+  const char *args[] = { "summary", "--sysroot", orin, NULL };
+  g_auto(Run) r = { 0 };
+  gsize len;
+
+  g_assert_true (g_file_get_contents (meminfo_path, &data, &len, NULL));
+  m = jmem_meminfo_parse (data, len, NULL);
+  total = size_text (jmem_meminfo_get_kib (m, "MemTotal"));
+  avail = size_text (jmem_meminfo_get_kib (m, "MemAvailable"));
+  expect = g_strdup_printf ("total %s, available %s, NvMap ", total, avail);
+  run_jmem (&r, args);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, expect));
+  g_assert_true (g_str_has_suffix (r.out, "\n"));
+  g_assert_true (strchr (r.out, '\n') == r.out + strlen (r.out) - 1);
+  /* no nvidia-smi in an nvgpu capture; the top holder is named */
+  g_assert_nonnull (strstr (r.out, ", GPU n/a, top PID "));
+}
+
+/* A process name with an escape sequence shows escaped, not executed. */
+static void
+test_summary_hostile (void)
+{
+  g_autofree char *hostile = g_build_filename (fixtures, "trees", "hostile", NULL);
+  const char *args[] = { "summary", "--sysroot", hostile, NULL };
+  g_autofree char *tree = g_build_filename (tmpdir, "evil-tree", NULL);
+  g_autofree char *status_path = NULL;
+  g_auto(Run) r = { 0 };
+
+  run_jmem (&r, args);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_utf8_validate (r.out, -1, NULL));
+
+  /* the top holder of a copied tree renamed with ESC [ 2 J and a newline */
+  {
+    g_autoptr(GSubprocess) cp = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, NULL, "cp", "-R", "--", orin, tree, NULL);
+    g_autofree char *status = NULL;
+    g_autofree char *renamed = NULL;
+    g_autoptr(GRegex) re = g_regex_new ("^Name:.*$", G_REGEX_MULTILINE, 0, NULL);
+    const char *first[] = { "summary", "--sysroot", orin, NULL };
+    g_auto(Run) r0 = { 0 };
+    char pid[32] = { 0 };
+    const char *at;
+
+    g_assert_true (g_subprocess_wait_check (cp, NULL, NULL));
+    run_jmem (&r0, first);
+    at = strstr (r0.out, "top PID ");
+    g_assert_nonnull (at);
+    sscanf (at, "top PID %31[0-9]", pid);
+    status_path = g_build_filename (tree, "proc", pid, "status", NULL);
+    g_assert_true (g_file_get_contents (status_path, &status, NULL, NULL));
+    renamed = g_regex_replace_literal (re, status, -1, 0, "Name:\tev\033[2Jil", 0, NULL);
+    g_assert_true (g_file_set_contents (status_path, renamed, -1, NULL));
+    {
+      const char *evil[] = { "summary", "--sysroot", tree, NULL };
+
+      run_clear (&r);
+      run_jmem (&r, evil);
+    }
+    g_assert_cmpint (r.status, ==, 0);
+    g_assert_null (strchr (r.out, '\033'));
+    g_assert_nonnull (strstr (r.out, "(ev"));
+    g_assert_nonnull (strstr (r.out, "[2Jil)"));
+  }
+}
+
+static void
+test_summary_watch (void)
+{
+  g_autofree char *out_path = temp_path ("summary.txt");
+  g_autofree char *cmd = g_strdup_printf ("exec '%s' summary --watch 1 --sysroot '%s' > '%s'",
+                                          jmem_exe, orin, out_path);
+  const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GRegex) re = g_regex_new ("^[0-9]{2}:[0-9]{2}:[0-9]{2} total ", 0, 0, NULL);
+  GPid pid;
+  int wait_status = 0;
+
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                &pid, &error));
+  for (guint tries = 0; tries < 300; tries++)
+    {
+      g_clear_pointer (&data, g_free);
+      if (g_file_get_contents (out_path, &data, NULL, NULL) && strchr (data, '\n') != NULL &&
+          strchr (data, '\n') != strrchr (data, '\n'))
+        break;
+      g_usleep (100 * 1000);
+    }
+  g_assert_cmpint (kill (pid, SIGINT), ==, 0);
+  g_assert_cmpint (waitpid (pid, &wait_status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  g_assert_true (WIFEXITED (wait_status));
+  g_assert_cmpint (WEXITSTATUS (wait_status), ==, 0);
+  g_clear_pointer (&data, g_free);
+  g_assert_true (g_file_get_contents (out_path, &data, NULL, NULL));
+  g_assert_true (g_str_has_suffix (data, "\n"));
+  data[strlen (data) - 1] = '\0';
+  lines = g_strsplit (data, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), >=, 2);
+  for (guint i = 0; lines[i] != NULL; i++)
+    g_assert_true (g_regex_match (re, lines[i], 0, NULL));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  int rc;
+
+  g_test_init (&argc, &argv, NULL);
+  jmem_exe = g_getenv ("JMEM_EXE");
+  fixtures = g_getenv ("JMEM_FIXTURES");
+  validator = g_getenv ("JMEM_VALIDATOR");
+  schema = g_getenv ("JMEM_SCHEMA");
+  g_assert_nonnull (jmem_exe);
+  g_assert_nonnull (fixtures);
+  g_assert_nonnull (validator);
+  g_assert_nonnull (schema);
+  orin = g_build_filename (fixtures, "trees", "orin-agx-nvgpu", NULL);
+  tmpdir = g_dir_make_tmp ("jmem-test-watch-XXXXXX", &error);
+  g_assert_no_error (error);
+
+  g_test_add_func ("/watch/count-file", test_count_file);
+  g_test_add_func ("/watch/count-stdout", test_count_stdout);
+  g_test_add_func ("/watch/sigint", test_sigint);
+  g_test_add_func ("/watch/sigterm", test_sigterm);
+  g_test_add_func ("/watch/cap-writer", test_cap_writer);
+  g_test_add_func ("/watch/cap-huge-line", test_cap_huge_line);
+  g_test_add_func ("/watch/cap-command", test_cap_command);
+  g_test_add_func ("/watch/torn-tail", test_torn_tail);
+  g_test_add_func ("/watch/refusals", test_refusals);
+  g_test_add_func ("/summary/line", test_summary);
+  g_test_add_func ("/summary/hostile", test_summary_hostile);
+  g_test_add_func ("/summary/watch", test_summary_watch);
+  rc = g_test_run ();
+
+  {
+    const char *argv_rm[] = { "rm", "-rf", tmpdir, NULL };
+    g_spawn_sync (NULL, (char **) argv_rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+  }
+  g_free (tmpdir);
+  g_free (orin);
+  return rc;
+}
