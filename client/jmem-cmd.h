@@ -26,6 +26,7 @@ int jmem_cmd_triage (int argc, char **argv);
 int jmem_cmd_diff (int argc, char **argv);
 int jmem_cmd_drop_caches (int argc, char **argv);
 int jmem_cmd_audit (int argc, char **argv);
+int jmem_cmd_metrics (int argc, char **argv);
 
 /* Calls the helper's DropCaches; on a refusal prints "jmem @command: why"
  * and what to do, and returns the exit status for it (77 not authorized, 75

@@ -21,6 +21,7 @@ static const struct {
   { "drop-caches", jmem_cmd_drop_caches, "Drop the kernel's caches through the helper; show what it freed" },
   { "audit", jmem_cmd_audit, "Snapshot, drop caches (or wait), snapshot again, and compare" },
   { "diff", jmem_cmd_diff, "Compare two saved snapshots (jmem snapshot --json)" },
+  { "metrics", jmem_cmd_metrics, "Prometheus metrics on stdout or for node_exporter's textfile collector" },
 };
 
 void
