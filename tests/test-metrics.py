@@ -85,6 +85,10 @@ def promtool_every_tree():
         assert samples <= helps and samples <= types, '%s: HELP/TYPE missing for %s' % (
             tree, samples - (helps & types))
         assert all(s.startswith('jmem_') for s in samples), samples
+    # and this machine, whatever its processes are called
+    r = jmem()
+    assert r.returncode == 0, 'live: exit %d: %s' % (r.returncode, r.stderr)
+    promtool_ok(r.stdout, 'this machine')
 
 
 @test
