@@ -205,6 +205,22 @@ is_exported (const JmemProcess *p, guint index, int top)
   return index < (guint) top || p->nvmap_kib > 0 || p->gpu_kib > 0;
 }
 
+/* NvMap rows of PIDs with no /proc entry (exited, or in another PID
+ * namespace): still holders, named as NvMap names them. */
+static void
+write_gone_nvmap (const JmemSnapshot *s, Family *f)
+{
+  for (guint i = 0; s->nvmap_by_pid != NULL && i < s->nvmap_by_pid->len; i++)
+    {
+      const JmemNvmapPidTotal *t = g_ptr_array_index (s->nvmap_by_pid, i);
+      g_autofree char *pid = g_strdup_printf ("%" G_GINT64_FORMAT, t->pid);
+
+      if (!t->pid_exists && t->pid > 0 && t->size_kib <= G_MAXINT64 / 1024)
+        sample (f, labels ("pid", pid, "comm", t->process, "user", NULL, "container", NULL, NULL),
+                kib_bytes ((gint64) t->size_kib));
+    }
+}
+
 static void
 write_processes (const JmemSnapshot *s, int top, GString *out)
 {
@@ -227,6 +243,8 @@ write_processes (const JmemSnapshot *s, int top, GString *out)
                                 "container", p->container_id, NULL),
                     kib_bytes (kib));
         }
+      if (m == M_NVMAP)
+        write_gone_nvmap (s, &f);
     }
 }
 

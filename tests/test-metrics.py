@@ -100,6 +100,9 @@ def nvmap_rows_and_containers():
     # --top 1 keeps the largest, and every NvMap holder still has its series
     assert any('comm="VLLM::EngineCor"' in l and l.endswith(' 15035727872') for l in nvmap), nvmap
     assert any('comm="Xorg"' in l for l in nvmap), nvmap
+    # an exited PID's NvMap is still held: named as NvMap names it
+    assert 'jmem_process_nvmap_bytes{pid="5120",comm="gst-launch-1.0",user="",container=""} 20971520' \
+        in nvmap, nvmap
     assert not any('comm="systemd"' in l for l in lines), 'systemd holds no NvMap and is not the top 1'
     assert any(l.startswith('jmem_container_nvmap_bytes{runtime="docker",container="3f4e8b2a')
                for l in lines), lines
