@@ -109,8 +109,12 @@ def nvmap_rows_and_containers():
     assert 'jmem_source_up{source="nvmap",reason="ok"} 1' in lines
     r = jmem('--sysroot', os.path.join(TREES, 'thor-unified'))
     assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
     assert any(l.startswith('jmem_source_up{source="nvmap",reason="the capture holds no NvMap')
-               and l.endswith(' 0') for l in r.stdout.splitlines()), r.stdout
+               and l.endswith(' 0') for l in lines), r.stdout
+    # the capture's tegrastats line: "lfb 34x4MB"
+    assert 'jmem_largest_free_block_bytes 4194304' in lines, r.stdout
+    assert 'jmem_largest_free_blocks 34' in lines, r.stdout
 
 
 @test
