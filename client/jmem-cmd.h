@@ -33,6 +33,7 @@ int jmem_cmd_audit (int argc, char **argv);
 int jmem_cmd_mcp (int argc, char **argv);
 int jmem_cmd_watch (int argc, char **argv);
 int jmem_cmd_summary (int argc, char **argv);
+int jmem_cmd_metrics (int argc, char **argv);
 
 /* jmem_collect_snapshot(); on failure prints "@command: why" and sets
  * @exit_status (69 no data, 70 other). */

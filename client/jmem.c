@@ -24,6 +24,7 @@ static const struct {
   { "mcp", jmem_cmd_mcp, "Serve the Model Context Protocol on stdin and stdout, for AI agents" },
   { "watch", jmem_cmd_watch, "A snapshot every few seconds, as JSON Lines (a history)" },
   { "summary", jmem_cmd_summary, "Total, available, NvMap, GPU and the top holder on one line" },
+  { "metrics", jmem_cmd_metrics, "Prometheus metrics on stdout or for node_exporter's textfile collector" },
 };
 
 void

@@ -1,0 +1,104 @@
+/* jmem metrics: the snapshot and its findings as Prometheus metrics, on
+ * stdout or as node_exporter's textfile (docs/metrics.md). */
+#include "jmem-cmd.h"
+
+#include "jmem-collect.h"
+#include "jmem-error.h"
+#include "jmem-nvmap-source.h"
+#include "jmem-output-metrics.h"
+#include "jmem-textfile.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#define TEXTFILE_NAME "jmem.prom"
+
+int
+jmem_cmd_metrics (int argc, char **argv)
+{
+  gboolean no_ask = FALSE;
+  int top = JMEM_METRICS_DEFAULT_TOP, tegrastats = 0;
+  g_autofree char *sysroot = NULL;
+  g_autofree char *textfile = NULL;
+  GOptionEntry entries[] = {
+    { "top", 0, 0, G_OPTION_ARG_INT, &top, "Per-process series for the N largest processes (default 20); "
+      "processes holding NvMap or GPU memory always have them", "N" },
+    { "textfile", 0, 0, G_OPTION_ARG_FILENAME, &textfile, "Replace DIR/" TEXTFILE_NAME " (node_exporter's "
+      "textfile collector) instead of writing to stdout", "DIR" },
+    { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },
+    { "tegrastats", 0, 0, G_OPTION_ARG_INT, &tegrastats, "Read one tegrastats line for the largest free block (takes that long)", "SECONDS" },
+    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
+    { NULL },
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("- memory as Prometheus metrics");
+  g_autoptr(JmemSnapshot) snapshot = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  JmemCollectOptions options = { 0 };
+  JmemNvmapSourceContext source_ctx = { 0 };
+  JmemMetricsOptions metrics = { 0 };
+  const JmemNvmapSource *source;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_description (context,
+    "Writes the Prometheus text format (docs/metrics.md): meminfo, NvMap, GPU memory, the\n"
+    "largest processes and every container, source states and triage findings.\n"
+    "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
+    "70 internal error, 73 the output could not be written.");
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
+    return JMEM_EXIT_USAGE;
+  if (top < 0)
+    {
+      g_printerr ("jmem metrics: --top takes a count of 0 or more\n");
+      return JMEM_EXIT_USAGE;
+    }
+  if (tegrastats < 0 || tegrastats > 3600)
+    {
+      g_printerr ("jmem metrics: --tegrastats takes 1 to 3600 seconds\n");
+      return JMEM_EXIT_USAGE;
+    }
+  if (textfile != NULL && *textfile == '\0')
+    {
+      g_printerr ("jmem metrics: --textfile takes a directory\n");
+      return JMEM_EXIT_USAGE;
+    }
+
+  options.sysroot = sysroot;
+  /* every process: container sums and the NvMap and GPU holders need them all */
+  options.top = -1;
+  options.tegrastats_seconds = (guint) tegrastats;
+  options.allow_interactive = !no_ask && textfile == NULL && isatty (STDIN_FILENO);
+  if (sysroot != NULL && tegrastats == 0)
+    {
+      /* a capture's recorded line costs nothing to read */
+      g_autofree char *line = g_build_filename (sysroot, "tegrastats", "line.txt", NULL);
+
+      if (g_file_test (line, G_FILE_TEST_IS_REGULAR))
+        options.tegrastats_seconds = 1;
+    }
+
+  snapshot = jmem_collect_snapshot (&options, &error);
+  if (snapshot == NULL)
+    {
+      jmem_cmd_printerr ("jmem metrics: %s", error->message);
+      return g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) ?
+               JMEM_EXIT_NO_DATA : JMEM_EXIT_INTERNAL;
+    }
+
+  /* which NvMap source this run used, so the helper gets a series only
+   * where it is the way in */
+  source_ctx.root = sysroot;
+  source = jmem_nvmap_source_choose (&source_ctx, NULL);
+  metrics.helper_via = source != NULL ? source->via : NULL;
+  metrics.top = top;
+  jmem_output_metrics (snapshot, &metrics, out);
+
+  if (textfile == NULL)
+    return jmem_cmd_write_stdout (out->str, out->len) ? JMEM_EXIT_OK : JMEM_EXIT_CANT_CREATE;
+  if (!jmem_textfile_replace (textfile, TEXTFILE_NAME, out->str, out->len, &error))
+    {
+      jmem_cmd_printerr ("jmem metrics: %s", error->message);
+      return JMEM_EXIT_CANT_CREATE;
+    }
+  return JMEM_EXIT_OK;
+}

@@ -1,0 +1,108 @@
+#include "jmem-textfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gio/gio.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Takes @what. */
+static gboolean
+fail (GError **error, int saved_errno, char *what)
+{
+  g_autofree char *owned = what;
+
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno), "%s: %s",
+               owned, g_strerror (saved_errno));
+  return FALSE;
+}
+
+static gboolean
+write_all (int fd, const char *data, gsize len)
+{
+  while (len > 0)
+    {
+      ssize_t n = write (fd, data, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      data += n;
+      len -= (gsize) n;
+    }
+  return TRUE;
+}
+
+gboolean
+jmem_textfile_replace (const char *dir,
+                       const char *name,
+                       const char *data,
+                       gsize       len,
+                       GError    **error)
+{
+  g_autofree char *tmp = NULL;
+  int dirfd, fd = -1, saved;
+
+  /* O_NOFOLLOW: a link put in place of the directory is refused, not
+   * followed to wherever it points. */
+  dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dirfd < 0)
+    {
+      saved = errno;
+      if (saved == ELOOP || saved == ENOTDIR)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY,
+                       "cannot write into %s: it is not a directory (a symbolic link is refused: "
+                       "give the directory it points to)", dir);
+          return FALSE;
+        }
+      return fail (error, saved, g_strdup_printf ("cannot open the directory %s", dir));
+    }
+
+  /* Not ending in ".prom", so the textfile collector never reads it. */
+  for (guint attempt = 0; fd < 0 && attempt < 16; attempt++)
+    {
+      g_free (tmp);
+      tmp = g_strdup_printf (".%s.%08x.tmp", name, g_random_int ());
+      fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      if (fd < 0 && errno != EEXIST)
+        break;
+    }
+  if (fd < 0)
+    {
+      saved = errno;
+      close (dirfd);
+      return fail (error, saved, g_strdup_printf ("cannot create a temporary file in %s", dir));
+    }
+
+  /* node_exporter runs as another user: readable by all whatever the umask */
+  errno = 0;
+  if (fchmod (fd, 0644) < 0 || !write_all (fd, data, len) || fsync (fd) < 0)
+    {
+      saved = errno != 0 ? errno : EIO;
+      close (fd);
+      unlinkat (dirfd, tmp, 0);
+      close (dirfd);
+      return fail (error, saved, g_strdup_printf ("cannot write %s in %s", tmp, dir));
+    }
+  if (close (fd) < 0)
+    {
+      saved = errno;
+      unlinkat (dirfd, tmp, 0);
+      close (dirfd);
+      return fail (error, saved, g_strdup_printf ("cannot write %s in %s", tmp, dir));
+    }
+  if (renameat (dirfd, tmp, dirfd, name) < 0)
+    {
+      saved = errno;
+      unlinkat (dirfd, tmp, 0);
+      close (dirfd);
+      return fail (error, saved, g_strdup_printf ("cannot replace %s in %s", name, dir));
+    }
+  /* the rename itself survives a power cut only once the directory is synced */
+  fsync (dirfd);
+  close (dirfd);
+  return TRUE;
+}

@@ -1,0 +1,273 @@
+#!/usr/bin/python3
+"""jmem metrics checked by the tools that consume it: promtool on every
+captured tree (and a hostile process name made at test time), node_exporter's
+textfile collector serving the file, and the textfile's replacement (mode,
+links, no torn read). Prints TAP. Usage: test-metrics.py JMEM FIXTURES"""
+
+import os
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+JMEM, FIXTURES = sys.argv[1], sys.argv[2]
+TREES = os.path.join(FIXTURES, 'trees')
+# What every tree yields; the others depend on the tree.
+ALWAYS = ['jmem_meminfo_bytes', 'jmem_source_up', 'jmem_finding']
+
+results = []
+
+
+def test(func):
+    results.append(func)
+    return func
+
+
+class Skip(Exception):
+    pass
+
+
+def jmem(*args, **kwargs):
+    return subprocess.run([JMEM, 'metrics', '--no-ask-password', *args], capture_output=True,
+                          text=True, timeout=120, **kwargs)
+
+
+def need(program):
+    path = shutil.which(program)
+    if path is None:
+        raise Skip(program + ' is not installed')
+    return path
+
+
+def promtool_ok(text, what):
+    """promtool check metrics: exit 0 and no lint complaint."""
+    r = subprocess.run([need('promtool'), 'check', 'metrics'], input=text, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout == '' and r.stderr == '', \
+        '%s: promtool says (exit %d):\n%s%s' % (what, r.returncode, r.stdout, r.stderr)
+
+
+def families(text):
+    """The families with their HELP and TYPE lines, and the sample names."""
+    helps, types, samples = set(), set(), set()
+    for line in text.splitlines():
+        if line.startswith('# HELP '):
+            helps.add(line.split()[2])
+        elif line.startswith('# TYPE '):
+            types.add(line.split()[2])
+        elif line and not line.startswith('#'):
+            samples.add(line.split('{')[0].split(' ')[0])
+    return helps, types, samples
+
+
+def copy_tree(name, tmp):
+    dst = os.path.join(tmp, name)
+    shutil.copytree(os.path.join(TREES, name), dst, symlinks=True)
+    return dst
+
+
+@test
+def promtool_every_tree():
+    trees = sorted(d for d in os.listdir(TREES) if os.path.isdir(os.path.join(TREES, d)))
+    assert 'hostile' in trees, trees
+    for tree in trees:
+        r = jmem('--sysroot', os.path.join(TREES, tree))
+        assert r.returncode == 0, '%s: exit %d: %s' % (tree, r.returncode, r.stderr)
+        promtool_ok(r.stdout, tree)
+        helps, types, samples = families(r.stdout)
+        for name in ALWAYS:
+            assert name in samples, '%s: no %s in:\n%s' % (tree, name, r.stdout)
+        assert samples <= helps and samples <= types, '%s: HELP/TYPE missing for %s' % (
+            tree, samples - (helps & types))
+        assert all(s.startswith('jmem_') for s in samples), samples
+    # and this machine, whatever its processes are called
+    r = jmem()
+    assert r.returncode == 0, 'live: exit %d: %s' % (r.returncode, r.stderr)
+    promtool_ok(r.stdout, 'this machine')
+
+
+@test
+def nvmap_rows_and_containers():
+    r = jmem('--sysroot', os.path.join(TREES, 'orin-agx-nvgpu'), '--top', '1')
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    nvmap = [l for l in lines if l.startswith('jmem_process_nvmap_bytes{')]
+    # --top 1 keeps the largest, and every NvMap holder still has its series
+    assert any('comm="VLLM::EngineCor"' in l and l.endswith(' 15035727872') for l in nvmap), nvmap
+    assert any('comm="Xorg"' in l for l in nvmap), nvmap
+    # an exited PID's NvMap is still held: named as NvMap names it
+    assert 'jmem_process_nvmap_bytes{pid="5120",comm="gst-launch-1.0",user="",container=""} 20971520' \
+        in nvmap, nvmap
+    assert not any('comm="systemd"' in l for l in lines), 'systemd holds no NvMap and is not the top 1'
+    assert any(l.startswith('jmem_container_nvmap_bytes{runtime="docker",container="3f4e8b2a')
+               for l in lines), lines
+    assert 'jmem_source_up{source="nvmap",reason="ok"} 1' in lines
+    r = jmem('--sysroot', os.path.join(TREES, 'thor-unified'))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert any(l.startswith('jmem_source_up{source="nvmap",reason="the capture holds no NvMap')
+               and l.endswith(' 0') for l in lines), r.stdout
+    # the capture's tegrastats line: "lfb 34x4MB"
+    assert 'jmem_largest_free_block_bytes 4194304' in lines, r.stdout
+    assert 'jmem_largest_free_blocks 34' in lines, r.stdout
+
+
+@test
+def hostile_label():
+    with tempfile.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
+        tree = copy_tree('orin-agx-nvgpu', tmp)
+        status = os.path.join(tree, 'proc', '1731', 'status')
+        with open(status) as f:
+            lines = f.read().split('\n')
+        # the kernel writes a backslash as \\ and a newline as \n in Name:
+        lines = ['Name:\tev"il\\\\x\\n} 1\\nnl' if l.startswith('Name:') else l for l in lines]
+        with open(status, 'w') as f:
+            f.write('\n'.join(lines))
+        with open(os.path.join(tree, 'proc', '1731', 'cmdline'), 'wb') as f:
+            f.write(b'/usr/bin/secret-token\0--password=hunter2\0')
+        r = jmem('--sysroot', tree)
+        assert r.returncode == 0, r.stderr
+        promtool_ok(r.stdout, 'hostile label')
+        rows = [l for l in r.stdout.splitlines() if 'pid="1731"' in l]
+        assert rows and all('comm="ev\\"il\\\\x\\n} 1\\nnl"' in l for l in rows), rows
+        assert 'secret-token' not in r.stdout and 'hunter2' not in r.stdout
+
+
+@test
+def textfile_mode_and_links():
+    with tempfile.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
+        out = os.path.join(tmp, 'textfile')
+        os.mkdir(out)
+        elsewhere = os.path.join(tmp, 'elsewhere')
+        with open(elsewhere, 'w') as f:
+            f.write('keep\n')
+        # a link in the file's place is replaced, its target left alone
+        os.symlink(elsewhere, os.path.join(out, 'jmem.prom'))
+        old = os.umask(0o077)
+        try:
+            r = jmem('--sysroot', os.path.join(TREES, 'orin-agx-nvgpu'), '--textfile', out)
+        finally:
+            os.umask(old)
+        assert r.returncode == 0 and r.stdout == '', (r.returncode, r.stdout, r.stderr)
+        st = os.lstat(os.path.join(out, 'jmem.prom'))
+        assert stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o644, oct(st.st_mode)
+        assert os.listdir(out) == ['jmem.prom'], os.listdir(out)
+        with open(elsewhere) as f:
+            assert f.read() == 'keep\n'
+        with open(os.path.join(out, 'jmem.prom')) as f:
+            promtool_ok(f.read(), 'textfile')
+        # a directory given as a link is refused, nothing written through it
+        link = os.path.join(tmp, 'link')
+        target = os.path.join(tmp, 'target')
+        os.mkdir(target)
+        os.symlink(target, link)
+        r = jmem('--sysroot', os.path.join(TREES, 'orin-agx-nvgpu'), '--textfile', link)
+        assert r.returncode == 73 and 'symbolic link' in r.stderr, (r.returncode, r.stderr)
+        assert os.listdir(target) == []
+        r = jmem('--sysroot', os.path.join(TREES, 'orin-agx-nvgpu'), '--textfile',
+                 os.path.join(tmp, 'missing'))
+        assert r.returncode == 73 and 'missing' in r.stderr, (r.returncode, r.stderr)
+
+
+@test
+def textfile_never_torn():
+    with tempfile.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
+        trees = [os.path.join(TREES, t) for t in ('orin-agx-nvgpu', 'thor-unified')]
+        expected = {jmem('--sysroot', t).stdout for t in trees}
+        assert len(expected) == 2
+        path = os.path.join(tmp, 'jmem.prom')
+        seen, bad, stop = [0], [], threading.Event()
+
+        def reader():
+            while not stop.is_set():
+                try:
+                    with open(path) as f:
+                        text = f.read()
+                except FileNotFoundError:
+                    continue
+                seen[0] += 1
+                if text not in expected:
+                    bad.append(text)
+
+        t = threading.Thread(target=reader)
+        t.start()
+        try:
+            for i in range(40):
+                r = jmem('--sysroot', trees[i % 2], '--textfile', tmp)
+                assert r.returncode == 0, r.stderr
+        finally:
+            stop.set()
+            t.join()
+        assert not bad, 'a reader saw a partial file:\n' + bad[0][-300:]
+        assert seen[0] > 40, 'the reader ran %d times only' % seen[0]
+        assert os.listdir(tmp) == ['jmem.prom'], os.listdir(tmp)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+@test
+def node_exporter_serves():
+    exporter = need('prometheus-node-exporter')
+    with tempfile.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
+        r = jmem('--sysroot', os.path.join(TREES, 'orin-agx-nvgpu'), '--textfile', tmp)
+        assert r.returncode == 0, r.stderr
+        port = free_port()
+        proc = subprocess.Popen([exporter, '--web.listen-address=127.0.0.1:%d' % port,
+                                 '--collector.disable-defaults', '--collector.textfile',
+                                 '--collector.textfile.directory=' + tmp],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            body, deadline = None, time.monotonic() + 20
+            while body is None:
+                assert proc.poll() is None, 'node_exporter exited: %s' % proc.stderr.read()
+                try:
+                    with urllib.request.urlopen('http://127.0.0.1:%d/metrics' % port,
+                                                timeout=5) as resp:
+                        body = resp.read().decode()
+                except OSError:
+                    assert time.monotonic() < deadline, 'node_exporter never answered'
+                    time.sleep(0.2)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            proc.stderr.close()
+        lines = body.splitlines()
+        assert 'node_textfile_scrape_error 0' in lines, [l for l in lines if 'textfile' in l]
+        assert any(l.startswith('jmem_process_nvmap_bytes{') and 'comm="VLLM::EngineCor"' in l
+                   and l.endswith(' 1.5035727872e+10') for l in lines), \
+            [l for l in lines if l.startswith('jmem_process_nvmap')]
+        for name in ALWAYS + ['jmem_nvmap_total_bytes', 'jmem_container_nvmap_bytes']:
+            assert any(l.startswith(name) for l in lines), name
+
+
+def main():
+    print('1..%d' % len(results))
+    failed = 0
+    for i, func in enumerate(results, 1):
+        try:
+            func()
+            print('ok %d %s' % (i, func.__name__))
+        except Skip as e:
+            print('ok %d %s # SKIP %s' % (i, func.__name__, e))
+        except Exception as e:  # noqa: BLE001 - every failure is reported
+            failed += 1
+            print('not ok %d %s' % (i, func.__name__))
+            for line in ('%s: %s' % (type(e).__name__, e)).splitlines():
+                print('# ' + line)
+    return 1 if failed else 0
+
+
+sys.exit(main())
