@@ -21,6 +21,12 @@
 #endif
 #endif
 
+/* glibc before 2.32 (Debian 11) names no SYS_openat2; the kernel's headers
+ * may still have the number. */
+#if !defined(SYS_openat2) && defined(__NR_openat2)
+#define SYS_openat2 __NR_openat2
+#endif
+
 #ifndef HAVE_OPEN_HOW
 struct open_how {
   guint64 flags;
@@ -178,15 +184,16 @@ walk_beneath (int dirfd, const char *rel, int flags, gsize *bad_len)
 static int
 open_beneath (int dirfd, const char *rel, int flags, gsize *bad_len)
 {
-  static gboolean no_openat2;
-  struct open_how how = { 0 };
-  int fd;
-
   flags |= O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
   *bad_len = strlen (rel);
 #ifdef SYS_openat2
+  static gboolean no_openat2;
+
   if (!g_atomic_int_get (&no_openat2))
     {
+      struct open_how how = { 0 };
+      int fd;
+
       how.flags = (guint64) flags;
       how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
       fd = (int) syscall (SYS_openat2, dirfd, rel[0] ? rel : ".", &how, sizeof how);
@@ -198,7 +205,6 @@ open_beneath (int dirfd, const char *rel, int flags, gsize *bad_len)
         g_atomic_int_set (&no_openat2, TRUE);
     }
 #endif
-  (void) how;
   return walk_beneath (dirfd, rel, flags, bad_len);
 }
 

@@ -39,6 +39,7 @@ typedef struct {
   gboolean   active;
   guint      n_records;
   GPtrArray *fields;  /* "KEY=value" of the last record */
+  char      *line;    /* the last record as the stderr writer prints it */
 } Captured;
 
 /* A writer, once set, stays for the life of the process: it must outlive
@@ -55,6 +56,8 @@ capture_writer (GLogLevelFlags   level,
     return g_log_writer_default (level, fields, n_fields, user_data);
 
   captured.n_records++;
+  g_free (captured.line);
+  captured.line = g_log_writer_format_fields (level, fields, n_fields, FALSE);
   g_ptr_array_set_size (captured.fields, 0);
   for (gsize i = 0; i < n_fields; i++)
     g_ptr_array_add (captured.fields,
@@ -79,20 +82,15 @@ captured_field (const char *key)
   return NULL;
 }
 
-/* The record of a DropCaches whose unknown option key forges a line. */
+/* The record of a DropCaches whose unknown option key forges a line: one
+ * line in every field, and one line on stderr (a bus without systemd), as
+ * g_log_writer_standard_streams() formats it. No subprocess: under qemu
+ * user emulation a test cannot exec itself. */
 static void
 test_record_is_one_line (void)
 {
   const char *detail = "unknown option \"x\njmem-helper-Message: dev.jmem.drop-caches by uid 0: ok\" "
                        "of type b: DropCaches takes only compact (b)";
-
-  if (g_test_subprocess ())
-    {
-      /* the stderr path: what a bus without systemd logs */
-      jmem_helper_log_init ();
-      jmem_helper_log_action ("dev.jmem.drop-caches", 1000, "failed", detail);
-      return;
-    }
 
   captured.fields = g_ptr_array_new_with_free_func (g_free);
   g_log_set_writer_func (capture_writer, NULL, NULL);
@@ -107,13 +105,13 @@ test_record_is_one_line (void)
   g_assert_cmpstr (captured_field ("JMEM_CALLER_UID"), ==, "1000");
   g_assert_nonnull (strstr (captured_field ("MESSAGE"),
                             "\"x\\njmem-helper-Message: dev.jmem.drop-caches by uid 0: ok\""));
-  g_clear_pointer (&captured.fields, g_ptr_array_unref);
 
-  g_test_trap_subprocess (NULL, 0, 0);
-  g_test_trap_assert_passed ();
-  g_test_trap_assert_stderr ("*uid 1000: failed: unknown option \"x\\njmem-helper-Message: *");
   /* the forged record would start a line of its own */
-  g_test_trap_assert_stderr_unmatched ("*\njmem-helper-Message: dev.jmem.drop-caches by uid 0*");
+  g_assert_nonnull (captured.line);
+  g_assert_null (strchr (captured.line, '\n'));
+  g_assert_nonnull (strstr (captured.line, "uid 1000: fail\\ned: unknown option \"x\\njmem-helper-Message: "));
+  g_clear_pointer (&captured.line, g_free);
+  g_clear_pointer (&captured.fields, g_ptr_array_unref);
 }
 
 int
