@@ -32,6 +32,7 @@ jmem_cmd_metrics (int argc, char **argv)
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("- memory as Prometheus metrics");
   g_autoptr(JmemSnapshot) snapshot = NULL;
+  g_autoptr(JmemCollectBoot) boot = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GString) out = g_string_new (NULL);
   JmemCollectOptions options = { 0 };
@@ -64,6 +65,9 @@ jmem_cmd_metrics (int argc, char **argv)
     }
 
   options.sysroot = sysroot;
+  /* a run from the timer finds what the one before it probed in this boot */
+  boot = jmem_collect_boot_new_persistent (sysroot);
+  options.boot = boot;
   /* every process: container sums and the NvMap and GPU holders need them all */
   options.top = -1;
   options.tegrastats_seconds = (guint) tegrastats;

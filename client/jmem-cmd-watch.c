@@ -67,7 +67,7 @@ jmem_cmd_watch (int argc, char **argv)
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("- a snapshot every few seconds, as JSON Lines");
   g_autoptr(GError) error = NULL;
-  g_autoptr(JmemCollectBoot) boot = jmem_collect_boot_new ();
+  g_autoptr(JmemCollectBoot) boot = NULL;
   Watch w = { 0 };
   int status;
 
@@ -105,6 +105,8 @@ jmem_cmd_watch (int argc, char **argv)
   w.options.sysroot = sysroot;
   w.options.top = all ? -1 : top >= 0 ? top : JMEM_COLLECT_DEFAULT_TOP;
   w.options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
+  /* the first sample too finds what an earlier watch or metrics run probed */
+  boot = jmem_collect_boot_new_persistent (sysroot);
   w.options.boot = boot;
   w.output = output;
   if (output != NULL && !g_str_equal (output, "-"))

@@ -26,12 +26,15 @@ typedef struct {
 } JmemCollectContext;
 
 /* Per-boot facts (jmem-collect-boot.c): forgets what was kept when the
- * boot_id changed; then jmem_root_read() read once per boot. A probe (the
+ * boot_id changed (or loads what the boot's file kept); then
+ * jmem_root_read() read once per boot. A probe (the
  * output of a program such as nvidia-smi --query-gpu or nvpmodel -q) is
  * kept by its caller when its answer holds until a reboot: @data NULL keeps
  * "not installed". jmem_collect_boot_probe() is TRUE when one is kept, and
  * gives its output (NULL: not installed). */
 void jmem_collect_boot_check (JmemCollectContext *ctx);
+/* Writes what was kept to the boot's file when it holds something new. */
+void jmem_collect_boot_save (const JmemCollectContext *ctx);
 gboolean jmem_collect_read_boot_raw (const JmemCollectContext *ctx,
                                      const char               *path,
                                      gsize                     max_bytes,

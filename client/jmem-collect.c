@@ -90,6 +90,7 @@ jmem_collect_snapshot (const JmemCollectOptions *options,
     jmem_collect_tegrastats (&ctx);
   jmem_collect_join (&ctx);
   warn_refused (snapshot, files);
+  jmem_collect_boot_save (&ctx);
   if (ctx.proc_fd >= 0)
     close (ctx.proc_fd);
   g_clear_pointer (&ctx.users, jmem_users_free);

@@ -36,14 +36,64 @@ write_all (int fd, const char *data, gsize len)
 }
 
 gboolean
+jmem_textfile_replace_at (int         dirfd,
+                          const char *dir,
+                          const char *name,
+                          const char *data,
+                          gsize       len,
+                          mode_t      mode,
+                          GError    **error)
+{
+  g_autofree char *tmp = NULL;
+  int fd = -1, saved;
+
+  /* Not ending in ".prom", so the textfile collector never reads it. */
+  for (guint attempt = 0; fd < 0 && attempt < 16; attempt++)
+    {
+      g_free (tmp);
+      tmp = g_strdup_printf (".%s.%08x.tmp", name, g_random_int ());
+      fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+      if (fd < 0 && errno != EEXIST)
+        break;
+    }
+  if (fd < 0)
+    return fail (error, errno, g_strdup_printf ("cannot create a temporary file in %s", dir));
+
+  /* the mode asked for, whatever the umask */
+  errno = 0;
+  if (fchmod (fd, mode) < 0 || !write_all (fd, data, len) || fsync (fd) < 0)
+    {
+      saved = errno != 0 ? errno : EIO;
+      close (fd);
+      unlinkat (dirfd, tmp, 0);
+      return fail (error, saved, g_strdup_printf ("cannot write %s in %s", tmp, dir));
+    }
+  if (close (fd) < 0)
+    {
+      saved = errno;
+      unlinkat (dirfd, tmp, 0);
+      return fail (error, saved, g_strdup_printf ("cannot write %s in %s", tmp, dir));
+    }
+  if (renameat (dirfd, tmp, dirfd, name) < 0)
+    {
+      saved = errno;
+      unlinkat (dirfd, tmp, 0);
+      return fail (error, saved, g_strdup_printf ("cannot replace %s in %s", name, dir));
+    }
+  /* the rename itself survives a power cut only once the directory is synced */
+  fsync (dirfd);
+  return TRUE;
+}
+
+gboolean
 jmem_textfile_replace (const char *dir,
                        const char *name,
                        const char *data,
                        gsize       len,
                        GError    **error)
 {
-  g_autofree char *tmp = NULL;
-  int dirfd, fd = -1, saved;
+  gboolean ok;
+  int dirfd, saved;
 
   /* O_NOFOLLOW: a link put in place of the directory is refused, not
    * followed to wherever it points. */
@@ -60,49 +110,8 @@ jmem_textfile_replace (const char *dir,
         }
       return fail (error, saved, g_strdup_printf ("cannot open the directory %s", dir));
     }
-
-  /* Not ending in ".prom", so the textfile collector never reads it. */
-  for (guint attempt = 0; fd < 0 && attempt < 16; attempt++)
-    {
-      g_free (tmp);
-      tmp = g_strdup_printf (".%s.%08x.tmp", name, g_random_int ());
-      fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-      if (fd < 0 && errno != EEXIST)
-        break;
-    }
-  if (fd < 0)
-    {
-      saved = errno;
-      close (dirfd);
-      return fail (error, saved, g_strdup_printf ("cannot create a temporary file in %s", dir));
-    }
-
-  /* node_exporter runs as another user: readable by all whatever the umask */
-  errno = 0;
-  if (fchmod (fd, 0644) < 0 || !write_all (fd, data, len) || fsync (fd) < 0)
-    {
-      saved = errno != 0 ? errno : EIO;
-      close (fd);
-      unlinkat (dirfd, tmp, 0);
-      close (dirfd);
-      return fail (error, saved, g_strdup_printf ("cannot write %s in %s", tmp, dir));
-    }
-  if (close (fd) < 0)
-    {
-      saved = errno;
-      unlinkat (dirfd, tmp, 0);
-      close (dirfd);
-      return fail (error, saved, g_strdup_printf ("cannot write %s in %s", tmp, dir));
-    }
-  if (renameat (dirfd, tmp, dirfd, name) < 0)
-    {
-      saved = errno;
-      unlinkat (dirfd, tmp, 0);
-      close (dirfd);
-      return fail (error, saved, g_strdup_printf ("cannot replace %s in %s", name, dir));
-    }
-  /* the rename itself survives a power cut only once the directory is synced */
-  fsync (dirfd);
+  /* node_exporter runs as another user: readable by all */
+  ok = jmem_textfile_replace_at (dirfd, dir, name, data, len, 0644, error);
   close (dirfd);
-  return TRUE;
+  return ok;
 }

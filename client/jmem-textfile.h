@@ -3,6 +3,7 @@
 #pragma once
 
 #include <glib.h>
+#include <sys/types.h>
 
 G_BEGIN_DECLS
 
@@ -17,5 +18,15 @@ gboolean jmem_textfile_replace (const char *dir,
                                 const char *data,
                                 gsize       len,
                                 GError    **error);
+
+/* The same in the directory open as @dirfd (@dir names it in messages),
+ * with @mode for the new file. */
+gboolean jmem_textfile_replace_at (int         dirfd,
+                                   const char *dir,
+                                   const char *name,
+                                   const char *data,
+                                   gsize       len,
+                                   mode_t      mode,
+                                   GError    **error);
 
 G_END_DECLS

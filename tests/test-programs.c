@@ -367,6 +367,85 @@ test_watch_probes_once (void)
   remove_tree (dir);
 }
 
+/* `jmem metrics` with @dir's stand-ins and XDG_RUNTIME_DIR=@dir/run; what
+ * it started (DIR/ran, then removed). */
+static char *
+metrics_ran (const char *dir, uid_t uid, gid_t gid)
+{
+  g_autofree char *path_env = g_strdup_printf ("PATH=%s/bin:/usr/bin:/bin", dir);
+  g_autofree char *xdg_env = g_strdup_printf ("XDG_RUNTIME_DIR=%s/run", dir);
+  g_autofree char *ran_path = g_build_filename (dir, "ran", NULL);
+  const char *envp[] = { path_env, xdg_env, NULL };
+  const char *args[] = { "metrics", "--no-ask-password", NULL };
+  g_auto(Run) r = { 0 };
+  char *ran;
+
+  run_jmem (dir, envp, uid, gid, args, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "jmem_meminfo_bytes"));
+  ran = marker (dir);
+  g_unlink (ran_path);
+  return ran;
+}
+
+/* Each `jmem metrics` is a new process (its timer starts one every 30 s):
+ * the second finds the first one's probes in the runtime directory and
+ * starts nothing; a cache file that is a link or not mode 0600 is refused
+ * (and replaced), so the next run probes again. */
+static void
+test_metrics_probes_once_per_boot (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *run = NULL;
+  g_autofree char *cache = NULL;
+  g_autofree char *decoy = NULL;
+  const char *probed = "nvidia-smi --query-gpu\nnvidia-smi --query-compute-apps\nnvpmodel -q\n";
+  char *ran;
+  uid_t uid;
+  gid_t gid;
+
+  if (!test_user (&uid, &gid))
+    return;
+  dir = make_dir (uid, gid);
+  run = g_build_filename (dir, "run", NULL);
+  cache = g_build_filename (run, "jmem", "boot-cache", NULL);
+  decoy = g_build_filename (dir, "decoy", NULL);
+  g_assert_cmpint (g_mkdir (run, 0700), ==, 0);
+  g_assert_cmpint (chown (run, uid, gid), ==, 0);
+  write_recorder (dir, "nvidia-smi", "0, [N/A], [N/A], [N/A], [N/A], Orin (nvgpu)\\n");
+  write_recorder (dir, "nvpmodel", "NV Power Mode: MAXN\\n0\\n");
+
+  ran = metrics_ran (dir, uid, gid);
+  g_assert_cmpstr (ran, ==, probed);
+  g_free (ran);
+  g_assert_true (g_file_test (cache, G_FILE_TEST_IS_REGULAR));
+  ran = metrics_ran (dir, uid, gid);
+  g_assert_null (ran);
+
+  /* a foreign mode: refused, probed again, rewritten 0600 */
+  g_assert_cmpint (g_chmod (cache, 0644), ==, 0);
+  ran = metrics_ran (dir, uid, gid);
+  g_assert_cmpstr (ran, ==, probed);
+  g_free (ran);
+  ran = metrics_ran (dir, uid, gid);
+  g_assert_null (ran);
+
+  /* a link to a file of the right mode: refused, replaced by a file */
+  g_assert_cmpint (rename (cache, decoy), ==, 0);
+  g_assert_cmpint (symlink (decoy, cache), ==, 0);
+  ran = metrics_ran (dir, uid, gid);
+  g_assert_cmpstr (ran, ==, probed);
+  g_free (ran);
+  g_assert_false (g_file_test (cache, G_FILE_TEST_IS_SYMLINK));
+
+  /* damaged content: ignored and rewritten */
+  g_assert_true (g_file_set_contents (cache, "[jmem]\nversion=1\nboot-id=", -1, NULL));
+  ran = metrics_ran (dir, uid, gid);
+  g_assert_cmpstr (ran, ==, probed);
+  g_free (ran);
+  remove_tree (dir);
+}
+
 /* `jmem snapshot --json` as the test user with the stand-in NVML of @libdir
  * in @mode; the calls it recorded into *@log. */
 static void
@@ -823,6 +902,7 @@ main (int argc, char **argv)
   g_test_add_func ("/programs/root-ignores-path", test_root_ignores_path);
   g_test_add_func ("/programs/user-path", test_user_path);
   g_test_add_func ("/programs/watch-probes-once", test_watch_probes_once);
+  g_test_add_func ("/programs/metrics-probes-once-per-boot", test_metrics_probes_once_per_boot);
   g_test_add_func ("/programs/nvml-processes", test_nvml_processes);
   g_test_add_func ("/programs/nvml-not-supported", test_nvml_not_supported);
   g_test_add_func ("/programs/nvml-insufficient-size", test_nvml_insufficient_size);
