@@ -5,6 +5,7 @@
  * it, rather than bind-mounting over the system's directories (which would
  * need a mount namespace and a file to mount over, and would test nothing
  * the user path does not). */
+#include <fcntl.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
@@ -388,6 +389,18 @@ metrics_ran (const char *dir, uid_t uid, gid_t gid)
   return ran;
 }
 
+/* Replaces the content of @path in place: owner and mode stay, so only the
+ * content decides what the next reader does with it. */
+static void
+rewrite_in_place (const char *path, const char *contents)
+{
+  int fd = open (path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, contents, strlen (contents)), ==, (gssize) strlen (contents));
+  g_assert_cmpint (close (fd), ==, 0);
+}
+
 /* Each `jmem metrics` is a new process (its timer starts one every 30 s):
  * the second finds the first one's probes in the runtime directory and
  * starts nothing; a cache file that is a link or not mode 0600 is refused
@@ -438,11 +451,34 @@ test_metrics_probes_once_per_boot (void)
   g_free (ran);
   g_assert_false (g_file_test (cache, G_FILE_TEST_IS_SYMLINK));
 
+  /* the facts of another boot: discarded, probed again */
+  {
+    g_autofree char *text = NULL;
+    g_autofree char *now = NULL;
+    g_autofree char *other = NULL;
+    g_auto(GStrv) halves = NULL;
+
+    g_assert_true (g_file_get_contents ("/proc/sys/kernel/random/boot_id", &now, NULL, NULL));
+    g_strstrip (now);
+    g_assert_true (g_file_get_contents (cache, &text, NULL, NULL));
+    halves = g_strsplit (text, now, 2);
+    g_assert_cmpuint (g_strv_length (halves), ==, 2);
+    other = g_strconcat (halves[0], "00000000-0000-4000-8000-000000000000", halves[1], NULL);
+    rewrite_in_place (cache, other);
+    ran = metrics_ran (dir, uid, gid);
+    g_assert_cmpstr (ran, ==, probed);
+    g_free (ran);
+    ran = metrics_ran (dir, uid, gid);
+    g_assert_null (ran);
+  }
+
   /* damaged content: ignored and rewritten */
-  g_assert_true (g_file_set_contents (cache, "[jmem]\nversion=1\nboot-id=", -1, NULL));
+  rewrite_in_place (cache, "[jmem]\nversion=1\nboot-id=");
   ran = metrics_ran (dir, uid, gid);
   g_assert_cmpstr (ran, ==, probed);
   g_free (ran);
+  ran = metrics_ran (dir, uid, gid);
+  g_assert_null (ran);
   remove_tree (dir);
 }
 
