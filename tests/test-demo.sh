@@ -15,6 +15,10 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "SKIP: the demo's sandbox needs root"
   exit 77
 fi
+if ! command -v jq >/dev/null; then
+  echo "SKIP: jq is not installed (scripts/demo installs it with JMEM_DEMO_PACKAGES)"
+  exit 77
+fi
 
 out=$(JMEM_DEMO_BUILD=$build "$demo" 2>&1)
 rc=$?
