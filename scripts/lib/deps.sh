@@ -12,7 +12,7 @@ JMEM_TEST_PACKAGES=(
   prometheus prometheus-node-exporter
   debhelper dpkg-dev fakeroot lintian debootstrap systemd-container
 )
-JMEM_DEMO_PACKAGES=(dbus dbus-daemon polkitd util-linux procps passwd python3)
+JMEM_DEMO_PACKAGES=(dbus dbus-daemon polkitd util-linux procps passwd jq)
 JMEM_BENCH_PACKAGES=(smem procps python3 time)
 # Building and checking the Debian package (dpkg-buildpackage, lintian).
 JMEM_PACKAGE_PACKAGES=(debhelper dpkg-dev fakeroot lintian)
