@@ -10,7 +10,7 @@ JMEM_TEST_PACKAGES=(
   dbus dbus-daemon polkitd util-linux procps passwd
   python3 python3-jsonschema valgrind libclang-rt-14-dev smem
   prometheus prometheus-node-exporter
-  debhelper dpkg-dev fakeroot lintian debootstrap systemd-container
+  debhelper dpkg-dev fakeroot lintian debootstrap systemd-container jq
 )
 JMEM_DEMO_PACKAGES=(dbus dbus-daemon polkitd util-linux procps passwd jq)
 JMEM_BENCH_PACKAGES=(smem procps python3 time)
