@@ -256,6 +256,13 @@ add_gpu (Report             *r,
     }
 }
 
+static guint
+widest (guint       cols,
+        const char *escaped)
+{
+  return MAX (cols, (guint) jmem_text_width (escaped));
+}
+
 static void
 add_nvmap (Report             *r,
            const JmemSnapshot *s)
@@ -274,32 +281,43 @@ add_nvmap (Report             *r,
     g_autofree char *via = esc (s->nvmap_via);
 
     g_string_append_printf (r->out,
-                            "  total %s (via %s); per-PID sizes are proportional shares of\n"
-                            "  shared buffers and need not add up to the total\n",
+                            "  total %s (via %s)\n"
+                            "  per-PID sizes are proportional shares of shared buffers\n"
+                            "  and need not add up to the total\n",
                             total, via);
     if (s->nvmap_pids_host)
       g_string_append (r->out,
-                       "  PIDs below are host PIDs: jmem runs in another PID namespace, so\n"
-                       "  they are not matched to the processes listed here\n");
+                       "  PIDs below are host PIDs: jmem runs in another PID\n"
+                       "  namespace, so they are not matched to the processes\n"
+                       "  listed here\n");
   }
   if (s->nvmap_by_pid != NULL && s->nvmap_by_pid->len > 0)
     {
-      g_string_append_printf (r->out, "  %8s  %10s  %7s  %s\n", "PID", "SIZE", "CLIENTS", "PROCESS");
+      guint name_cols = 7;   /* "PROCESS" */
+
+      for (guint i = 0; i < s->nvmap_by_pid->len; i++)
+        {
+          const JmemNvmapPidTotal *t = g_ptr_array_index (s->nvmap_by_pid, i);
+          g_autofree char *name = esc (t->process);
+
+          name_cols = widest (name_cols, name);
+        }
+      g_string_append_printf (r->out, "  %7s %9s %7s %s\n", "PID", "SIZE", "CLIENTS", "PROCESS");
       for (guint i = 0; i < s->nvmap_by_pid->len; i++)
         {
           const JmemNvmapPidTotal *t = g_ptr_array_index (s->nvmap_by_pid, i);
           g_autofree char *name = esc (t->process);
           g_autofree char *size = size_text (u64_kib (t->size_kib));
-
-          gboolean gone = !t->pid_exists && t->pid > 0;
-          guint cols = r->width == 0 ? 4096 : r->width > 34 ? r->width - 34 : 0;
-
-          g_string_append_printf (r->out, "  %8" G_GINT64_FORMAT "  %10s  %7u  ",
-                                  t->pid, size, t->n_clients);
           /* a PID with NvMap memory but no /proc entry: leaked or exited */
-          append_cell (r->out, name, gone && cols > 20 ? cols - 18 : cols);
-          if (gone)
-            g_string_append (r->out, " (no such process)");
+          gboolean gone = !t->pid_exists && t->pid > 0;
+          const char *note = gone ? " (no /proc entry)" : "";
+          guint room = r->width == 0 ? G_MAXUINT
+                       : r->width > 28 + strlen (note) ? r->width - 28 - (guint) strlen (note) : 1;
+
+          g_string_append_printf (r->out, "  %7" G_GINT64_FORMAT " %9s %7u ",
+                                  t->pid, size, t->n_clients);
+          append_cell (r->out, name, MIN (name_cols, room));
+          g_string_append (r->out, note);
           end_line (r);
         }
     }
@@ -341,13 +359,6 @@ typedef struct {
   guint pid, user, rss, pss, swap, gpu, container, name;
   gboolean show_swap, show_container;
 } ProcColumns;
-
-static guint
-widest (guint       cols,
-        const char *escaped)
-{
-  return MAX (cols, (guint) jmem_text_width (escaped));
-}
 
 /* Appends @text right-aligned in @cols columns, then a blank. */
 static void
