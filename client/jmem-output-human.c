@@ -246,10 +246,14 @@ add_gpu (Report             *r,
       const JmemNvsmiApp *a = g_ptr_array_index (s->gpu_apps, i);
       g_autofree char *name = esc (a->process_name);
       g_autofree char *used = size_text (mib_to_kib (a->used_memory_mib));
-      guint cols = r->width == 0 ? 4096 : r->width > 30 ? r->width - 30 : 0;
+      guint cols = r->width > 30 ? r->width - 30 : 0;
 
       g_string_append_printf (r->out, "  process %7" G_GINT64_FORMAT " %9s  ", a->pid, used);
-      append_cell (r->out, name, !a->pid_exists && cols > 20 ? cols - 18 : cols);
+      /* not a terminal: the name whole, nothing padded */
+      if (r->width == 0)
+        g_string_append (r->out, name);
+      else
+        append_cell (r->out, name, !a->pid_exists && cols > 20 ? cols - 18 : cols);
       if (!a->pid_exists)
         g_string_append (r->out, " (no such process)");
       end_line (r);
