@@ -10,7 +10,7 @@ int
 jmem_cmd_snapshot (int argc, char **argv)
 {
   gboolean json = FALSE, all = FALSE, no_ask = FALSE;
-  int top = -2, tegrastats = 0;
+  int top = -2, tegrastats = 0, width = -1;
   g_autofree char *sysroot = NULL;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON (docs/snapshot.schema.json)", NULL },
@@ -18,6 +18,7 @@ jmem_cmd_snapshot (int argc, char **argv)
     { "all", 0, 0, G_OPTION_ARG_NONE, &all, "Show every process", NULL },
     { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },
     { "tegrastats", 0, 0, G_OPTION_ARG_INT, &tegrastats, "Add one tegrastats line (takes that long)", "SECONDS" },
+    { "width", 0, 0, G_OPTION_ARG_INT, &width, "Fit the report to N columns, at least 60 (default: the terminal's; a pipe gets whole lines)", "N" },
     { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
     { NULL },
   };
@@ -40,6 +41,12 @@ jmem_cmd_snapshot (int argc, char **argv)
   if (tegrastats < 0 || tegrastats > 3600)
     {
       g_printerr ("jmem snapshot: --tegrastats takes 1 to 3600 seconds\n");
+      return JMEM_EXIT_USAGE;
+    }
+
+  if (width != -1 && (width < 60 || width > 10000))
+    {
+      g_printerr ("jmem snapshot: --width takes 60 to 10000 columns\n");
       return JMEM_EXIT_USAGE;
     }
 
@@ -67,7 +74,9 @@ jmem_cmd_snapshot (int argc, char **argv)
     {
       g_autoptr(GString) out = g_string_new (NULL);
 
-      jmem_output_human_snapshot (snapshot, out, jmem_cmd_use_color ());
+      jmem_output_human_snapshot_width (snapshot, out, jmem_cmd_use_color (),
+                                        width != -1 ? (guint) width
+                                        : jmem_output_human_terminal_width ());
       if (!jmem_cmd_write_stdout (out->str, out->len))
         return JMEM_EXIT_CANT_CREATE;
     }

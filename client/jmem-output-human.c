@@ -11,7 +11,7 @@
 #include "jmem-text.h"
 #include "jmem-triage.h"
 
-#define DEFAULT_WIDTH 100
+#define DEFAULT_WIDTH 80
 #define MIN_WIDTH     60
 
 #define SGR_BOLD   "\033[1m"
@@ -249,11 +249,22 @@ add_gpu (Report             *r,
       guint cols = r->width > 30 ? r->width - 30 : 0;
 
       g_string_append_printf (r->out, "  process %7" G_GINT64_FORMAT " %9s  ", a->pid, used);
-      append_cell (r->out, name, !a->pid_exists && cols > 20 ? cols - 18 : cols);
+      /* not a terminal: the name whole, nothing padded */
+      if (r->width == 0)
+        g_string_append (r->out, name);
+      else
+        append_cell (r->out, name, !a->pid_exists && cols > 20 ? cols - 18 : cols);
       if (!a->pid_exists)
         g_string_append (r->out, " (no such process)");
       end_line (r);
     }
+}
+
+static guint
+widest (guint       cols,
+        const char *escaped)
+{
+  return MAX (cols, (guint) jmem_text_width (escaped));
 }
 
 static void
@@ -274,32 +285,43 @@ add_nvmap (Report             *r,
     g_autofree char *via = esc (s->nvmap_via);
 
     g_string_append_printf (r->out,
-                            "  total %s (via %s); per-PID sizes are proportional shares of\n"
-                            "  shared buffers and need not add up to the total\n",
+                            "  total %s (via %s)\n"
+                            "  per-PID sizes are proportional shares of shared buffers\n"
+                            "  and need not add up to the total\n",
                             total, via);
     if (s->nvmap_pids_host)
       g_string_append (r->out,
-                       "  PIDs below are host PIDs: jmem runs in another PID namespace, so\n"
-                       "  they are not matched to the processes listed here\n");
+                       "  PIDs below are host PIDs: jmem runs in another PID\n"
+                       "  namespace, so they are not matched to the processes\n"
+                       "  listed here\n");
   }
   if (s->nvmap_by_pid != NULL && s->nvmap_by_pid->len > 0)
     {
-      g_string_append_printf (r->out, "  %8s  %10s  %7s  %s\n", "PID", "SIZE", "CLIENTS", "PROCESS");
+      guint name_cols = 7;   /* "PROCESS" */
+
+      for (guint i = 0; i < s->nvmap_by_pid->len; i++)
+        {
+          const JmemNvmapPidTotal *t = g_ptr_array_index (s->nvmap_by_pid, i);
+          g_autofree char *name = esc (t->process);
+
+          name_cols = widest (name_cols, name);
+        }
+      g_string_append_printf (r->out, "  %7s %9s %7s %s\n", "PID", "SIZE", "CLIENTS", "PROCESS");
       for (guint i = 0; i < s->nvmap_by_pid->len; i++)
         {
           const JmemNvmapPidTotal *t = g_ptr_array_index (s->nvmap_by_pid, i);
           g_autofree char *name = esc (t->process);
           g_autofree char *size = size_text (u64_kib (t->size_kib));
-
-          gboolean gone = !t->pid_exists && t->pid > 0;
-          guint cols = r->width > 34 ? r->width - 34 : 0;
-
-          g_string_append_printf (r->out, "  %8" G_GINT64_FORMAT "  %10s  %7u  ",
-                                  t->pid, size, t->n_clients);
           /* a PID with NvMap memory but no /proc entry: leaked or exited */
-          append_cell (r->out, name, gone && cols > 20 ? cols - 18 : cols);
-          if (gone)
-            g_string_append (r->out, " (no such process)");
+          gboolean gone = !t->pid_exists && t->pid > 0;
+          const char *note = gone ? " (no /proc entry)" : "";
+          guint room = r->width == 0 ? G_MAXUINT
+                       : r->width > 28 + strlen (note) ? r->width - 28 - (guint) strlen (note) : 1;
+
+          g_string_append_printf (r->out, "  %7" G_GINT64_FORMAT " %9s %7u ",
+                                  t->pid, size, t->n_clients);
+          append_cell (r->out, name, MIN (name_cols, room));
+          g_string_append (r->out, note);
           end_line (r);
         }
     }
@@ -336,16 +358,116 @@ container_text (const JmemProcess *p)
   return jmem_text_escape_for_terminal (valid);
 }
 
+/* The process table's columns, each as wide as its widest cell. */
+typedef struct {
+  guint pid, user, rss, pss, swap, gpu, container, name;
+  gboolean show_swap, show_container;
+} ProcColumns;
+
+/* Appends @text right-aligned in @cols columns, then a blank. */
+static void
+append_right (GString    *out,
+              const char *text,
+              guint       cols)
+{
+  for (gsize w = jmem_text_width (text); w < cols; w++)
+    g_string_append_c (out, ' ');
+  g_string_append (out, text);
+  g_string_append_c (out, ' ');
+}
+
+typedef struct {
+  char *pid, *user, *rss, *pss, *swap, *gpu, *container, *name, *cmd;
+} ProcCells;
+
+static void
+proc_cells_clear (ProcCells *c)
+{
+  g_free (c->pid); g_free (c->user); g_free (c->rss); g_free (c->pss); g_free (c->swap);
+  g_free (c->gpu); g_free (c->container); g_free (c->name); g_free (c->cmd);
+}
+
+static void
+proc_cells_init (ProcCells         *c,
+                 const JmemProcess *p)
+{
+  c->pid = g_strdup_printf ("%" G_GINT64_FORMAT, p->pid);
+  c->user = p->user != NULL ? esc (p->user)
+            : p->uid >= 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, p->uid)
+            : g_strdup ("-");
+  c->rss = size_text (p->rss_kib);
+  c->pss = size_text (p->pss_kib);
+  c->swap = size_text (p->swap_kib);
+  c->gpu = size_text (gpu_or_nvmap_kib (p));
+  c->container = container_text (p);
+  c->name = esc (p->name);
+  c->cmd = esc_cmdline (p->cmdline);
+}
+
+/* Appends the cells before NAME: PID USER RSS PSS [SWAP] GPU/NVMAP. */
+static void
+append_numbers (GString           *out,
+                const ProcColumns *k,
+                const ProcCells   *c,
+                gboolean           cut_user)
+{
+  g_string_append (out, "  ");
+  append_right (out, c->pid, k->pid);
+  if (cut_user)
+    append_cell (out, c->user, k->user);
+  else
+    append_padded (out, c->user, k->user);
+  g_string_append_c (out, ' ');
+  append_right (out, c->rss, k->rss);
+  append_right (out, c->pss, k->pss);
+  if (k->show_swap)
+    append_right (out, c->swap, k->swap);
+  append_right (out, c->gpu, k->gpu);
+}
+
+/* Appends [CONTAINER] NAME COMMAND, the command cut to @cmd_cols columns
+ * (G_MAXUINT: whole). */
+static void
+append_texts (GString           *out,
+              const ProcColumns *k,
+              const ProcCells   *c,
+              guint              cmd_cols)
+{
+  if (k->show_container)
+    {
+      append_padded (out, c->container, k->container);
+      g_string_append_c (out, ' ');
+    }
+  append_padded (out, c->name, k->name);
+  g_string_append (out, "  ");
+  if (cmd_cols == G_MAXUINT)
+    g_string_append (out, c->cmd);
+  else
+    append_cell (out, c->cmd, cmd_cols);
+}
+
+/* The table fits the width: one line a process while COMMAND keeps at least
+ * PROC_MIN_COMMAND columns, else two (the numbers, then the names indented),
+ * so that no field is lost. A width of 0 (not a terminal) cuts nothing. */
+#define PROC_MIN_COMMAND 20
+#define PROC_TWO_LINE_BELOW 64
+#define PROC_INDENT 4
+#define USER_MAX 8
+
 static void
 add_processes (Report             *r,
                const JmemSnapshot *s)
 {
   guint shown = s->processes != NULL ? s->processes->len : 0;
-  /* "  PID USER RSS PSS SWAP GPU/NVMAP CONTAINER ": the name and command get the rest */
-  const guint fixed = 2 + 7 + 1 + 8 + 1 + 4 * (9 + 1) + 12 + 1;
-  guint rest = r->width > fixed ? r->width - fixed : 0;
   g_autofree char *title = g_strdup_printf ("Processes by footprint (%u of %u)",
                                             shown, MAX (s->n_processes_total, shown));
+  g_autofree ProcCells *cells = NULL;
+  ProcColumns k = { 3, 4, 3, 3, 4, 9, 9, 4, FALSE, FALSE };
+  ProcCells head = { (char *) "PID", (char *) "USER", (char *) "RSS", (char *) "PSS",
+                     (char *) "SWAP", (char *) "GPU/NVMAP", (char *) "CONTAINER",
+                     (char *) "NAME", (char *) "COMMAND" };
+  guint numbers, texts, cmd_cols = G_MAXUINT;
+  gboolean two_lines = FALSE, cut = r->width > 0;
 
   heading (r, title);
   if (s->n_processes_vanished > 0)
@@ -353,33 +475,72 @@ add_processes (Report             *r,
                             s->n_processes_vanished);
   if (shown == 0)
     return;
-  g_string_append_printf (r->out, "  %7s %-8s %9s %9s %9s %9s %-12s ",
-                          "PID", "USER", "RSS", "PSS", "SWAP", "GPU/NVMAP", "CONTAINER");
-  append_cell (r->out, "NAME  COMMAND", rest);
-  end_line (r);
+
+  cells = g_new0 (ProcCells, shown);
   for (guint i = 0; i < shown; i++)
     {
       const JmemProcess *p = g_ptr_array_index (s->processes, i);
-      g_autofree char *user = p->user != NULL ? esc (p->user)
-                              : p->uid >= 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, p->uid)
-                              : g_strdup ("-");
-      g_autofree char *name = esc (p->name);
-      g_autofree char *cmd = esc_cmdline (p->cmdline);
-      g_autofree char *rss = size_text (p->rss_kib);
-      g_autofree char *pss = size_text (p->pss_kib);
-      g_autofree char *swap = size_text (p->swap_kib);
-      g_autofree char *gpu = size_text (gpu_or_nvmap_kib (p));
-      g_autofree char *container = container_text (p);
-      g_autofree char *last = g_strdup_printf ("%s  %s", name, cmd);
+      ProcCells *c = &cells[i];
 
-      g_string_append_printf (r->out, "  %7" G_GINT64_FORMAT " ", p->pid);
-      append_cell (r->out, user, 8);
-      g_string_append_printf (r->out, " %9s %9s %9s %9s ", rss, pss, swap, gpu);
-      append_cell (r->out, container, 12);
-      g_string_append_c (r->out, ' ');
-      append_cell (r->out, last, rest);
+      proc_cells_init (c, p);
+      k.pid = widest (k.pid, c->pid);
+      k.user = widest (k.user, c->user);
+      k.rss = widest (k.rss, c->rss);
+      k.pss = widest (k.pss, c->pss);
+      k.swap = widest (k.swap, c->swap);
+      k.gpu = widest (k.gpu, c->gpu);
+      k.container = widest (k.container, c->container);
+      k.name = widest (k.name, c->name);
+      k.show_swap |= p->swap_kib > 0;
+      k.show_container |= p->container_id != NULL || p->container_runtime != NULL;
+    }
+  if (cut)
+    k.user = MIN (k.user, USER_MAX);
+
+  numbers = 2 + k.pid + 1 + k.user + 1 + k.rss + 1 + k.pss + 1
+            + (k.show_swap ? k.swap + 1 : 0) + k.gpu + 1;
+  texts = (k.show_container ? k.container + 1 : 0) + k.name + 2;
+  if (cut)
+    {
+      two_lines = r->width < PROC_TWO_LINE_BELOW
+                  || numbers + texts + PROC_MIN_COMMAND > r->width;
+      if (two_lines)
+        {
+          /* a name wider than the line (escaped bytes) is cut as a last resort */
+          guint before = PROC_INDENT + (k.show_container ? k.container + 1 : 0);
+
+          if (before + k.name + 2 > r->width)
+            k.name = r->width > before + 3 ? r->width - before - 2 : 1;
+          cmd_cols = r->width > before + k.name + 2 ? r->width - before - k.name - 2 : 0;
+        }
+      else
+        cmd_cols = r->width - numbers - texts;
+    }
+
+  for (gint i = -1; i < (gint) shown; i++)
+    {
+      const ProcCells *c = i < 0 ? &head : &cells[i];
+
+      append_numbers (r->out, &k, c, cut);
+      if (two_lines)
+        {
+          end_line (r);
+          g_string_append_printf (r->out, "%*s", PROC_INDENT, "");
+        }
+      if (two_lines && jmem_text_width (c->name) > k.name)
+        {
+          g_autofree char *name = jmem_text_fit_width (c->name, k.name, TRUE);
+          ProcCells cut_name = *c;
+
+          cut_name.name = name;
+          append_texts (r->out, &k, &cut_name, cmd_cols);
+        }
+      else
+        append_texts (r->out, &k, c, cmd_cols);
       end_line (r);
     }
+  for (guint i = 0; i < shown; i++)
+    proc_cells_clear (&cells[i]);
 }
 
 static void
@@ -552,7 +713,7 @@ jmem_output_human_snapshot_width (const JmemSnapshot *snapshot,
                                   gboolean            color,
                                   guint               width)
 {
-  Report r = { out, color, MAX (width, MIN_WIDTH) };
+  Report r = { out, color, width == 0 ? 0 : MAX (width, MIN_WIDTH) };
 
   g_return_if_fail (snapshot != NULL);
   g_return_if_fail (out != NULL);
@@ -568,13 +729,16 @@ jmem_output_human_snapshot_width (const JmemSnapshot *snapshot,
   add_findings (&r, snapshot->findings);
 }
 
-static guint
-terminal_width (void)
+guint
+jmem_output_human_terminal_width (void)
 {
   struct winsize ws = { 0 };
   const char *columns;
 
-  if (isatty (STDOUT_FILENO) && ioctl (STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+  /* a pipe or a file gets whole lines */
+  if (!isatty (STDOUT_FILENO))
+    return 0;
+  if (ioctl (STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
     return ws.ws_col;
   columns = g_getenv ("COLUMNS");
   if (columns != NULL)
@@ -592,5 +756,5 @@ jmem_output_human_snapshot (const JmemSnapshot *snapshot,
                             GString            *out,
                             gboolean            color)
 {
-  jmem_output_human_snapshot_width (snapshot, out, color, terminal_width ());
+  jmem_output_human_snapshot_width (snapshot, out, color, jmem_output_human_terminal_width ());
 }

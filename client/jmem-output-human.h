@@ -9,16 +9,21 @@
 G_BEGIN_DECLS
 
 /* Appends the report to @out, fitted to the terminal on stdout (else
- * $COLUMNS, else 100 columns); ANSI colour only when @color. */
+ * $COLUMNS, else 80 columns; not a terminal: nothing cut); ANSI colour only when @color. */
 void jmem_output_human_snapshot (const JmemSnapshot *snapshot,
                                  GString            *out,
                                  gboolean            color);
 
-/* The same for a fixed @width in columns (at least 60 is used). */
+/* The same for a fixed @width in columns (at least 60 is used; 0: nothing
+ * cut). */
 void jmem_output_human_snapshot_width (const JmemSnapshot *snapshot,
                                        GString            *out,
                                        gboolean            color,
                                        guint               width);
+
+/* The width the report is fitted to: the terminal's on stdout, else
+ * $COLUMNS, else 80; 0 when stdout is not a terminal. */
+guint jmem_output_human_terminal_width (void);
 
 /* Only the triage findings (jmem triage): a "Findings" section. */
 void jmem_output_human_findings (GPtrArray *findings,

@@ -327,15 +327,15 @@ test_cmdline_cap (void)
                    "/usr/bin/evil" RLO "cod.exe --title=" ESC_SEQ);
 
   /* on the widest terminal the human view stops at the same 4 KiB, with … */
-  run_jmem (&human, "10000", "snapshot", "--all", "--sysroot", t.tree, NULL);
+  run_jmem (&human, "10000", "snapshot", "--width", "10000", "--all", "--sysroot", t.tree, NULL);
   g_assert_cmpint (human.status, ==, 0);
   row = process_row (human.out, "950");
   g_assert_true (g_str_has_suffix (row, "\xc3\xa9…"));
   g_assert_cmpuint (strlen (row), <, JMEM_TEXT_MAX_CMDLINE_BYTES + 200);
 }
 
-/* Every row of the processes table that was cut to the terminal is exactly
- * as wide as the terminal, the one with a wide-character name too. */
+/* A row of the processes table cut to --width 132 (one line a
+ * process there) is exactly that wide; a wide-character name keeps its column. */
 static void
 test_snapshot_aligned (void)
 {
@@ -346,14 +346,15 @@ test_snapshot_aligned (void)
   const char *name_at;
 
   tree_make (&t);
-  run_jmem (&r, COLUMNS_TEXT, "snapshot", "--all", "--sysroot", t.tree, NULL);
+  run_jmem (&r, COLUMNS_TEXT, "snapshot", "--width", "132", "--all", "--sysroot", t.tree, NULL);
   g_assert_cmpint (r.status, ==, 0);
   wide = process_row (r.out, "2831");
   other = process_row (r.out, "950");
-  g_assert_nonnull (strstr (wide, WIDE "  /usr/bin/gnome"));
-  g_assert_true (g_str_has_suffix (wide, "…"));
-  g_assert_cmpuint (jmem_text_width (wide), ==, 100);
-  g_assert_cmpuint (jmem_text_width (other), ==, 100);
+  /* NAME is as wide as the widest name (15 columns), then two blanks */
+  g_assert_nonnull (strstr (wide, WIDE "       /usr/bin/gnome"));
+  /* the long command is cut to end exactly at the width */
+  g_assert_true (g_str_has_suffix (other, "…"));
+  g_assert_cmpuint (jmem_text_width (other), ==, 132);
   /* and the name starts in the same column as the others' */
   name_at = strstr (wide, WIDE);
   g_assert_cmpuint (name_at - wide, ==, strstr (other, "nvargus") - other);
