@@ -1,4 +1,5 @@
 #include "jmem-cmd.h"
+#include "jmem-config.h"
 
 #include <gio/gio.h>
 #include <string.h>
@@ -65,7 +66,7 @@ jmem_cmd_diff (int argc, char **argv)
   int top = -2;
   g_autofree char *history = NULL;
   GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON (docs/diff.schema.json)", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON (" JMEM_SCHEMADIR "/diff.schema.json)", NULL },
     { "top", 0, 0, G_OPTION_ARG_INT, &top, "Show the N largest changes of each kind (default 10)", "N" },
     { "all", 0, 0, G_OPTION_ARG_NONE, &all, "Show every process", NULL },
     { "history", 0, 0, G_OPTION_ARG_FILENAME, &history, "Compare the first and last line of a history written by jmem watch", "FILE" },

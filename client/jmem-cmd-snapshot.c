@@ -1,4 +1,5 @@
 #include "jmem-cmd.h"
+#include "jmem-config.h"
 
 #include "jmem-collect.h"
 #include "jmem-output-human.h"
@@ -13,7 +14,7 @@ jmem_cmd_snapshot (int argc, char **argv)
   int top = -2, tegrastats = 0, width = -1;
   g_autofree char *sysroot = NULL;
   GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON (docs/snapshot.schema.json)", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON (" JMEM_SCHEMADIR "/snapshot.schema.json)", NULL },
     { "top", 0, 0, G_OPTION_ARG_INT, &top, "Show the N largest processes (default 10)", "N" },
     { "all", 0, 0, G_OPTION_ARG_NONE, &all, "Show every process", NULL },
     { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },

@@ -1,6 +1,7 @@
 /* jmem triage: only the findings, for a person or an agent that wants the
  * conclusions without the tables. */
 #include "jmem-cmd.h"
+#include "jmem-config.h"
 
 #include "jmem-collect.h"
 #include "jmem-error.h"
@@ -129,7 +130,7 @@ jmem_cmd_triage (int argc, char **argv)
   g_autofree char *history = NULL;
   GOptionEntry entries[] = {
     { "history", 0, 0, G_OPTION_ARG_FILENAME, &history, "Run the rules over time on a history written by jmem watch", "FILE" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON (the \"findings\" of docs/snapshot.schema.json)", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON (" JMEM_SCHEMADIR "/triage.schema.json)", NULL },
     { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },
     { "tegrastats", 0, 0, G_OPTION_ARG_INT, &tegrastats, "Read one tegrastats line for the lfb and GR3D rules (takes that long)", "SECONDS" },
     { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },

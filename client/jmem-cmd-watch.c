@@ -1,6 +1,7 @@
 /* jmem watch: a snapshot every few seconds, one JSON line each, for the
  * rules over time (jmem triage --history) and for anyone's own tools. */
 #include "jmem-cmd.h"
+#include "jmem-config.h"
 
 #include "jmem-history.h"
 #include "jmem-snapshot-json.h"
@@ -73,7 +74,7 @@ jmem_cmd_watch (int argc, char **argv)
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
-    "Each line is one compact \"jmem snapshot --json\" document (docs/snapshot.schema.json);\n"
+    "Each line is one compact \"jmem snapshot --json\" document (" JMEM_SCHEMADIR "/snapshot.schema.json);\n"
     "docs/watch.md describes the history. Ctrl-C (SIGINT) or SIGTERM ends it after the\n"
     "snapshot in progress. NvMap rows are always complete; PSS over time (jmem triage\n"
     "--history) sees only the processes each line keeps.\n"

@@ -278,7 +278,7 @@ static const Tool tool_table[] = {
     "What holds memory on this Jetson now: processes (RSS, PSS, swap), GPU memory (nvidia-smi), "
     "NvMap (the allocator CUDA, video and camera buffers come from, invisible to top), host facts, "
     "warnings with what to do, and the triage findings. The same document as `jmem snapshot --json` "
-    "(docs/snapshot.schema.json). When nvmap.readable is false, report its error and fix; never guess "
+    "(" JMEM_SCHEMADIR "/snapshot.schema.json). When nvmap.readable is false, report its error and fix; never guess "
     "NvMap numbers.",
     snapshot_args, "snapshot", TRUE, run_snapshot },
   { "triage", "Memory triage",

@@ -18,6 +18,20 @@
 
 #define TEST_USER "jmem-test-user"
 
+static gboolean created_test_user;
+
+/* Removes TEST_USER when this run created it, so the host is left as found. */
+static void
+remove_test_user (void)
+{
+  const char *del[] = { "userdel", TEST_USER, NULL };
+
+  if (!created_test_user)
+    return;
+  g_spawn_sync (NULL, (char **) del, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
+                G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+}
+
 static const char *jmem_exe;
 
 typedef struct {
@@ -56,6 +70,7 @@ test_user (uid_t *uid, gid_t *gid)
 
       g_spawn_sync (NULL, (char **) add, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
                     G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, NULL);
+      created_test_user = getpwnam (TEST_USER) != NULL;
     }
   pw = getpwnam (TEST_USER);
   if (pw == NULL)
@@ -931,6 +946,8 @@ test_nvidia_smi_unlisted_gpu (void)
 int
 main (int argc, char **argv)
 {
+  int rc;
+
   g_test_init (&argc, &argv, NULL);
   jmem_exe = g_getenv ("JMEM_EXE");
   g_assert_nonnull (jmem_exe);
@@ -948,5 +965,7 @@ main (int argc, char **argv)
   g_test_add_func ("/programs/nvidia-smi-timeout", test_nvidia_smi_timeout);
   g_test_add_func ("/programs/nvidia-smi-forged-row", test_nvidia_smi_forged_row);
   g_test_add_func ("/programs/nvidia-smi-unlisted-gpu", test_nvidia_smi_unlisted_gpu);
-  return g_test_run ();
+  rc = g_test_run ();
+  remove_test_user ();
+  return rc;
 }

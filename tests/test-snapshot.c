@@ -15,6 +15,20 @@
 
 #define TEST_USER "jmem-test-user"
 
+static gboolean created_test_user;
+
+/* Removes TEST_USER when this run created it, so the host is left as found. */
+static void
+remove_test_user (void)
+{
+  const char *del[] = { "userdel", TEST_USER, NULL };
+
+  if (!created_test_user)
+    return;
+  g_spawn_sync (NULL, (char **) del, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
+                G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+}
+
 static const char *jmem_exe;
 static const char *fixtures;
 
@@ -683,6 +697,7 @@ test_live_user (void)
       const char *add[] = { "useradd", "--system", "--no-create-home", TEST_USER, NULL };
       g_auto(Run) r = { 0 };
       run_argv (add, NULL, FALSE, &r);
+      created_test_user = getpwnam (TEST_USER) != NULL;
     }
   pw = getpwnam (TEST_USER);
   if (pw == NULL)
@@ -1011,6 +1026,8 @@ test_render_clients (void)
 int
 main (int argc, char **argv)
 {
+  int rc;
+
   g_test_init (&argc, &argv, NULL);
   jmem_exe = g_getenv ("JMEM_EXE");
   fixtures = g_getenv ("JMEM_FIXTURES");
@@ -1030,5 +1047,7 @@ main (int argc, char **argv)
   g_test_add_func ("/snapshot/capture-roundtrip", test_capture_roundtrip);
   g_test_add_func ("/snapshot/services-dbus", test_services_dbus);
   g_test_add_func ("/snapshot/render-clients", test_render_clients);
-  return g_test_run ();
+  rc = g_test_run ();
+  remove_test_user ();
+  return rc;
 }
