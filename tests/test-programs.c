@@ -16,7 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define TEST_USER "jmem-test-user"
+/* One account per test program: the two run at once, and each removes its own. */
+#define TEST_USER "jmem-test-programs"
 
 static gboolean created_test_user;
 

@@ -13,7 +13,8 @@
 #include "jmem-capture.h"
 #include "jmem-collect.h"
 
-#define TEST_USER "jmem-test-user"
+/* One account per test program: the two run at once, and each removes its own. */
+#define TEST_USER "jmem-test-snapshot"
 
 static gboolean created_test_user;
 
