@@ -16,22 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test-account.h"
+
 /* One account per test program: the two run at once, and each removes its own. */
 #define TEST_USER "jmem-test-programs"
-
-static gboolean created_test_user;
-
-/* Removes TEST_USER when this run created it, so the host is left as found. */
-static void
-remove_test_user (void)
-{
-  const char *del[] = { "userdel", TEST_USER, NULL };
-
-  if (!created_test_user)
-    return;
-  g_spawn_sync (NULL, (char **) del, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
-                G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-}
 
 static const char *jmem_exe;
 
@@ -56,31 +44,17 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
 static gboolean
 test_user (uid_t *uid, gid_t *gid)
 {
-  struct passwd *pw;
-
   if (geteuid () != 0)
     {
       *uid = geteuid ();
       *gid = getegid ();
       return TRUE;
     }
-  if (getpwnam (TEST_USER) == NULL)
-    {
-      const char *add[] = { "useradd", "--system", "--no-create-home", TEST_USER, NULL };
-      int status;
-
-      g_spawn_sync (NULL, (char **) add, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
-                    G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, NULL);
-      created_test_user = getpwnam (TEST_USER) != NULL;
-    }
-  pw = getpwnam (TEST_USER);
-  if (pw == NULL)
+  if (!test_account_get (TEST_USER, uid, gid))
     {
       g_test_skip ("cannot create " TEST_USER);
       return FALSE;
     }
-  *uid = pw->pw_uid;
-  *gid = pw->pw_gid;
   return TRUE;
 }
 
@@ -967,6 +941,6 @@ main (int argc, char **argv)
   g_test_add_func ("/programs/nvidia-smi-forged-row", test_nvidia_smi_forged_row);
   g_test_add_func ("/programs/nvidia-smi-unlisted-gpu", test_nvidia_smi_unlisted_gpu);
   rc = g_test_run ();
-  remove_test_user ();
+  test_account_remove_created ();
   return rc;
 }

@@ -10,25 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test-account.h"
+
 #include "jmem-capture.h"
 #include "jmem-collect.h"
 
 /* One account per test program: the two run at once, and each removes its own. */
 #define TEST_USER "jmem-test-snapshot"
-
-static gboolean created_test_user;
-
-/* Removes TEST_USER when this run created it, so the host is left as found. */
-static void
-remove_test_user (void)
-{
-  const char *del[] = { "userdel", TEST_USER, NULL };
-
-  if (!created_test_user)
-    return;
-  g_spawn_sync (NULL, (char **) del, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
-                G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-}
 
 static const char *jmem_exe;
 static const char *fixtures;
@@ -686,28 +674,21 @@ static void
 test_live_user (void)
 {
   g_autofree char *uid = NULL, *gid = NULL;
-  struct passwd *pw;
+  uid_t account_uid;
+  gid_t account_gid;
 
   if (geteuid () != 0)
     {
       g_test_skip ("needs root to create and switch to " TEST_USER);
       return;
     }
-  if (getpwnam (TEST_USER) == NULL)
-    {
-      const char *add[] = { "useradd", "--system", "--no-create-home", TEST_USER, NULL };
-      g_auto(Run) r = { 0 };
-      run_argv (add, NULL, FALSE, &r);
-      created_test_user = getpwnam (TEST_USER) != NULL;
-    }
-  pw = getpwnam (TEST_USER);
-  if (pw == NULL)
+  if (!test_account_get (TEST_USER, &account_uid, &account_gid))
     {
       g_test_skip ("cannot create " TEST_USER);
       return;
     }
-  uid = g_strdup_printf ("--reuid=%u", pw->pw_uid);
-  gid = g_strdup_printf ("--regid=%u", pw->pw_gid);
+  uid = g_strdup_printf ("--reuid=%u", (guint) account_uid);
+  gid = g_strdup_printf ("--regid=%u", (guint) account_gid);
   {
     const char *argv[] = { "setpriv", uid, gid, "--clear-groups", jmem_exe,
                            "snapshot", "--json", "--all", "--no-ask-password", NULL };
@@ -1049,6 +1030,6 @@ main (int argc, char **argv)
   g_test_add_func ("/snapshot/services-dbus", test_services_dbus);
   g_test_add_func ("/snapshot/render-clients", test_render_clients);
   rc = g_test_run ();
-  remove_test_user ();
+  test_account_remove_created ();
   return rc;
 }
