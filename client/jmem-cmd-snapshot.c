@@ -10,7 +10,7 @@ int
 jmem_cmd_snapshot (int argc, char **argv)
 {
   gboolean json = FALSE, all = FALSE, no_ask = FALSE;
-  int top = -2, tegrastats = 0;
+  int top = -2, tegrastats = JMEM_CMD_TEGRASTATS_UNSET;
   g_autofree char *sysroot = NULL;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON (docs/snapshot.schema.json)", NULL },
@@ -37,11 +37,8 @@ jmem_cmd_snapshot (int argc, char **argv)
       g_printerr ("jmem snapshot: --top takes a count of 0 or more and excludes --all\n");
       return JMEM_EXIT_USAGE;
     }
-  if (tegrastats < 0 || tegrastats > 3600)
-    {
-      g_printerr ("jmem snapshot: --tegrastats takes 1 to 3600 seconds\n");
-      return JMEM_EXIT_USAGE;
-    }
+  if (!jmem_cmd_check_tegrastats (&tegrastats))
+    return JMEM_EXIT_USAGE;
 
   options.sysroot = sysroot;
   options.top = all ? -1 : top >= 0 ? top : JMEM_COLLECT_DEFAULT_TOP;

@@ -556,6 +556,42 @@ test_exit_codes (void)
   g_rmdir (empty);
 }
 
+/* --tegrastats takes 1 to 3600 seconds wherever it is offered: 0 is no
+ * "off" switch (leaving the option out is), and a refusal is a usage error. */
+static void
+test_tegrastats_range (void)
+{
+  static const char *const commands[] = { "snapshot", "triage", "metrics", "capture" };
+  static const char *const refused[] = { "0", "-1", "3601" };
+  g_autofree char *orin = tree ("orin-agx-nvgpu");
+  g_autofree char *dir = g_dir_make_tmp ("jmem-tegrastats-XXXXXX", NULL);
+  g_autofree char *target = g_build_filename (dir, "capture", NULL);
+
+  for (gsize c = 0; c < G_N_ELEMENTS (commands); c++)
+    for (gsize v = 0; v < G_N_ELEMENTS (refused); v++)
+      {
+        g_auto(Run) r = { 0 };
+        g_autofree char *arg = g_strconcat ("--tegrastats=", refused[v], NULL);
+        gboolean capture = g_str_equal (commands[c], "capture");
+
+        run_jmem (&r, FALSE, commands[c], arg, capture ? target : "--sysroot",
+                  capture ? NULL : orin, NULL);
+        g_assert_cmpint (r.status, ==, 64);
+        g_assert_nonnull (strstr (r.err, "--tegrastats takes 1 to 3600 seconds"));
+        g_assert_cmpstr (r.out, ==, "");
+      }
+  /* nothing was written for the refused captures */
+  g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+  {
+    g_auto(Run) ok = { 0 };
+
+    /* a capture's recorded line: the bounds themselves are accepted */
+    run_jmem (&ok, FALSE, "snapshot", "--tegrastats", "1", "--sysroot", orin, NULL);
+    g_assert_cmpint (ok.status, ==, 0);
+  }
+  g_rmdir (dir);
+}
+
 static void
 test_library (void)
 {
@@ -1024,6 +1060,7 @@ main (int argc, char **argv)
   g_test_add_func ("/snapshot/top-matches-all", test_top_matches_all);
   g_test_add_func ("/snapshot/exit-between-passes", test_exit_between_passes);
   g_test_add_func ("/snapshot/exit-codes", test_exit_codes);
+  g_test_add_func ("/snapshot/tegrastats-range", test_tegrastats_range);
   g_test_add_func ("/snapshot/library", test_library);
   g_test_add_func ("/snapshot/live-root", test_live_root);
   g_test_add_func ("/snapshot/live-user", test_live_user);
