@@ -132,6 +132,12 @@ add_header (Report             *r,
   g_string_append_printf (r->out, "  host %s   sku %s", host, sku);
   if (id != NULL && id->variant != NULL)
     g_string_append_printf (r->out, "   variant %s (from %s)", variant, vsource);
+  else if (id != NULL && id->product_line != NULL && s->mem_total_kib > 0)
+    {
+      /* The memory-size fallback found no module MemTotal fits. */
+      g_autofree char *mem = jmem_text_size (s->mem_total_kib);
+      g_string_append_printf (r->out, "   variant unknown (MemTotal %s fits no known module)", mem);
+    }
   g_string_append_printf (r->out, "\n  L4T %s   kernel %s   default target %s\n", l4t, kernel, target);
   if (!s->is_jetson)
     g_string_append (r->out, "  not a Jetson: reporting what this machine has\n");
