@@ -6,6 +6,7 @@
 #include "jmem-nvmap-source.h"
 #include "jmem-nvsmi.h"
 #include "jmem-run.h"
+#include "jmem-text.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -224,7 +225,8 @@ capture_processes (Capture *c, GHashTable *uids, GError **error)
   if (!ok)
     return FALSE;
   if (vanished > 0)
-    g_ptr_array_add (c->notes, g_strdup_printf ("%u processes ended while being captured", vanished));
+    g_ptr_array_add (c->notes, g_strdup_printf ("%u %s while being captured", vanished,
+                                                 jmem_text_plural (vanished, "process ended", "processes ended")));
   return TRUE;
 }
 

@@ -239,9 +239,12 @@ to_text (const JmemNvmapAllocations *a, const char *via, gint64 pid)
         continue;
       name = shown (ch->client->process);
       client = shown (ch->client->client);
-      g_string_append_printf (out, "\n%s  PID %u  %s  %" G_GUINT64_FORMAT " KiB  %u handles\n",
-                              name, ch->client->pid, client,
-                              ch->client->size_kib, ch->handles->len);
+      g_autofree char *size = jmem_text_size (ch->client->size_kib > G_MAXINT64 ? G_MAXINT64
+                                              : (gint64) ch->client->size_kib);
+
+      g_string_append_printf (out, "\n%s  PID %u  %s  %s  %u %s\n",
+                              name, ch->client->pid, client, size, ch->handles->len,
+                              jmem_text_plural (ch->handles->len, "handle", "handles"));
       if (ch->handles->len > 0)
         g_string_append_printf (out, "  %18s %12s %10s %5s %5s %5s %5s %5s %5s  %s\n", "BASE",
                                 "SIZE_KIB", "FLAGS", "REFS", "DUPES", "PINS", "KMAPS",
@@ -258,7 +261,12 @@ to_text (const JmemNvmapAllocations *a, const char *via, gint64 pid)
         }
     }
   if (a->has_total && pid < 0)
-    g_string_append_printf (out, "\ntotal %" G_GUINT64_FORMAT " KiB\n", a->total_kib);
+    {
+      g_autofree char *total = jmem_text_size (a->total_kib > G_MAXINT64 ? G_MAXINT64
+                                               : (gint64) a->total_kib);
+
+      g_string_append_printf (out, "\ntotal %s\n", total);
+    }
   return g_string_free (out, FALSE);
 }
 

@@ -9,7 +9,7 @@ int
 jmem_cmd_capture (int argc, char **argv)
 {
   gboolean no_ask = FALSE;
-  int tegrastats = 0;
+  int tegrastats = JMEM_CMD_TEGRASTATS_UNSET;
   GOptionEntry entries[] = {
     { "tegrastats", 0, 0, G_OPTION_ARG_INT, &tegrastats, "Also record one tegrastats line", "SECONDS" },
     { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
@@ -28,11 +28,8 @@ jmem_cmd_capture (int argc, char **argv)
     "Exit status: 0 ok, 64 usage error, 73 DIR refused, or cannot create DIR or write into it.");
   if (!jmem_cmd_parse (context, &argc, &argv, 1, "exactly one directory"))
     return JMEM_EXIT_USAGE;
-  if (tegrastats < 0 || tegrastats > 3600)
-    {
-      g_printerr ("jmem capture: --tegrastats takes 1 to 3600 seconds\n");
-      return JMEM_EXIT_USAGE;
-    }
+  if (!jmem_cmd_check_tegrastats (&tegrastats))
+    return JMEM_EXIT_USAGE;
   options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
   options.tegrastats_seconds = (guint) tegrastats;
 

@@ -17,7 +17,7 @@ int
 jmem_cmd_metrics (int argc, char **argv)
 {
   gboolean no_ask = FALSE;
-  int top = JMEM_METRICS_DEFAULT_TOP, tegrastats = 0;
+  int top = JMEM_METRICS_DEFAULT_TOP, tegrastats = JMEM_CMD_TEGRASTATS_UNSET;
   g_autofree char *sysroot = NULL;
   g_autofree char *textfile = NULL;
   GOptionEntry entries[] = {
@@ -53,11 +53,8 @@ jmem_cmd_metrics (int argc, char **argv)
       g_printerr ("jmem metrics: --top takes a count of 0 or more\n");
       return JMEM_EXIT_USAGE;
     }
-  if (tegrastats < 0 || tegrastats > 3600)
-    {
-      g_printerr ("jmem metrics: --tegrastats takes 1 to 3600 seconds\n");
-      return JMEM_EXIT_USAGE;
-    }
+  if (!jmem_cmd_check_tegrastats (&tegrastats))
+    return JMEM_EXIT_USAGE;
   if (textfile != NULL && *textfile == '\0')
     {
       g_printerr ("jmem metrics: --textfile takes a directory\n");

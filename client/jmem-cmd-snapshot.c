@@ -11,7 +11,7 @@ int
 jmem_cmd_snapshot (int argc, char **argv)
 {
   gboolean json = FALSE, all = FALSE, no_ask = FALSE;
-  int top = -2, tegrastats = 0, width = -1;
+  int top = -2, tegrastats = JMEM_CMD_TEGRASTATS_UNSET, width = -1;
   g_autofree char *sysroot = NULL;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON (" JMEM_SCHEMADIR "/snapshot.schema.json)", NULL },
@@ -39,11 +39,8 @@ jmem_cmd_snapshot (int argc, char **argv)
       g_printerr ("jmem snapshot: --top takes a count of 0 or more and excludes --all\n");
       return JMEM_EXIT_USAGE;
     }
-  if (tegrastats < 0 || tegrastats > 3600)
-    {
-      g_printerr ("jmem snapshot: --tegrastats takes 1 to 3600 seconds\n");
-      return JMEM_EXIT_USAGE;
-    }
+  if (!jmem_cmd_check_tegrastats (&tegrastats))
+    return JMEM_EXIT_USAGE;
 
   if (width != -1 && (width < 60 || width > 10000))
     {

@@ -125,7 +125,7 @@ int
 jmem_cmd_triage (int argc, char **argv)
 {
   gboolean json = FALSE, no_ask = FALSE;
-  int tegrastats = 0;
+  int tegrastats = JMEM_CMD_TEGRASTATS_UNSET;
   g_autofree char *sysroot = NULL;
   g_autofree char *history = NULL;
   GOptionEntry entries[] = {
@@ -149,11 +149,8 @@ jmem_cmd_triage (int argc, char **argv)
     "69 no data (an empty or missing --sysroot, a history with no line), 70 internal error.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
     return JMEM_EXIT_USAGE;
-  if (tegrastats < 0 || tegrastats > 3600)
-    {
-      g_printerr ("jmem triage: --tegrastats takes 1 to 3600 seconds\n");
-      return JMEM_EXIT_USAGE;
-    }
+  if (!jmem_cmd_check_tegrastats (&tegrastats))
+    return JMEM_EXIT_USAGE;
 
   if (history != NULL)
     {

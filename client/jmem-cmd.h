@@ -144,6 +144,14 @@ gboolean jmem_cmd_parse (GOptionContext *context,
                          int             n_operands,
                          const char     *operands);
 
+/* The --tegrastats value before parsing: the option was not given. */
+#define JMEM_CMD_TEGRASTATS_UNSET G_MININT
+
+/* Checks a parsed --tegrastats (an int that started as
+ * JMEM_CMD_TEGRASTATS_UNSET): 1 to 3600 seconds, or unset, which becomes 0
+ * (do not run tegrastats). Prints why and returns FALSE otherwise. */
+gboolean jmem_cmd_check_tegrastats (int *seconds);
+
 /* Prints the formatted line and a newline on stderr, escaped for a terminal
  * (jmem-text.h): messages quote file names, file contents and arguments. */
 void jmem_cmd_printerr (const char *format,

@@ -135,8 +135,8 @@ judge_apps (JmemCollectContext *ctx, GPtrArray *apps, guint n_malformed)
       s->gpu_apps_trusted = FALSE;
       jmem_snapshot_add_warning (s, "gpu", NULL,
                                  "nvidia-smi --query-compute-apps answer untrusted: %u malformed "
-                                 "lines; its rows are shown but give no process GPU memory",
-                                 n_malformed);
+                                 "%s; its rows are shown but give no process GPU memory",
+                                 n_malformed, jmem_text_plural (n_malformed, "line", "lines"));
     }
 }
 
@@ -171,8 +171,8 @@ collect_nvml (JmemCollectContext *ctx, GPtrArray *why_not)
   n_unlisted = jmem_nvsmi_apps_keep_listed (answer.apps, s->gpus);
   if (n_unlisted > 0)
     jmem_snapshot_add_warning (s, "gpu", NULL,
-                               "%u NVML process rows name a GPU NVML did not list: not counted",
-                               n_unlisted);
+                               "%u NVML process %s a GPU NVML did not list: not counted",
+                               n_unlisted, jmem_text_plural (n_unlisted, "row names", "rows name"));
   g_ptr_array_add (s->gpu_evidence, g_strdup ("source: nvml"));
   g_ptr_array_add (s->gpu_evidence,
                    g_strdup_printf ("stack: %s", jmem_gpu_stack_to_string (s->gpu_stack)));
@@ -243,8 +243,8 @@ collect_nvsmi (JmemCollectContext *ctx)
       return;
     }
   if (n_malformed > 0)
-    jmem_snapshot_add_warning (s, "gpu", NULL, "%u malformed nvidia-smi --query-gpu lines",
-                               n_malformed);
+    jmem_snapshot_add_warning (s, "gpu", NULL, "%u malformed nvidia-smi --query-gpu %s",
+                               n_malformed, jmem_text_plural (n_malformed, "line", "lines"));
   s->gpu_stack = jmem_nvsmi_stack_from_gpus (gpus);
   /* on nvgpu the probe reports no memory figures (all [N/A]) and per-process
    * GPU memory is NvMap's: the answer holds for the boot, and later
@@ -278,8 +278,9 @@ collect_nvsmi (JmemCollectContext *ctx)
   n_unlisted = jmem_nvsmi_apps_keep_listed (apps, s->gpus);
   if (n_unlisted > 0)
     jmem_snapshot_add_warning (s, "gpu", NULL,
-                               "%u nvidia-smi --query-compute-apps rows name a GPU --query-gpu did "
-                               "not list: not counted", n_unlisted);
+                               "%u nvidia-smi --query-compute-apps %s a GPU --query-gpu did "
+                               "not list: not counted", n_unlisted,
+                               jmem_text_plural (n_unlisted, "row names", "rows name"));
   judge_apps (ctx, apps, n_malformed);
   g_ptr_array_add (s->gpu_evidence,
                    g_strdup_printf ("query-compute-apps: %u processes", apps->len));

@@ -4,6 +4,7 @@
 
 #include "jmem-glib-compat.h"
 #include "jmem-pid-namespace.h"
+#include "jmem-text.h"
 #include "jmem-triage.h"
 
 #include <unistd.h>
@@ -80,12 +81,16 @@ aggregate_nvmap (JmemCollectContext *ctx, GHashTable *by_pid)
     {
       JmemNvmapPidTotal *t = g_ptr_array_index (s->nvmap_by_pid, i);
 
-      if (!t->pid_exists)
-        jmem_snapshot_add_warning (s, "nvmap", NULL,
-                                   "NvMap holds %" G_GUINT64_FORMAT " KiB for PID %" G_GINT64_FORMAT
-                                   " (%s), which has no /proc entry: a process in another PID "
-                                   "namespace, one that just exited, or a leak",
-                                   t->size_kib, t->pid, t->process ? t->process : "?");
+      g_autofree char *size = NULL;
+
+      if (t->pid_exists)
+        continue;
+      size = jmem_text_size (t->size_kib > G_MAXINT64 ? G_MAXINT64 : (gint64) t->size_kib);
+      jmem_snapshot_add_warning (s, "nvmap", NULL,
+                                 "NvMap holds %s for PID %" G_GINT64_FORMAT
+                                 " (%s), which has no /proc entry: a process in another PID "
+                                 "namespace, one that just exited, or a leak",
+                                 size, t->pid, t->process ? t->process : "?");
     }
 }
 
@@ -210,9 +215,10 @@ warn_pss_unknown (JmemCollectContext *ctx)
   if (n_no_pss > 0)
     jmem_snapshot_add_warning (s, "processes",
                                ctx->root == NULL ? "run jmem as the processes' owner or as root to see their PSS" : NULL,
-                               "PSS unknown for %u processes (smaps_rollup unreadable): "
-                               "their pss_kib is null and RSS stands in for the footprint",
-                               n_no_pss);
+                               "PSS unknown for %u %s (smaps_rollup unreadable): "
+                               "%s pss_kib is null and RSS stands in for the footprint",
+                               n_no_pss, jmem_text_plural (n_no_pss, "process", "processes"),
+                               jmem_text_plural (n_no_pss, "its", "their"));
 }
 
 /* NvMap's PIDs are the initial namespace's; in a container with its own

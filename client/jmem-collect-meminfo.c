@@ -1,6 +1,7 @@
 #include "jmem-collect-private.h"
 
 #include "jmem-names.h"
+#include "jmem-text.h"
 
 void
 jmem_collect_meminfo (JmemCollectContext *ctx)
@@ -20,6 +21,8 @@ jmem_collect_meminfo (JmemCollectContext *ctx)
   s->mem_total_kib = jmem_meminfo_get_kib (s->meminfo, "MemTotal");
   if (s->meminfo->n_malformed > 0)
     jmem_snapshot_add_warning (s, "meminfo", NULL,
-                               "%u malformed lines in /proc/meminfo were skipped",
-                               s->meminfo->n_malformed);
+                               "%u malformed %s in /proc/meminfo %s skipped",
+                               s->meminfo->n_malformed,
+                               jmem_text_plural (s->meminfo->n_malformed, "line", "lines"),
+                               jmem_text_plural (s->meminfo->n_malformed, "was", "were"));
 }

@@ -1,6 +1,7 @@
 #include "jmem-collect-private.h"
 
 #include "jmem-nvmap-source.h"
+#include "jmem-text.h"
 
 void
 jmem_collect_nvmap (JmemCollectContext *ctx)
@@ -36,6 +37,8 @@ jmem_collect_nvmap (JmemCollectContext *ctx)
   s->nvmap_stats_total_bytes = stats_total;
   if (s->nvmap_clients->n_malformed > 0)
     jmem_snapshot_add_warning (s, "nvmap", NULL,
-                               "%u malformed lines in NvMap clients were skipped",
-                               s->nvmap_clients->n_malformed);
+                               "%u malformed %s in NvMap clients %s skipped",
+                               s->nvmap_clients->n_malformed,
+                               jmem_text_plural (s->nvmap_clients->n_malformed, "line", "lines"),
+                               jmem_text_plural (s->nvmap_clients->n_malformed, "was", "were"));
 }

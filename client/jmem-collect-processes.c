@@ -7,6 +7,7 @@
 
 #include "jmem-names.h"
 #include "jmem-procfs.h"
+#include "jmem-text.h"
 #include "jmem-users.h"
 
 #include <dirent.h>
@@ -198,12 +199,15 @@ jmem_collect_process_warnings (JmemCollectContext *ctx)
 
   if (ctx->n_status_refused > 0)
     jmem_snapshot_add_warning (s, "processes", NULL,
-                               "%u processes could not be read (status refused)",
-                               ctx->n_status_refused);
+                               "%u %s could not be read (status refused)",
+                               ctx->n_status_refused,
+                               jmem_text_plural (ctx->n_status_refused, "process", "processes"));
   if (ctx->n_status_damaged > 0)
     jmem_snapshot_add_warning (s, "processes", NULL,
-                               "%u processes had a damaged status file and were skipped",
-                               ctx->n_status_damaged);
+                               "%u %s a damaged status file and %s skipped",
+                               ctx->n_status_damaged,
+                               jmem_text_plural (ctx->n_status_damaged, "process had", "processes had"),
+                               jmem_text_plural (ctx->n_status_damaged, "was", "were"));
 }
 
 void

@@ -379,8 +379,7 @@ jmem_helper_error_action (const GError *error)
       {
       case JMEM_ERROR_NOT_AVAILABLE:
         return "this kernel has no NvMap: not a Jetson or JetPack without nvgpu";
-      case JMEM_ERROR_RATE_LIMITED:
-        return "wait the seconds the message names, then try again";
+      case JMEM_ERROR_RATE_LIMITED:  /* the message names the wait: once is enough */
       case JMEM_ERROR_TOO_LARGE:
       case JMEM_ERROR_FAILED:
       case JMEM_ERROR_INVALID_ARGUMENT:

@@ -77,24 +77,11 @@ append_padded (GString    *out,
     g_string_append_c (out, ' ');
 }
 
-/* 512 KiB, 12.3 MiB, 1.2 GiB ... at most 9 characters; "-" when unknown. */
+/* The one size formatter (jmem-text.h); "-" when unknown. */
 static char *
 size_text (gint64 kib)
 {
-  static const char *const units[] = { "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB" };
-  double v = (double) kib / 1024.0;
-  guint u = 0;
-
-  if (kib < 0)
-    return g_strdup ("-");
-  if (kib < 1024)
-    return g_strdup_printf ("%" G_GINT64_FORMAT " KiB", kib);
-  while (v >= 1024.0 && u + 1 < G_N_ELEMENTS (units))
-    {
-      v /= 1024.0;
-      u++;
-    }
-  return g_strdup_printf ("%.1f %s", v, units[u]);
+  return jmem_text_size (kib);
 }
 
 static gint64
@@ -145,6 +132,12 @@ add_header (Report             *r,
   g_string_append_printf (r->out, "  host %s   sku %s", host, sku);
   if (id != NULL && id->variant != NULL)
     g_string_append_printf (r->out, "   variant %s (from %s)", variant, vsource);
+  else if (id != NULL && id->product_line != NULL && s->mem_total_kib > 0)
+    {
+      /* The memory-size fallback found no module MemTotal fits. */
+      g_autofree char *mem = jmem_text_size (s->mem_total_kib);
+      g_string_append_printf (r->out, "   variant unknown (MemTotal %s fits no known module)", mem);
+    }
   g_string_append_printf (r->out, "\n  L4T %s   kernel %s   default target %s\n", l4t, kernel, target);
   if (!s->is_jetson)
     g_string_append (r->out, "  not a Jetson: reporting what this machine has\n");
@@ -236,8 +229,13 @@ add_gpu (Report             *r,
       g_autofree char *used = size_text (mib_to_kib (g->memory_used_mib));
       g_autofree char *gtotal = size_text (mib_to_kib (g->memory_total_mib));
 
-      g_string_append_printf (r->out, "  GPU %" G_GINT64_FORMAT " %s: used %s of %s\n",
-                              g->index, name, used, gtotal);
+      /* nvgpu's nvidia-smi answers [N/A] for memory: say where the figure is */
+      if (s->gpu_stack == JMEM_GPU_STACK_NVGPU && g->memory_used_mib < 0 && g->memory_total_mib < 0)
+        g_string_append_printf (r->out, "  GPU %" G_GINT64_FORMAT " %s: nvidia-smi does not report "
+                                "memory on nvgpu;\n    NvMap (below) is the source\n", g->index, name);
+      else
+        g_string_append_printf (r->out, "  GPU %" G_GINT64_FORMAT " %s: used %s of %s\n",
+                                g->index, name, used, gtotal);
     }
   if (!s->gpu_apps_trusted && s->gpu_apps != NULL && s->gpu_apps->len > 0)
     g_string_append (r->out, "  processes below are untrusted (see warnings): counted for none\n");
@@ -334,8 +332,8 @@ add_nvmap (Report             *r,
                               u < 0 ? "-" : "", un);
     }
   if (s->nvmap_clients != NULL && s->nvmap_clients->n_malformed > 0)
-    g_string_append_printf (r->out, "  %u malformed line(s) skipped\n",
-                            s->nvmap_clients->n_malformed);
+    g_string_append_printf (r->out, "  %u malformed %s skipped\n", s->nvmap_clients->n_malformed,
+                            jmem_text_plural (s->nvmap_clients->n_malformed, "line", "lines"));
 }
 
 static gint64
@@ -471,8 +469,8 @@ add_processes (Report             *r,
 
   heading (r, title);
   if (s->n_processes_vanished > 0)
-    g_string_append_printf (r->out, "  %u process(es) exited while being read\n",
-                            s->n_processes_vanished);
+    g_string_append_printf (r->out, "  %u %s while being read\n", s->n_processes_vanished,
+                            jmem_text_plural (s->n_processes_vanished, "process exited", "processes exited"));
   if (shown == 0)
     return;
 
@@ -557,7 +555,9 @@ add_host (Report             *r,
 
           g_string_append (r->out, "  ");
           append_padded (r->out, type, 24);
-          if (isfinite (t->celsius))
+          if (isfinite (t->celsius) && t->celsius <= JMEM_THERMAL_OFF_CELSIUS)
+            g_string_append (r->out, " sensor off\n");
+          else if (isfinite (t->celsius))
             g_string_append_printf (r->out, " %6.1f °C\n", t->celsius);
           else
             g_string_append (r->out, "      - °C\n");
@@ -633,8 +633,12 @@ add_tegrastats (Report             *r,
   total = size_text (mib_to_kib (t->ram_total_mib));
   g_string_append_printf (r->out, "  RAM %s of %s", used, total);
   if (t->lfb_blocks >= 0 && t->lfb_block_kib >= 0)
-    g_string_append_printf (r->out, "   largest free blocks %" G_GINT64_FORMAT " x %" G_GINT64_FORMAT " KiB",
-                            t->lfb_blocks, t->lfb_block_kib);
+    {
+      g_autofree char *block = size_text (t->lfb_block_kib);
+
+      g_string_append_printf (r->out, "   largest free blocks %" G_GINT64_FORMAT " x %s",
+                              t->lfb_blocks, block);
+    }
   if (t->gr3d_freq_percent >= 0)
     g_string_append_printf (r->out, "   GR3D %" G_GINT64_FORMAT "%%", t->gr3d_freq_percent);
   if (t->emc_freq_percent >= 0)

@@ -68,6 +68,21 @@ jmem_cmd_parse (GOptionContext *context,
 }
 
 gboolean
+jmem_cmd_check_tegrastats (int *seconds)
+{
+  if (*seconds == JMEM_CMD_TEGRASTATS_UNSET)
+    {
+      *seconds = 0;
+      return TRUE;
+    }
+  if (*seconds >= 1 && *seconds <= 3600)
+    return TRUE;
+  g_printerr ("%s: --tegrastats takes 1 to 3600 seconds, not %d\n", g_get_prgname (), *seconds);
+  g_printerr ("Try \"%s --help\".\n", g_get_prgname ());
+  return FALSE;
+}
+
+gboolean
 jmem_cmd_use_color (void)
 {
   const char *term = g_getenv ("TERM");

@@ -349,22 +349,29 @@ variant_from_model (const char *sku, const char *lower)
 }
 
 /* MemTotal is the RAM left after carve-outs, a few GiB below the module's
- * size; the thresholds sit between the sizes each family ships in. */
+ * size. A module is named only when MemTotal lies within a quarter below
+ * its size: an AGX Orin reporting 7.7 GiB fits neither module (a mem=
+ * limit, a broken carve-out), so its variant stays unknown. */
 static const char *
 variant_from_memory (const char *sku, gint64 mem_total_kib)
 {
-  const gint64 gib = 1024 * 1024;
+  static const struct { const char *sku; gint64 gib; const char *variant; } modules[] = {
+    { "orin-agx", 32, "orin-agx-32gb" }, { "orin-agx", 64, "orin-agx-64gb" },
+    { "orin-nx", 8, "orin-nx-8gb" }, { "orin-nx", 16, "orin-nx-16gb" },
+    { "orin-nano", 4, "orin-nano-4gb" }, { "orin-nano", 8, "orin-nano-8gb" },
+    { "thor", 64, "thor-t4000" }, { "thor", 128, "thor-t5000" },
+  };
 
   if (mem_total_kib <= 0)
     return NULL;
-  if (g_str_equal (sku, "orin-agx"))
-    return mem_total_kib > 48 * gib ? "orin-agx-64gb" : "orin-agx-32gb";
-  if (g_str_equal (sku, "orin-nx"))
-    return mem_total_kib > 12 * gib ? "orin-nx-16gb" : "orin-nx-8gb";
-  if (g_str_equal (sku, "orin-nano"))
-    return mem_total_kib > 6 * gib ? "orin-nano-8gb" : "orin-nano-4gb";
-  if (g_str_equal (sku, "thor"))
-    return mem_total_kib > 96 * gib ? "thor-t5000" : "thor-t4000";
+  for (gsize i = 0; i < G_N_ELEMENTS (modules); i++)
+    {
+      gint64 size_kib = modules[i].gib * 1024 * 1024;
+
+      if (g_str_equal (sku, modules[i].sku) &&
+          mem_total_kib <= size_kib && mem_total_kib > size_kib / 4 * 3)
+        return modules[i].variant;
+    }
   return NULL;
 }
 

@@ -53,6 +53,10 @@ typedef struct {
   double  celsius;
 } JmemThermal;
 
+/* What Tegra's thermal driver reads for a sensor that is powered off (the
+ * cv* zones while the DLA and PVA sleep): -256 °C, below absolute zero. */
+#define JMEM_THERMAL_OFF_CELSIUS (-256.0)
+
 typedef struct {
   char   *mount_point;
   char   *device;

@@ -170,3 +170,22 @@ jmem_text_cap_field (const char *utf8)
     return g_steal_pointer (&capped);
   return g_strconcat (capped, "…", NULL);
 }
+
+char *
+jmem_text_size (gint64 kib)
+{
+  static const char *const units[] = { "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB" };
+  double v = (double) kib / 1024.0;
+  guint u = 0;
+
+  if (kib < 0)
+    return g_strdup ("-");
+  if (kib < 1024)
+    return g_strdup_printf ("%" G_GINT64_FORMAT " KiB", kib);
+  while (v >= 1024.0 && u + 1 < G_N_ELEMENTS (units))
+    {
+      v /= 1024.0;
+      u++;
+    }
+  return g_strdup_printf ("%.1f %s", v, units[u]);
+}

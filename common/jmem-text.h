@@ -48,4 +48,17 @@ char *jmem_text_cap_bytes (const char *utf8,
 /* jmem_text_cap_bytes() at JMEM_TEXT_MAX_FIELD_BYTES, "…" appended to a cut. */
 char *jmem_text_cap_field (const char *utf8);
 
+/* A size for people, the same in every output: "512 KiB", "12.3 MiB",
+ * "1.2 GiB" (IEC units, one decimal from MiB up); "-" when @kib < 0. */
+char *jmem_text_size (gint64 kib);
+
+/* @one when @n is 1, else @many: "%u %s", n, jmem_text_plural (n, "process", "processes"). */
+static inline const char *
+jmem_text_plural (guint64     n,
+                  const char *one,
+                  const char *many)
+{
+  return n == 1 ? one : many;
+}
+
 G_END_DECLS

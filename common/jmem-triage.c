@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "jmem-text.h"
+
 static const JmemTriageRule rules[] = {
   jmem_triage_rule_gpu_dominates,
   jmem_triage_rule_single_process,
@@ -244,13 +246,7 @@ jmem_triage_sum (gint64 a, gint64 b)
 char *
 jmem_triage_size (guint64 kib)
 {
-  guint64 bytes = kib > G_MAXUINT64 / 1024 ? G_MAXUINT64 : kib * 1024;
-
-  g_autofree char *text = g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
-  g_auto(GStrv) parts = g_strsplit (text, "\u00a0", -1);
-
-  /* GLib separates number and unit with a no-break space: plain text greps better */
-  return g_strjoinv (" ", parts);
+  return jmem_text_size (kib > (guint64) G_MAXINT64 ? G_MAXINT64 : (gint64) kib);
 }
 
 static gint64

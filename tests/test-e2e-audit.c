@@ -231,6 +231,9 @@ test_rate_limited (void)
   at = strstr (r.err, "try again in ");
   g_assert_nonnull (at);
   seconds = g_ascii_strtoull (at + strlen ("try again in "), NULL, 10);
+  /* the wait is named once, not again in a line of advice */
+  g_assert_null (strstr (at + 1, "try again"));
+  g_assert_null (strstr (r.err, "wait the seconds"));
   g_assert_cmpuint (seconds, >=, 1);
   g_assert_cmpuint (seconds, <=, 10);
   written = read_text (JMEM_DROP_CACHES_PATH);

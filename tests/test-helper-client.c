@@ -94,6 +94,8 @@ test_rate_limited_keeps_seconds (void)
                                    JMEM_ACTION_DROP_CACHES, 25000);
   g_assert_error (e, JMEM_ERROR, JMEM_ERROR_RATE_LIMITED);
   g_assert_nonnull (strstr (e->message, "try again in 7 s"));
+  /* the message names the wait; no second line says it again */
+  g_assert_null (jmem_helper_error_action (e));
 }
 
 static void

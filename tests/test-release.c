@@ -174,6 +174,9 @@ test_identity (void)
       "orin-agx", "orin", "Jetson AGX Orin", "orin-agx-32gb", "memory-size" },
     { "NVIDIA Jetson AGX Orin", NULL, NULL, 62 * GIB,
       "orin-agx", "orin", "Jetson AGX Orin", "orin-agx-64gb", "memory-size" },
+    /* 7.7 GiB fits no AGX Orin module: the variant is unknown, not 32gb. */
+    { "NVIDIA Jetson AGX Orin", NULL, NULL, 7 * GIB + 700 * 1024,
+      "orin-agx", "orin", "Jetson AGX Orin", NULL, NULL },
     { "NVIDIA Jetson Orin NX Engineering Reference Developer Kit", NULL, NULL, 15 * GIB,
       "orin-nx", "orin", "Jetson Orin NX", "orin-nx-16gb", "memory-size" },
     { "NVIDIA Jetson Orin NX Engineering Reference Developer Kit", NULL, NULL, 7 * GIB,

@@ -766,6 +766,22 @@ render (const JmemSnapshot *s,
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
+/* An AGX Orin whose MemTotal fits no module: the header says the variant
+ * is unknown and why, rather than naming none silently. */
+static void
+test_human_variant_unknown (void)
+{
+  g_autoptr(JmemSnapshot) s = make_full_snapshot ();
+  g_autofree char *text = NULL;
+
+  g_clear_pointer (&s->identity->variant, g_free);
+  g_clear_pointer (&s->identity->variant_source, g_free);
+  s->mem_total_kib = 7620600;
+  text = render (s, FALSE, 120);
+  g_assert_nonnull (strstr (text, "variant unknown (MemTotal 7.3 GiB fits no known module)"));
+  g_assert_null (strstr (text, "orin-agx-"));
+}
+
 static void
 test_human_full (void)
 {
@@ -921,6 +937,7 @@ main (int argc, char **argv)
   g_test_add_func ("/output-human/process-row", test_human_process_row);
   g_test_add_func ("/output-human/color", test_human_color);
   g_test_add_func ("/output-human/empty", test_human_empty);
+  g_test_add_func ("/output-human/variant-unknown", test_human_variant_unknown);
   g_test_add_func ("/output-human/huge-values", test_human_huge_values);
 
   return g_test_run ();

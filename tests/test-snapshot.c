@@ -14,6 +14,7 @@
 
 #include "jmem-capture.h"
 #include "jmem-collect.h"
+#include "jmem-text.h"
 
 /* One account per test program: the two run at once, and each removes its own. */
 #define TEST_USER "jmem-test-snapshot"
@@ -559,6 +560,171 @@ test_exit_codes (void)
   g_rmdir (empty);
 }
 
+/* --tegrastats takes 1 to 3600 seconds wherever it is offered: 0 is no
+ * "off" switch (leaving the option out is), and a refusal is a usage error. */
+static void
+test_tegrastats_range (void)
+{
+  static const char *const commands[] = { "snapshot", "triage", "metrics", "capture" };
+  static const char *const refused[] = { "0", "-1", "3601" };
+  g_autofree char *orin = tree ("orin-agx-nvgpu");
+  g_autofree char *dir = g_dir_make_tmp ("jmem-tegrastats-XXXXXX", NULL);
+  g_autofree char *target = g_build_filename (dir, "capture", NULL);
+
+  for (gsize c = 0; c < G_N_ELEMENTS (commands); c++)
+    for (gsize v = 0; v < G_N_ELEMENTS (refused); v++)
+      {
+        g_auto(Run) r = { 0 };
+        g_autofree char *arg = g_strconcat ("--tegrastats=", refused[v], NULL);
+        gboolean capture = g_str_equal (commands[c], "capture");
+
+        run_jmem (&r, FALSE, commands[c], arg, capture ? target : "--sysroot",
+                  capture ? NULL : orin, NULL);
+        g_assert_cmpint (r.status, ==, 64);
+        g_assert_nonnull (strstr (r.err, "--tegrastats takes 1 to 3600 seconds"));
+        g_assert_cmpstr (r.out, ==, "");
+      }
+  /* nothing was written for the refused captures */
+  g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+  {
+    g_auto(Run) ok = { 0 };
+
+    /* a capture's recorded line: the bounds themselves are accepted */
+    run_jmem (&ok, FALSE, "snapshot", "--tegrastats", "1", "--sysroot", orin, NULL);
+    g_assert_cmpint (ok.status, ==, 0);
+  }
+  g_rmdir (dir);
+}
+
+/* The line of @text that holds @needle, or NULL. */
+static char *
+line_with (const char *text, const char *needle)
+{
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (strstr (lines[i], needle) != NULL)
+      return g_strdup (lines[i]);
+  return NULL;
+}
+
+/* The human view of the recorded Orin speaks as a person would: counts
+ * agree with their nouns, every size is in the units the findings use, the
+ * nvgpu GPU line says where GPU memory is read, a powered-off sensor is
+ * not a temperature. Expected figures come from the same run's JSON. */
+static void
+test_human_wording (void)
+{
+  g_autofree char *orin = tree ("orin-agx-nvgpu");
+  g_auto(Run) json = { 0 }, human = { 0 }, alloc = { 0 };
+  JsonArray *by_pid, *list, *thermal;
+  guint n_no_pss = 0, n_gone = 0;
+
+  run_jmem (&json, TRUE, "snapshot", "--json", "--all", "--sysroot", orin, NULL);
+  run_jmem (&human, FALSE, "snapshot", "--all", "--sysroot", orin, NULL);
+  g_assert_cmpint (json.status, ==, 0);
+  g_assert_cmpint (human.status, ==, 0);
+
+  /* plurals: the PSS count as the JSON has it, with its own noun */
+  list = array_at (json.json, "$.processes.list");
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    {
+      JsonObject *p = json_array_get_object_element (list, i);
+
+      if (json_object_get_null_member (p, "pss_kib") && !json_object_get_null_member (p, "rss_kib"))
+        n_no_pss++;
+    }
+  g_assert_cmpuint (n_no_pss, ==, 1);  /* the fixture's point: one process */
+  g_assert_nonnull (strstr (human.out, "PSS unknown for 1 process ("));
+  g_assert_null (strstr (human.out, "1 processes"));
+  g_assert_null (strstr (human.out, "(es)"));
+  g_assert_null (strstr (human.out, "(s)"));
+
+  /* sizes: a warning names the same text as the findings' formatter */
+  by_pid = array_at (json.json, "$.nvmap.by_pid");
+  for (guint i = 0; i < json_array_get_length (by_pid); i++)
+    {
+      JsonObject *t = json_array_get_object_element (by_pid, i);
+      g_autofree char *size = NULL;
+      g_autofree char *want = NULL;
+
+      if (json_object_get_boolean_member (t, "pid_exists"))
+        continue;
+      size = jmem_text_size (json_object_get_int_member (t, "size_kib"));
+      want = g_strdup_printf ("NvMap holds %s for PID %" G_GINT64_FORMAT " (",
+                              size, json_object_get_int_member (t, "pid"));
+      g_assert_nonnull (strstr (human.out, want));
+      g_assert_nonnull (strstr (human.out, size));
+      n_gone++;
+    }
+  g_assert_cmpuint (n_gone, >, 0);
+  {
+    g_autofree char *warnings = g_strdup (strstr (human.out, "\nWarnings\n"));
+
+    g_assert_nonnull (warnings);
+    *strstr (warnings, "\nFindings\n") = '\0';
+    /* every size in a warning is in human units: no bare four-digit KiB */
+    for (const char *at = warnings; (at = strstr (at, " KiB")) != NULL; at++)
+      {
+        const char *digits = at;
+
+        while (digits > warnings && g_ascii_isdigit (digits[-1]))
+          digits--;
+        g_assert_cmpint (at - digits, <=, 4);
+        g_assert_cmpint (g_ascii_strtoll (digits, NULL, 10), <, 1024);
+      }
+  }
+
+  /* nvgpu: nvidia-smi has no memory figures there; the line says so */
+  {
+    g_autofree char *stack = str_at (json.json, "$.gpu.stack");
+
+    g_assert_cmpstr (stack, ==, "nvgpu");
+  }
+  g_assert_null (strstr (human.out, "used - of -"));
+  g_assert_nonnull (strstr (human.out, "nvidia-smi does not report memory on nvgpu"));
+  g_assert_nonnull (strstr (human.out, "NvMap (below) is the source"));
+
+  /* thermal: the zones the JSON says read -256 °C are shown as off */
+  thermal = array_at (json.json, "$.thermal");
+  {
+    guint n_off = 0;
+
+    for (guint i = 0; i < json_array_get_length (thermal); i++)
+      {
+        JsonObject *z = json_array_get_object_element (thermal, i);
+        g_autofree char *line = line_with (human.out, json_object_get_string_member (z, "type"));
+
+        g_assert_nonnull (line);
+        if (json_object_get_double_member (z, "celsius") == -256.0)
+          {
+            g_assert_nonnull (strstr (line, "sensor off"));
+            n_off++;
+          }
+        else
+          {
+            g_assert_null (strstr (line, "sensor off"));
+            g_assert_nonnull (strstr (line, "°C"));
+          }
+      }
+    g_assert_cmpuint (n_off, ==, 1);
+    g_assert_null (strstr (human.out, "-256"));
+  }
+
+  /* jmem allocations: "1 handle", sizes as the snapshot writes them */
+  run_jmem (&alloc, FALSE, "allocations", "--sysroot", orin, NULL);
+  g_assert_cmpint (alloc.status, ==, 0);
+  g_assert_nonnull (strstr (alloc.out, " 1 handle\n"));
+  g_assert_nonnull (strstr (alloc.out, " 2 handles\n"));
+  g_assert_null (strstr (alloc.out, " 1 handles"));
+  {
+    g_autofree char *total = jmem_text_size (int_at (json.json, "$.nvmap.total_kib"));
+    g_autofree char *want = g_strdup_printf ("\ntotal %s\n", total);
+
+    g_assert_nonnull (strstr (alloc.out, want));
+  }
+}
+
 static void
 test_library (void)
 {
@@ -1023,6 +1189,8 @@ main (int argc, char **argv)
   g_test_add_func ("/snapshot/top-matches-all", test_top_matches_all);
   g_test_add_func ("/snapshot/exit-between-passes", test_exit_between_passes);
   g_test_add_func ("/snapshot/exit-codes", test_exit_codes);
+  g_test_add_func ("/snapshot/tegrastats-range", test_tegrastats_range);
+  g_test_add_func ("/snapshot/human-wording", test_human_wording);
   g_test_add_func ("/snapshot/library", test_library);
   g_test_add_func ("/snapshot/live-root", test_live_root);
   g_test_add_func ("/snapshot/live-user", test_live_user);
