@@ -1,5 +1,6 @@
 #include "jmem-boot-cache.h"
 
+#include "jmem-file.h"
 #include "jmem-textfile.h"
 
 #include <errno.h>
@@ -32,6 +33,14 @@ jmem_boot_cache_dir_from_env (gboolean *create)
 }
 
 static gboolean
+errno_error (GError **error, int saved, const char *what, const char *path)
+{
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s %s: %s", what, path,
+               g_strerror (saved));
+  return FALSE;
+}
+
+static gboolean
 refuse (GError **error, const char *path, const char *why)
 {
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED, "%s: %s", path, why);
@@ -48,10 +57,7 @@ open_dir (const char *dir, GError **error)
 
   if (fd < 0)
     {
-      int saved = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: %s", dir,
-                   g_strerror (saved));
+      errno_error (error, errno, "cannot open", dir);
       return -1;
     }
   if (fstat (fd, &st) < 0 || st.st_uid != geteuid () || (st.st_mode & 022) != 0)
@@ -67,9 +73,9 @@ GBytes *
 jmem_boot_cache_load (const char *dir,
                       GError    **error)
 {
-  g_autofree char *buf = NULL;
+  g_autoptr(GByteArray) buf = g_byte_array_new ();
+  g_autofree char *path = g_build_filename (dir, JMEM_BOOT_CACHE_NAME, NULL);
   struct stat st;
-  gsize len = 0;
   int dirfd, fd;
 
   dirfd = open_dir (dir, error);
@@ -79,10 +85,7 @@ jmem_boot_cache_load (const char *dir,
   close (dirfd);
   if (fd < 0)
     {
-      int saved = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s/%s: %s", dir,
-                   JMEM_BOOT_CACHE_NAME, g_strerror (saved));
+      errno_error (error, errno, "cannot open", path);
       return NULL;
     }
   if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || st.st_uid != geteuid () ||
@@ -93,34 +96,10 @@ jmem_boot_cache_load (const char *dir,
               "mode 0600, of a few bytes");
       return NULL;
     }
-  /* one byte more than allowed tells a file that grew since fstat */
-  buf = g_malloc (JMEM_BOOT_CACHE_MAX_BYTES + 1);
-  while (len <= JMEM_BOOT_CACHE_MAX_BYTES)
-    {
-      ssize_t n = read (fd, buf + len, JMEM_BOOT_CACHE_MAX_BYTES + 1 - len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          int saved = errno;
-
-          close (fd);
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s/%s: %s", dir,
-                       JMEM_BOOT_CACHE_NAME, g_strerror (saved));
-          return NULL;
-        }
-      if (n == 0)
-        break;
-      len += (gsize) n;
-    }
-  close (fd);
-  if (len > JMEM_BOOT_CACHE_MAX_BYTES)
-    {
-      refuse (error, dir, JMEM_BOOT_CACHE_NAME " is too large");
-      return NULL;
-    }
-  return g_bytes_new (buf, len);
+  /* the cap also catches a file that grew since fstat */
+  if (!jmem_file_read_fd (fd, path, JMEM_BOOT_CACHE_MAX_BYTES, buf, error))
+    return NULL;
+  return g_bytes_new (buf->data, buf->len);
 }
 
 gboolean
@@ -136,13 +115,7 @@ jmem_boot_cache_store (const char *dir,
   if (len > JMEM_BOOT_CACHE_MAX_BYTES)
     return refuse (error, dir, "the per-boot facts would be too large");
   if (create && mkdir (dir, 0700) < 0 && errno != EEXIST)
-    {
-      int saved = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: %s", dir,
-                   g_strerror (saved));
-      return FALSE;
-    }
+    return errno_error (error, errno, "cannot make", dir);
   dirfd = open_dir (dir, error);
   if (dirfd < 0)
     return FALSE;
