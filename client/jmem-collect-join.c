@@ -160,13 +160,10 @@ read_named (JmemCollectContext *ctx, int top, GHashTable *nvmap, GHashTable *gpu
 
       if (!is_named (p, i, top, nvmap, gpu))
         i++;
-      else if (!jmem_collect_process_identity (ctx, p))
+      else if (!jmem_collect_process_named (ctx, p))
         g_ptr_array_remove_index (procs, i);
       else
-        {
-          jmem_collect_process_details (ctx, p);
-          i++;
-        }
+        i++;
     }
 }
 

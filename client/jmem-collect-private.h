@@ -54,19 +54,17 @@ void jmem_collect_meminfo (JmemCollectContext *ctx);
 void jmem_collect_identity (JmemCollectContext *ctx);
 /* Every process with its RSS, PSS (where readable) and swap; name, owner
  * and state only where smaps_rollup was unreadable: the name is NULL until
- * jmem_collect_process_identity() reads it. */
+ * jmem_collect_process_named() reads it. With options->top < 0 (every
+ * process named) all of it at once. */
 void jmem_collect_processes (JmemCollectContext *ctx);
-/* Name, owner and state from status for a process the report names; FALSE
- * when it exited or its status is refused or damaged (counted for
+/* Name, owner and state (from status, where not read yet), container and
+ * command line of a process the report names; FALSE when it exited or its
+ * status is refused or damaged (counted for
  * jmem_collect_process_warnings()): drop it. */
-gboolean jmem_collect_process_identity (JmemCollectContext *ctx,
-                                        JmemProcess        *process);
+gboolean jmem_collect_process_named (JmemCollectContext *ctx,
+                                     JmemProcess        *process);
 /* What the passes above could not read, as snapshot warnings. */
 void jmem_collect_process_warnings (JmemCollectContext *ctx);
-/* Container and command line of one process read by the pass above; cheap
- * to skip for the processes a report does not show. */
-void jmem_collect_process_details (JmemCollectContext *ctx,
-                                   JmemProcess        *process);
 void jmem_collect_gpu (JmemCollectContext *ctx);
 void jmem_collect_nvmap (JmemCollectContext *ctx);
 void jmem_collect_thermal (JmemCollectContext *ctx);

@@ -23,21 +23,53 @@ typedef enum {
   PROCESS_DAMAGED,  /* status present but not a status file */
 } ProcessRead;
 
-/* Reads PID/@file relative to the open /proc: one open per file, which is
- * what the kernel charges for, and no path built from the root each time
- * (in a tree, still beneath it and through no symbolic link). */
+/* Where a process's files are opened: PID/FILE beneath /proc, one open per
+ * file, for the first pass, which reads one file of most processes; or FILE
+ * beneath the process's own directory, for a process whose files are all
+ * read: the kernel looks the PID up once, and every file comes from the same
+ * process. In a tree, still beneath it and through no symbolic link. */
+typedef struct {
+  int  fd;
+  char dir[32];     /* "/proc" or "/proc/PID", named in messages */
+  char prefix[24];  /* "PID/" or "" */
+} PidFiles;
+
+static void
+pid_files_in_proc (JmemCollectContext *ctx,
+                   gint64              pid,
+                   PidFiles           *at)
+{
+  at->fd = ctx->proc_fd;
+  g_strlcpy (at->dir, "/proc", sizeof at->dir);
+  g_snprintf (at->prefix, sizeof at->prefix, "%" G_GINT64_FORMAT "/", pid);
+}
+
+static gboolean
+pid_files_open (JmemCollectContext *ctx,
+                gint64              pid,
+                PidFiles           *at,
+                GError            **error)
+{
+  char name[24];
+
+  g_snprintf (name, sizeof name, "%" G_GINT64_FORMAT, pid);
+  g_snprintf (at->dir, sizeof at->dir, "/proc/%s", name);
+  at->prefix[0] = '\0';
+  at->fd = jmem_root_open_dir_at (ctx->files, ctx->proc_fd, "/proc", name, error);
+  return at->fd >= 0;
+}
+
 static gboolean
 read_pid_file (JmemCollectContext *ctx,
-               gint64              pid,
+               const PidFiles     *at,
                const char         *file,
                gsize               max_bytes,
                GError            **error)
 {
   char name[64];
 
-  g_snprintf (name, sizeof name, "%" G_GINT64_FORMAT "/%s", pid, file);
-  return jmem_root_read_at (ctx->files, ctx->proc_fd, "/proc", name, max_bytes, ctx->read_buf,
-                            error);
+  g_snprintf (name, sizeof name, "%s%s", at->prefix, file);
+  return jmem_root_read_at (ctx->files, at->fd, at->dir, name, max_bytes, ctx->read_buf, error);
 }
 
 static gboolean
@@ -71,11 +103,12 @@ process_new (gint64 pid)
  * users' processes and those that exited, which status then tells apart. */
 static gboolean
 read_rollup (JmemCollectContext *ctx,
+             const PidFiles     *at,
              JmemProcess        *p)
 {
   JmemSmapsRollup rollup;
 
-  if (!read_pid_file (ctx, p->pid, "smaps_rollup", JMEM_MAX_PROC_BYTES, NULL) ||
+  if (!read_pid_file (ctx, at, "smaps_rollup", JMEM_MAX_PROC_BYTES, NULL) ||
       !jmem_smaps_rollup_parse ((const char *) ctx->read_buf->data, ctx->read_buf->len,
                                 &rollup, NULL) ||
       rollup.rss_kib < 0 || rollup.pss_kib < 0)
@@ -89,13 +122,14 @@ read_rollup (JmemCollectContext *ctx,
 /* Name, owner and state; RSS and swap too when smaps_rollup gave none. */
 static ProcessRead
 read_status (JmemCollectContext *ctx,
+             const PidFiles     *at,
              JmemProcess        *p)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(JmemProcStatus) status = NULL;
   GByteArray *buf = ctx->read_buf;
 
-  if (!read_pid_file (ctx, p->pid, "status", JMEM_MAX_SMALL_BYTES, &error))
+  if (!read_pid_file (ctx, at, "status", JMEM_MAX_SMALL_BYTES, &error))
     return exited (error) ? PROCESS_EXITED : PROCESS_REFUSED;
   status = jmem_proc_status_parse ((const char *) buf->data, buf->len, NULL);
   if (status == NULL)
@@ -138,15 +172,87 @@ count_read (JmemCollectContext *ctx,
   return FALSE;
 }
 
-gboolean
-jmem_collect_process_identity (JmemCollectContext *ctx,
-                               JmemProcess        *p)
+/* Container and command line; a process that exits meanwhile keeps an
+ * empty command line. */
+static void
+read_details (JmemCollectContext *ctx,
+              const PidFiles     *at,
+              JmemProcess        *p)
 {
-  if (p->name != NULL)
-    return TRUE;
-  if (ctx->proc_fd < 0)
+  GByteArray *buf = ctx->read_buf;
+  JmemCgroupInfo cgroup = { 0 };
+
+  if (read_pid_file (ctx, at, "cgroup", JMEM_MAX_SMALL_BYTES, NULL) &&
+      jmem_cgroup_parse ((const char *) buf->data, buf->len, &cgroup, NULL))
+    {
+      p->container_runtime = g_steal_pointer (&cgroup.runtime);
+      p->container_id = g_steal_pointer (&cgroup.id);
+    }
+  jmem_cgroup_info_clear (&cgroup);
+
+  p->cmdline = read_pid_file (ctx, at, "cmdline", JMEM_MAX_PROC_BYTES, NULL)
+                 ? jmem_cmdline_parse ((const char *) buf->data, buf->len)
+                 : g_strdup ("");
+}
+
+/* Name, owner and state where the first pass left them unread, then
+ * container and command line. */
+static gboolean
+read_named (JmemCollectContext *ctx,
+            const PidFiles     *at,
+            JmemProcess        *p)
+{
+  if (p->name == NULL && !count_read (ctx, read_status (ctx, at, p)))
     return FALSE;
-  return count_read (ctx, read_status (ctx, p));
+  read_details (ctx, at, p);
+  return TRUE;
+}
+
+gboolean
+jmem_collect_process_named (JmemCollectContext *ctx,
+                            JmemProcess        *p)
+{
+  g_autoptr(GError) error = NULL;
+  PidFiles at;
+  gboolean kept;
+
+  if (p->cmdline != NULL)
+    return TRUE;
+  if (ctx->proc_fd < 0 || !pid_files_open (ctx, p->pid, &at, &error))
+    {
+      if (p->name == NULL)
+        return count_read (ctx, error != NULL && !exited (error) ? PROCESS_REFUSED : PROCESS_EXITED);
+      p->cmdline = g_strdup ("");
+      return TRUE;
+    }
+  kept = read_named (ctx, &at, p);
+  close (at.fd);
+  return kept;
+}
+
+/* The first pass's read of one process: RSS, PSS and swap, and name, owner
+ * and state where smaps_rollup gave none. When the report names every
+ * process (--all) everything at once through one directory descriptor, as a
+ * loop over the same files would. FALSE: drop it. */
+static gboolean
+read_process (JmemCollectContext *ctx,
+              JmemProcess        *p)
+{
+  g_autoptr(GError) error = NULL;
+  PidFiles at;
+  gboolean kept;
+
+  if (ctx->options->top >= 0)
+    {
+      pid_files_in_proc (ctx, p->pid, &at);
+      return read_rollup (ctx, &at, p) || count_read (ctx, read_status (ctx, &at, p));
+    }
+  if (!pid_files_open (ctx, p->pid, &at, &error))
+    return count_read (ctx, exited (error) ? PROCESS_EXITED : PROCESS_REFUSED);
+  read_rollup (ctx, &at, p);
+  kept = read_named (ctx, &at, p);
+  close (at.fd);
+  return kept;
 }
 
 void
@@ -184,7 +290,7 @@ jmem_collect_processes (JmemCollectContext *ctx)
           !g_ascii_string_to_unsigned (name, 10, 1, G_MAXINT32, &pid, NULL))
         continue;
       p = process_new ((gint64) pid);
-      if (read_rollup (ctx, p) || count_read (ctx, read_status (ctx, p)))
+      if (read_process (ctx, p))
         g_ptr_array_add (s->processes, p);
       else
         jmem_process_free (p);
@@ -208,41 +314,4 @@ jmem_collect_process_warnings (JmemCollectContext *ctx)
                                ctx->n_status_damaged,
                                jmem_text_plural (ctx->n_status_damaged, "process had", "processes had"),
                                jmem_text_plural (ctx->n_status_damaged, "was", "were"));
-}
-
-void
-jmem_collect_process_details (JmemCollectContext *ctx,
-                              JmemProcess        *p)
-{
-  char name[32];
-  GByteArray *buf = ctx->read_buf;
-  JmemCgroupInfo cgroup = { 0 };
-  int pid_fd;
-
-  if (p->cmdline != NULL)
-    return;
-  p->cmdline = g_strdup ("");
-  if (ctx->proc_fd < 0)
-    return;
-
-  /* One directory descriptor: both files come from the same process. */
-  g_snprintf (name, sizeof name, "/proc/%" G_GINT64_FORMAT, p->pid);
-  pid_fd = jmem_root_open_dir (ctx->files, name, NULL);
-  if (pid_fd < 0)
-    return;
-
-  if (jmem_root_read_at (ctx->files, pid_fd, name, "cgroup", JMEM_MAX_SMALL_BYTES, buf, NULL) &&
-      jmem_cgroup_parse ((const char *) buf->data, buf->len, &cgroup, NULL))
-    {
-      p->container_runtime = g_steal_pointer (&cgroup.runtime);
-      p->container_id = g_steal_pointer (&cgroup.id);
-    }
-  jmem_cgroup_info_clear (&cgroup);
-
-  if (jmem_root_read_at (ctx->files, pid_fd, name, "cmdline", JMEM_MAX_PROC_BYTES, buf, NULL))
-    {
-      g_free (p->cmdline);
-      p->cmdline = jmem_cmdline_parse ((const char *) buf->data, buf->len);
-    }
-  close (pid_fd);
 }

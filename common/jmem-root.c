@@ -381,6 +381,29 @@ jmem_root_open_dir (JmemRoot   *root,
   return tree_open (root, root->fd, jmem_root_relative (path), O_RDONLY | O_DIRECTORY, jmem_root_relative (path), error);
 }
 
+int
+jmem_root_open_dir_at (JmemRoot   *root,
+                       int         dirfd,
+                       const char *dir,
+                       const char *name,
+                       GError    **error)
+{
+  g_autofree char *shown = NULL;
+  int fd;
+
+  g_return_val_if_fail (name != NULL && name[0] != '/', -1);
+
+  if (root->kind == ROOT_LIVE)
+    {
+      fd = openat (dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0)
+        jmem_root_set_errno_error (error, errno, "Cannot open", name);
+      return fd;
+    }
+  shown = g_strconcat (jmem_root_relative (dir), "/", name, NULL);
+  return tree_open (root, dirfd, name, O_RDONLY | O_DIRECTORY, shown, error);
+}
+
 /* The directory holding @path's last component, and that component. */
 static int
 open_parent (JmemRoot *root, const char *path, char **base, GError **error)

@@ -69,6 +69,14 @@ int jmem_root_open_dir (JmemRoot   *root,
                         const char *path,
                         GError    **error);
 
+/* The directory @name beneath @dirfd (the root's @dir, named in messages),
+ * as jmem_root_open_dir() opens it: a process's /proc/PID from /proc. */
+int jmem_root_open_dir_at (JmemRoot   *root,
+                           int         dirfd,
+                           const char *dir,
+                           const char *name,
+                           GError    **error);
+
 /* The text of the symbolic link @path (not followed). */
 char *jmem_root_read_link (JmemRoot   *root,
                            const char *path,
