@@ -4,33 +4,34 @@
 #include <string.h>
 
 #include "jmem-config.h"
+#include "jmem-json-writer.h"
 #include "jmem-text.h"
 #include "jmem-triage.h"
 
 static void
-add_bool (JsonBuilder *b,
-          const char  *name,
-          gboolean     value)
+add_bool (JmemJsonWriter *b,
+          const char     *name,
+          gboolean        value)
 {
-  json_builder_set_member_name (b, name);
-  json_builder_add_boolean_value (b, value ? TRUE : FALSE);
+  jmem_json_writer_set_member_name (b, name);
+  jmem_json_writer_add_boolean_value (b, value ? TRUE : FALSE);
 }
 
 /* Every string goes through here: the parsers promise valid UTF-8, but a
  * broken promise must cost a U+FFFD, never an invalid document. No string
  * is longer than JMEM_TEXT_MAX_FIELD_BYTES (plus the "…" marking a cut). */
 static void
-add_string (JsonBuilder *b,
-            const char  *name,
-            const char  *value)
+add_string (JmemJsonWriter *b,
+            const char     *name,
+            const char     *value)
 {
   g_autofree char *valid = NULL;
 
   if (name != NULL)
-    json_builder_set_member_name (b, name);
+    jmem_json_writer_set_member_name (b, name);
   if (value == NULL)
     {
-      json_builder_add_null_value (b);
+      jmem_json_writer_add_null_value (b);
       return;
     }
   if (G_UNLIKELY (!g_utf8_validate (value, -1, NULL)))
@@ -42,17 +43,17 @@ add_string (JsonBuilder *b,
     {
       g_autofree char *capped = jmem_text_cap_field (value);
 
-      json_builder_add_string_value (b, capped);
+      jmem_json_writer_add_string_value (b, capped);
       return;
     }
-  json_builder_add_string_value (b, value);
+  jmem_json_writer_add_string_value (b, value);
 }
 
 /* "cmdline" cut to JMEM_TEXT_MAX_CMDLINE_BYTES and "cmdline_truncated": a
  * command line is the one string a process makes as long as it likes. */
 static void
-add_cmdline (JsonBuilder *b,
-             const char  *cmdline)
+add_cmdline (JmemJsonWriter *b,
+             const char     *cmdline)
 {
   g_autofree char *valid = NULL;
   g_autofree char *capped = NULL;
@@ -66,101 +67,101 @@ add_cmdline (JsonBuilder *b,
     }
   valid = jmem_text_make_valid (cmdline, -1);
   capped = jmem_text_cap_bytes (valid, JMEM_TEXT_MAX_CMDLINE_BYTES, &cut);
-  json_builder_set_member_name (b, "cmdline");
-  json_builder_add_string_value (b, capped);
+  jmem_json_writer_set_member_name (b, "cmdline");
+  jmem_json_writer_add_string_value (b, capped);
   add_bool (b, "cmdline_truncated", cut);
 }
 
 /* The model's "unknown" is -1 (any negative for a size or count). */
 static void
-add_int_or_null (JsonBuilder *b,
-                 const char  *name,
-                 gint64       value)
+add_int_or_null (JmemJsonWriter *b,
+                 const char     *name,
+                 gint64          value)
 {
-  json_builder_set_member_name (b, name);
+  jmem_json_writer_set_member_name (b, name);
   if (value < 0)
-    json_builder_add_null_value (b);
+    jmem_json_writer_add_null_value (b);
   else
-    json_builder_add_int_value (b, value);
+    jmem_json_writer_add_int_value (b, value);
 }
 
 /* JSON integers here are signed 64-bit; anything larger cannot be true. */
 static void
-add_uint (JsonBuilder *b,
-          const char  *name,
-          guint64      value)
+add_uint (JmemJsonWriter *b,
+          const char     *name,
+          guint64         value)
 {
-  json_builder_set_member_name (b, name);
+  jmem_json_writer_set_member_name (b, name);
   if (value > (guint64) G_MAXINT64)
-    json_builder_add_null_value (b);
+    jmem_json_writer_add_null_value (b);
   else
-    json_builder_add_int_value (b, (gint64) value);
+    jmem_json_writer_add_int_value (b, (gint64) value);
 }
 
 /* nvidia-smi and tegrastats report MiB; the output speaks KiB. */
 static void
-add_mib_as_kib (JsonBuilder *b,
-                const char  *name,
-                gint64       mib)
+add_mib_as_kib (JmemJsonWriter *b,
+                const char     *name,
+                gint64          mib)
 {
-  json_builder_set_member_name (b, name);
+  jmem_json_writer_set_member_name (b, name);
   if (mib < 0 || mib > G_MAXINT64 / 1024)
-    json_builder_add_null_value (b);
+    jmem_json_writer_add_null_value (b);
   else
-    json_builder_add_int_value (b, mib * 1024);
+    jmem_json_writer_add_int_value (b, mib * 1024);
 }
 
 static void
-add_celsius (JsonBuilder *b,
-             const char  *name,
-             double       celsius)
+add_celsius (JmemJsonWriter *b,
+             const char     *name,
+             double          celsius)
 {
-  json_builder_set_member_name (b, name);
+  jmem_json_writer_set_member_name (b, name);
   if (!isfinite (celsius))
-    json_builder_add_null_value (b);
+    jmem_json_writer_add_null_value (b);
   else
-    json_builder_add_double_value (b, celsius);
+    jmem_json_writer_add_double_value (b, celsius);
 }
 
 static void
-add_collected (JsonBuilder        *b,
+add_collected (JmemJsonWriter     *b,
                const JmemSnapshot *s)
 {
-  json_builder_set_member_name (b, "collected");
-  json_builder_begin_object (b);
+  jmem_json_writer_set_member_name (b, "collected");
+  jmem_json_writer_begin_object (b);
   add_string (b, "hostname", s->hostname);
 
-  json_builder_set_member_name (b, "timestamp");
+  jmem_json_writer_set_member_name (b, "timestamp");
   if (s->timestamp_unix > 0)
     {
       g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (s->timestamp_unix);
       g_autofree char *iso = dt ? g_date_time_format_iso8601 (dt) : NULL;
 
       if (iso != NULL)
-        json_builder_add_string_value (b, iso);
+        jmem_json_writer_add_string_value (b, iso);
       else
-        json_builder_add_null_value (b);
+        jmem_json_writer_add_null_value (b);
     }
   else
     {
-      json_builder_add_null_value (b);
+      jmem_json_writer_add_null_value (b);
     }
   /* 0 is what an unset snapshot holds; no real collection happens at the epoch. */
   add_int_or_null (b, "timestamp_unix", s->timestamp_unix > 0 ? s->timestamp_unix : -1);
   add_string (b, "sysroot", s->sysroot);
   add_bool (b, "is_jetson", s->is_jetson);
-  json_builder_end_object (b);
+  jmem_json_writer_end_object (b);
 }
 
 static void
-add_identity (JsonBuilder        *b,
+add_identity (JmemJsonWriter     *b,
               const JmemSnapshot *s)
 {
   const JmemIdentity *id = s->identity;
   const JmemTegraRelease *rel = s->release;
 
-  json_builder_set_member_name (b, "identity");
-  json_builder_begin_object (b);
+  jmem_json_writer_set_member_name (b, "identity");
+  jmem_json_writer_begin_object (b);
   add_string (b, "sku", id ? id->sku : NULL);
   add_string (b, "generation", id ? id->generation : NULL);
   add_string (b, "product_line", id ? id->product_line : NULL);
@@ -170,25 +171,25 @@ add_identity (JsonBuilder        *b,
   add_int_or_null (b, "mem_total_kib", s->mem_total_kib);
   add_string (b, "l4t_version", rel ? rel->version : NULL);
 
-  json_builder_set_member_name (b, "l4t");
+  jmem_json_writer_set_member_name (b, "l4t");
   if (rel != NULL)
     {
-      json_builder_begin_object (b);
+      jmem_json_writer_begin_object (b);
       add_string (b, "major", rel->major);
       add_string (b, "revision", rel->revision);
       add_string (b, "gcid", rel->gcid);
       add_string (b, "board", rel->board);
       add_string (b, "date", rel->date);
       add_string (b, "kernel_variant", rel->kernel_variant);
-      json_builder_end_object (b);
+      jmem_json_writer_end_object (b);
     }
   else
     {
-      json_builder_add_null_value (b);
+      jmem_json_writer_add_null_value (b);
     }
   add_string (b, "default_target", s->default_target);
   add_string (b, "kernel_release", s->kernel_release);
-  json_builder_end_object (b);
+  jmem_json_writer_end_object (b);
 }
 
 static gint64
@@ -207,7 +208,7 @@ known_difference (gint64 a,
 }
 
 static void
-add_memory (JsonBuilder        *b,
+add_memory (JmemJsonWriter     *b,
             const JmemSnapshot *s)
 {
   const JmemMeminfo *m = s->meminfo;
@@ -216,14 +217,14 @@ add_memory (JsonBuilder        *b,
   gint64 swap_total = meminfo_kib (m, "SwapTotal");
   gint64 swap_free = meminfo_kib (m, "SwapFree");
 
-  json_builder_set_member_name (b, "memory");
-  json_builder_begin_object (b);
+  jmem_json_writer_set_member_name (b, "memory");
+  jmem_json_writer_begin_object (b);
   add_bool (b, "readable", m != NULL);
   add_int_or_null (b, "malformed_lines", m ? (gint64) m->n_malformed : -1);
 
   /* The few numbers a person asks for first, derived from the fields below. */
-  json_builder_set_member_name (b, "summary");
-  json_builder_begin_object (b);
+  jmem_json_writer_set_member_name (b, "summary");
+  jmem_json_writer_begin_object (b);
   add_int_or_null (b, "mem_total_kib", total);
   add_int_or_null (b, "mem_available_kib", avail);
   add_int_or_null (b, "used_kib", known_difference (total, avail));
@@ -233,12 +234,12 @@ add_memory (JsonBuilder        *b,
   add_int_or_null (b, "cma_total_kib", meminfo_kib (m, "CmaTotal"));
   add_int_or_null (b, "cma_free_kib", meminfo_kib (m, "CmaFree"));
   add_int_or_null (b, "nvmap_mem_used_kib", meminfo_kib (m, "NvMapMemUsed"));
-  json_builder_end_object (b);
+  jmem_json_writer_end_object (b);
 
   /* Every /proc/meminfo line under the kernel's own name: kB lines in
    * fields_kib, unit-less counts (HugePages_Total, ...) in counts. */
-  json_builder_set_member_name (b, "fields_kib");
-  json_builder_begin_object (b);
+  jmem_json_writer_set_member_name (b, "fields_kib");
+  jmem_json_writer_begin_object (b);
   for (guint i = 0; m != NULL && m->fields != NULL && i < m->fields->len; i++)
     {
       const JmemMeminfoField *f = &g_array_index (m->fields, JmemMeminfoField, i);
@@ -247,10 +248,10 @@ add_memory (JsonBuilder        *b,
       if (f->is_kib)
         add_uint (b, name, f->value);
     }
-  json_builder_end_object (b);
+  jmem_json_writer_end_object (b);
 
-  json_builder_set_member_name (b, "counts");
-  json_builder_begin_object (b);
+  jmem_json_writer_set_member_name (b, "counts");
+  jmem_json_writer_begin_object (b);
   for (guint i = 0; m != NULL && m->fields != NULL && i < m->fields->len; i++)
     {
       const JmemMeminfoField *f = &g_array_index (m->fields, JmemMeminfoField, i);
@@ -259,69 +260,69 @@ add_memory (JsonBuilder        *b,
       if (!f->is_kib)
         add_uint (b, name, f->value);
     }
-  json_builder_end_object (b);
-  json_builder_end_object (b);
+  jmem_json_writer_end_object (b);
+  jmem_json_writer_end_object (b);
 }
 
 static void
-add_gpu (JsonBuilder        *b,
+add_gpu (JmemJsonWriter     *b,
          const JmemSnapshot *s)
 {
-  json_builder_set_member_name (b, "gpu");
-  json_builder_begin_object (b);
+  jmem_json_writer_set_member_name (b, "gpu");
+  jmem_json_writer_begin_object (b);
   add_string (b, "stack", jmem_gpu_stack_to_string (s->gpu_stack));
   add_string (b, "source", s->gpu_source);
   add_bool (b, "processes_trusted", s->gpu_apps_trusted);
 
-  json_builder_set_member_name (b, "evidence");
-  json_builder_begin_array (b);
+  jmem_json_writer_set_member_name (b, "evidence");
+  jmem_json_writer_begin_array (b);
   for (guint i = 0; s->gpu_evidence != NULL && i < s->gpu_evidence->len; i++)
     add_string (b, NULL, g_ptr_array_index (s->gpu_evidence, i));
-  json_builder_end_array (b);
+  jmem_json_writer_end_array (b);
 
-  json_builder_set_member_name (b, "devices");
-  json_builder_begin_array (b);
+  jmem_json_writer_set_member_name (b, "devices");
+  jmem_json_writer_begin_array (b);
   for (guint i = 0; s->gpus != NULL && i < s->gpus->len; i++)
     {
       const JmemNvsmiGpu *g = g_ptr_array_index (s->gpus, i);
 
-      json_builder_begin_object (b);
+      jmem_json_writer_begin_object (b);
       add_int_or_null (b, "index", g->index);
       add_string (b, "uuid", g->uuid);
       add_string (b, "name", g->name);
       add_mib_as_kib (b, "memory_total_kib", g->memory_total_mib);
       add_mib_as_kib (b, "memory_used_kib", g->memory_used_mib);
       add_mib_as_kib (b, "memory_free_kib", g->memory_free_mib);
-      json_builder_end_object (b);
+      jmem_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  jmem_json_writer_end_array (b);
 
-  json_builder_set_member_name (b, "processes");
-  json_builder_begin_array (b);
+  jmem_json_writer_set_member_name (b, "processes");
+  jmem_json_writer_begin_array (b);
   for (guint i = 0; s->gpu_apps != NULL && i < s->gpu_apps->len; i++)
     {
       const JmemNvsmiApp *a = g_ptr_array_index (s->gpu_apps, i);
 
-      json_builder_begin_object (b);
+      jmem_json_writer_begin_object (b);
       add_int_or_null (b, "pid", a->pid);
       add_string (b, "gpu_uuid", a->gpu_uuid);
       add_mib_as_kib (b, "used_memory_kib", a->used_memory_mib);
       add_string (b, "process_name", a->process_name);
       add_bool (b, "pid_exists", a->pid_exists);
-      json_builder_end_object (b);
+      jmem_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
+  jmem_json_writer_end_array (b);
+  jmem_json_writer_end_object (b);
 }
 
 static void
-add_nvmap (JsonBuilder        *b,
+add_nvmap (JmemJsonWriter     *b,
            const JmemSnapshot *s)
 {
   const JmemNvmapClients *c = s->nvmap_clients;
 
-  json_builder_set_member_name (b, "nvmap");
-  json_builder_begin_object (b);
+  jmem_json_writer_set_member_name (b, "nvmap");
+  jmem_json_writer_begin_object (b);
   add_bool (b, "readable", s->nvmap_readable);
   add_string (b, "via", s->nvmap_via);
   add_string (b, "pid_namespace", !s->nvmap_readable ? NULL : s->nvmap_pids_host ? "host" : "own");
@@ -332,61 +333,61 @@ add_nvmap (JsonBuilder        *b,
     add_int_or_null (b, "total_kib", -1);
   add_int_or_null (b, "stats_total_bytes", s->nvmap_stats_total_bytes);
 
-  json_builder_set_member_name (b, "clients");
-  json_builder_begin_array (b);
+  jmem_json_writer_set_member_name (b, "clients");
+  jmem_json_writer_begin_array (b);
   for (guint i = 0; c != NULL && c->clients != NULL && i < c->clients->len; i++)
     {
       const JmemNvmapClient *row = g_ptr_array_index (c->clients, i);
 
-      json_builder_begin_object (b);
+      jmem_json_writer_begin_object (b);
       add_string (b, "client", row->client);
       add_string (b, "process", row->process);
       add_uint (b, "pid", row->pid);
       add_uint (b, "size_kib", row->size_kib);
-      json_builder_end_object (b);
+      jmem_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  jmem_json_writer_end_array (b);
 
-  json_builder_set_member_name (b, "by_pid");
-  json_builder_begin_array (b);
+  jmem_json_writer_set_member_name (b, "by_pid");
+  jmem_json_writer_begin_array (b);
   for (guint i = 0; s->nvmap_by_pid != NULL && i < s->nvmap_by_pid->len; i++)
     {
       const JmemNvmapPidTotal *t = g_ptr_array_index (s->nvmap_by_pid, i);
 
-      json_builder_begin_object (b);
+      jmem_json_writer_begin_object (b);
       add_int_or_null (b, "pid", t->pid);
       add_string (b, "process", t->process);
       add_uint (b, "n_clients", t->n_clients);
       add_uint (b, "size_kib", t->size_kib);
       if (s->nvmap_pids_host)  /* not looked up: this /proc is not theirs */
         {
-          json_builder_set_member_name (b, "pid_exists");
-          json_builder_add_null_value (b);
+          jmem_json_writer_set_member_name (b, "pid_exists");
+          jmem_json_writer_add_null_value (b);
         }
       else
         add_bool (b, "pid_exists", t->pid_exists);
-      json_builder_end_object (b);
+      jmem_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  jmem_json_writer_end_array (b);
 
   /* Negative is meaningful here (rows above the total); only -1 is unknown. */
-  json_builder_set_member_name (b, "unattributed_kib");
+  jmem_json_writer_set_member_name (b, "unattributed_kib");
   if (s->nvmap_unattributed_kib == -1)
-    json_builder_add_null_value (b);
+    jmem_json_writer_add_null_value (b);
   else
-    json_builder_add_int_value (b, s->nvmap_unattributed_kib);
+    jmem_json_writer_add_int_value (b, s->nvmap_unattributed_kib);
   add_int_or_null (b, "malformed_lines", c ? (gint64) c->n_malformed : -1);
   add_string (b, "layout", c ? jmem_nvmap_layout_to_string (c->layout) : NULL);
-  json_builder_end_object (b);
+  jmem_json_writer_end_object (b);
 }
 
 static void
-add_process (JsonBuilder       *b,
+add_process (JmemJsonWriter    *b,
              const JmemProcess *p)
 {
   char state[2] = { p->state, '\0' };
 
-  json_builder_begin_object (b);
+  jmem_json_writer_begin_object (b);
   add_int_or_null (b, "pid", p->pid);
   add_string (b, "name", p->name);
   add_string (b, "user", p->user);
@@ -399,134 +400,134 @@ add_process (JsonBuilder       *b,
   add_int_or_null (b, "gpu_kib", p->gpu_kib);
   add_int_or_null (b, "footprint_kib", p->footprint_kib);
 
-  json_builder_set_member_name (b, "container");
+  jmem_json_writer_set_member_name (b, "container");
   if (p->container_runtime != NULL || p->container_id != NULL)
     {
-      json_builder_begin_object (b);
+      jmem_json_writer_begin_object (b);
       add_string (b, "runtime", p->container_runtime);
       add_string (b, "id", p->container_id);
-      json_builder_end_object (b);
+      jmem_json_writer_end_object (b);
     }
   else
     {
-      json_builder_add_null_value (b);
+      jmem_json_writer_add_null_value (b);
     }
   add_cmdline (b, p->cmdline);
-  json_builder_end_object (b);
+  jmem_json_writer_end_object (b);
 }
 
 static void
-add_processes (JsonBuilder        *b,
+add_processes (JmemJsonWriter     *b,
                const JmemSnapshot *s)
 {
   guint shown = s->processes != NULL ? s->processes->len : 0;
 
-  json_builder_set_member_name (b, "processes");
-  json_builder_begin_object (b);
+  jmem_json_writer_set_member_name (b, "processes");
+  jmem_json_writer_begin_object (b);
   add_uint (b, "total", MAX (s->n_processes_total, shown));
   add_uint (b, "shown", shown);
   add_uint (b, "vanished", s->n_processes_vanished);
-  json_builder_set_member_name (b, "list");
-  json_builder_begin_array (b);
+  jmem_json_writer_set_member_name (b, "list");
+  jmem_json_writer_begin_array (b);
   for (guint i = 0; i < shown; i++)
     add_process (b, g_ptr_array_index (s->processes, i));
-  json_builder_end_array (b);
-  json_builder_end_object (b);
+  jmem_json_writer_end_array (b);
+  jmem_json_writer_end_object (b);
 }
 
 static void
-add_host (JsonBuilder        *b,
+add_host (JmemJsonWriter     *b,
           const JmemSnapshot *s)
 {
-  json_builder_set_member_name (b, "thermal");
-  json_builder_begin_array (b);
+  jmem_json_writer_set_member_name (b, "thermal");
+  jmem_json_writer_begin_array (b);
   for (guint i = 0; s->thermal != NULL && i < s->thermal->len; i++)
     {
       const JmemThermal *t = g_ptr_array_index (s->thermal, i);
 
-      json_builder_begin_object (b);
+      jmem_json_writer_begin_object (b);
       add_string (b, "zone", t->zone);
       add_string (b, "type", t->type);
       add_celsius (b, "celsius", t->celsius);
-      json_builder_end_object (b);
+      jmem_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  jmem_json_writer_end_array (b);
 
   add_string (b, "power_mode", s->power_mode);
 
-  json_builder_set_member_name (b, "disks");
-  json_builder_begin_array (b);
+  jmem_json_writer_set_member_name (b, "disks");
+  jmem_json_writer_begin_array (b);
   for (guint i = 0; s->disks != NULL && i < s->disks->len; i++)
     {
       const JmemDisk *d = g_ptr_array_index (s->disks, i);
 
-      json_builder_begin_object (b);
+      jmem_json_writer_begin_object (b);
       add_string (b, "mount_point", d->mount_point);
       add_string (b, "device", d->device);
       add_string (b, "fs_type", d->fs_type);
       add_uint (b, "size_kib", d->size_kib);
       add_uint (b, "used_kib", d->used_kib);
       add_uint (b, "available_kib", d->available_kib);
-      json_builder_end_object (b);
+      jmem_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  jmem_json_writer_end_array (b);
 
-  json_builder_set_member_name (b, "services");
+  jmem_json_writer_set_member_name (b, "services");
   if (s->services != NULL)
     {
-      json_builder_begin_array (b);
+      jmem_json_writer_begin_array (b);
       for (guint i = 0; i < s->services->len; i++)
         {
           const JmemService *svc = g_ptr_array_index (s->services, i);
 
-          json_builder_begin_object (b);
+          jmem_json_writer_begin_object (b);
           add_string (b, "name", svc->name);
           add_string (b, "load_state", svc->load_state);
           add_string (b, "active_state", svc->active_state);
           add_string (b, "unit_file_state", svc->unit_file_state);
-          json_builder_end_object (b);
+          jmem_json_writer_end_object (b);
         }
-      json_builder_end_array (b);
+      jmem_json_writer_end_array (b);
     }
   else
     {
-      json_builder_add_null_value (b);
+      jmem_json_writer_add_null_value (b);
     }
 }
 
 /* A GArray of gint64 where -1 (cpu "off", no reading) is null. */
 static void
-add_int_array (JsonBuilder  *b,
-               const char   *name,
-               const GArray *values)
+add_int_array (JmemJsonWriter *b,
+               const char     *name,
+               const GArray   *values)
 {
-  json_builder_set_member_name (b, name);
-  json_builder_begin_array (b);
+  jmem_json_writer_set_member_name (b, name);
+  jmem_json_writer_begin_array (b);
   for (guint i = 0; values != NULL && i < values->len; i++)
     {
       gint64 v = g_array_index (values, gint64, i);
 
       if (v < 0)
-        json_builder_add_null_value (b);
+        jmem_json_writer_add_null_value (b);
       else
-        json_builder_add_int_value (b, v);
+        jmem_json_writer_add_int_value (b, v);
     }
-  json_builder_end_array (b);
+  jmem_json_writer_end_array (b);
 }
 
 static void
-add_tegrastats (JsonBuilder        *b,
+add_tegrastats (JmemJsonWriter     *b,
                 const JmemSnapshot *s)
 {
   const JmemTegrastats *t = s->tegrastats;
 
-  json_builder_set_member_name (b, "tegrastats");
+  jmem_json_writer_set_member_name (b, "tegrastats");
   if (t == NULL)
     {
-      json_builder_add_null_value (b);
+      jmem_json_writer_add_null_value (b);
       return;
     }
-  json_builder_begin_object (b);
+  jmem_json_writer_begin_object (b);
   add_string (b, "timestamp", t->timestamp);
   add_mib_as_kib (b, "ram_used_kib", t->ram_used_mib);
   add_mib_as_kib (b, "ram_total_kib", t->ram_total_mib);
@@ -541,66 +542,63 @@ add_tegrastats (JsonBuilder        *b,
   add_int_array (b, "gr3d_freq_mhz", t->gr3d_freq_mhz);
   add_int_array (b, "cpu_percent", t->cpu_percent);
 
-  json_builder_set_member_name (b, "temps");
-  json_builder_begin_array (b);
+  jmem_json_writer_set_member_name (b, "temps");
+  jmem_json_writer_begin_array (b);
   for (guint i = 0; t->temps != NULL && i < t->temps->len; i++)
     {
       const JmemTegrastatsTemp *temp = g_ptr_array_index (t->temps, i);
 
-      json_builder_begin_object (b);
+      jmem_json_writer_begin_object (b);
       add_string (b, "name", temp->name);
       add_celsius (b, "celsius", temp->celsius);
-      json_builder_end_object (b);
+      jmem_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  jmem_json_writer_end_array (b);
 
-  json_builder_set_member_name (b, "rails");
-  json_builder_begin_array (b);
+  jmem_json_writer_set_member_name (b, "rails");
+  jmem_json_writer_begin_array (b);
   for (guint i = 0; t->rails != NULL && i < t->rails->len; i++)
     {
       const JmemTegrastatsRail *r = g_ptr_array_index (t->rails, i);
 
-      json_builder_begin_object (b);
+      jmem_json_writer_begin_object (b);
       add_string (b, "name", r->name);
       add_int_or_null (b, "current_mw", r->current_mw);
       add_int_or_null (b, "average_mw", r->average_mw);
-      json_builder_end_object (b);
+      jmem_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  jmem_json_writer_end_array (b);
   add_uint (b, "unknown_tokens", t->n_unknown_tokens);
-  json_builder_end_object (b);
+  jmem_json_writer_end_object (b);
 }
 
 static void
-add_warnings (JsonBuilder        *b,
+add_warnings (JmemJsonWriter     *b,
               const JmemSnapshot *s)
 {
-  json_builder_set_member_name (b, "warnings");
-  json_builder_begin_array (b);
+  jmem_json_writer_set_member_name (b, "warnings");
+  jmem_json_writer_begin_array (b);
   for (guint i = 0; s->warnings != NULL && i < s->warnings->len; i++)
     {
       const JmemWarning *w = g_ptr_array_index (s->warnings, i);
 
-      json_builder_begin_object (b);
+      jmem_json_writer_begin_object (b);
       add_string (b, "source", w->source);
       add_string (b, "message", w->message);
       add_string (b, "action", w->action);
-      json_builder_end_object (b);
+      jmem_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  jmem_json_writer_end_array (b);
 }
 
-JsonNode *
-jmem_snapshot_to_json (const JmemSnapshot *snapshot)
+static void
+write_snapshot (JmemJsonWriter     *b,
+                const JmemSnapshot *snapshot)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-
-  g_return_val_if_fail (snapshot != NULL, NULL);
-
-  json_builder_begin_object (b);
+  jmem_json_writer_begin_object (b);
   add_string (b, "schema", JMEM_SNAPSHOT_SCHEMA_NAME);
-  json_builder_set_member_name (b, "schema_version");
-  json_builder_add_int_value (b, JMEM_SNAPSHOT_SCHEMA_VERSION);
+  jmem_json_writer_set_member_name (b, "schema_version");
+  jmem_json_writer_add_int_value (b, JMEM_SNAPSHOT_SCHEMA_VERSION);
   add_string (b, "jmem_version", JMEM_VERSION);
   add_collected (b, snapshot);
   add_identity (b, snapshot);
@@ -611,29 +609,45 @@ jmem_snapshot_to_json (const JmemSnapshot *snapshot)
   add_host (b, snapshot);
   add_tegrastats (b, snapshot);
   add_warnings (b, snapshot);
-  json_builder_set_member_name (b, "findings");
+  jmem_json_writer_set_member_name (b, "findings");
   if (snapshot->findings != NULL)
-    json_builder_add_value (b, jmem_findings_to_json (snapshot->findings));
-  else
-    json_builder_add_null_value (b);
-  json_builder_end_object (b);
+    {
+      g_autoptr(JsonNode) findings = jmem_findings_to_json (snapshot->findings);
 
-  return json_builder_get_root (b);
+      jmem_json_writer_add_node (b, findings);
+    }
+  else
+    jmem_json_writer_add_null_value (b);
+  jmem_json_writer_end_object (b);
+}
+
+/* The tree is the text read back: one writer for both, so the document a
+ * program gets from jmem_snapshot_to_json() is the one printed. */
+JsonNode *
+jmem_snapshot_to_json (const JmemSnapshot *snapshot)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonNode *root;
+
+  g_return_val_if_fail (snapshot != NULL, NULL);
+
+  text = jmem_snapshot_to_json_string (snapshot, FALSE);
+  root = json_from_string (text, &error);
+  /* The writer's own output: failing to read it back is a bug in jmem. */
+  g_assert_no_error (error);
+  return root;
 }
 
 char *
 jmem_snapshot_to_json_string (const JmemSnapshot *snapshot,
                               gboolean            pretty)
 {
-  g_autoptr(JsonNode) root = NULL;
-  g_autoptr(JsonGenerator) gen = NULL;
+  JmemJsonWriter *b;
 
   g_return_val_if_fail (snapshot != NULL, NULL);
 
-  root = jmem_snapshot_to_json (snapshot);
-  gen = json_generator_new ();
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, pretty);
-  json_generator_set_indent (gen, 2);
-  return json_generator_to_data (gen, NULL);
+  b = jmem_json_writer_new (pretty);
+  write_snapshot (b, snapshot);
+  return jmem_json_writer_free_to_string (b);
 }

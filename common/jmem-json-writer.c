@@ -1,0 +1,288 @@
+#include "jmem-json-writer.h"
+
+#include <string.h>
+
+/* Deeper than any document jmem writes; a mistake, not input. */
+#define MAX_DEPTH 32
+
+typedef struct {
+  gboolean in_object;
+  guint    n_items;
+} Level;
+
+struct _JmemJsonWriter {
+  GString *out;
+  gboolean pretty;
+  guint    depth;               /* levels open; 0 at the top */
+  Level    levels[MAX_DEPTH];
+};
+
+JmemJsonWriter *
+jmem_json_writer_new (gboolean pretty)
+{
+  JmemJsonWriter *w = g_new0 (JmemJsonWriter, 1);
+
+  w->out = g_string_sized_new (4096);
+  w->pretty = pretty;
+  return w;
+}
+
+void
+jmem_json_writer_free (JmemJsonWriter *w)
+{
+  if (w == NULL)
+    return;
+  g_string_free (w->out, TRUE);
+  g_free (w);
+}
+
+char *
+jmem_json_writer_free_to_string (JmemJsonWriter *w)
+{
+  char *text;
+
+  g_return_val_if_fail (w != NULL && w->depth == 0, NULL);
+  text = g_string_free (w->out, FALSE);
+  g_free (w);
+  return text;
+}
+
+static void
+indent (JmemJsonWriter *w)
+{
+  g_string_append_c (w->out, '\n');
+  for (guint i = 0; i < w->depth; i++)
+    g_string_append (w->out, "  ");
+}
+
+static void
+append_escaped (GString *out, const char *s)
+{
+  static const char hex[] = "0123456789abcdef";
+  const char *run = s;
+
+  g_string_append_c (out, '"');
+  for (; *s != '\0'; s++)
+    {
+      guchar c = (guchar) *s;
+      const char *esc = NULL;
+
+      if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
+        continue;
+      g_string_append_len (out, run, s - run);
+      run = s + 1;
+      switch (c)
+        {
+        case '"': esc = "\\\""; break;
+        case '\\': esc = "\\\\"; break;
+        case '\b': esc = "\\b"; break;
+        case '\f': esc = "\\f"; break;
+        case '\n': esc = "\\n"; break;
+        case '\r': esc = "\\r"; break;
+        case '\t': esc = "\\t"; break;
+        default:
+          g_string_append (out, "\\u00");
+          g_string_append_c (out, hex[c >> 4]);
+          g_string_append_c (out, hex[c & 0xf]);
+          continue;
+        }
+      g_string_append (out, esc);
+    }
+  g_string_append_len (out, run, s - run);
+  g_string_append_c (out, '"');
+}
+
+/* The comma and line break before an array element; a member's were
+ * written with its name. */
+static void
+before_value (JmemJsonWriter *w)
+{
+  Level *level;
+
+  if (w->depth == 0)
+    return;
+  level = &w->levels[w->depth - 1];
+  if (level->in_object)
+    return;
+  if (level->n_items++ > 0)
+    g_string_append_c (w->out, ',');
+  if (w->pretty)
+    indent (w);
+}
+
+static void
+open_level (JmemJsonWriter *w, gboolean in_object)
+{
+  before_value (w);
+  g_return_if_fail (w->depth < MAX_DEPTH);
+  g_string_append_c (w->out, in_object ? '{' : '[');
+  w->levels[w->depth++] = (Level) { .in_object = in_object, .n_items = 0 };
+}
+
+static void
+close_level (JmemJsonWriter *w, gboolean in_object)
+{
+  Level *level;
+
+  g_return_if_fail (w->depth > 0);
+  level = &w->levels[w->depth - 1];
+  g_return_if_fail (level->in_object == in_object);
+  w->depth--;
+  if (level->n_items == 0)
+    {
+      /* JsonGenerator indents an empty object's closing brace in place. */
+      if (in_object && w->pretty)
+        for (guint i = 0; i < w->depth; i++)
+          g_string_append (w->out, "  ");
+      g_string_append_c (w->out, in_object ? '}' : ']');
+    }
+  else
+    {
+      if (w->pretty)
+        indent (w);
+      g_string_append_c (w->out, in_object ? '}' : ']');
+    }
+}
+
+void
+jmem_json_writer_begin_object (JmemJsonWriter *w)
+{
+  open_level (w, TRUE);
+}
+
+void
+jmem_json_writer_end_object (JmemJsonWriter *w)
+{
+  close_level (w, TRUE);
+}
+
+void
+jmem_json_writer_begin_array (JmemJsonWriter *w)
+{
+  open_level (w, FALSE);
+}
+
+void
+jmem_json_writer_end_array (JmemJsonWriter *w)
+{
+  close_level (w, FALSE);
+}
+
+void
+jmem_json_writer_set_member_name (JmemJsonWriter *w,
+                                  const char     *name)
+{
+  Level *level;
+
+  g_return_if_fail (w->depth > 0 && w->levels[w->depth - 1].in_object);
+  level = &w->levels[w->depth - 1];
+  if (level->n_items++ > 0)
+    g_string_append_c (w->out, ',');
+  if (w->pretty)
+    indent (w);
+  append_escaped (w->out, name);
+  g_string_append (w->out, w->pretty ? " : " : ":");
+}
+
+void
+jmem_json_writer_add_string_value (JmemJsonWriter *w,
+                                   const char     *value)
+{
+  before_value (w);
+  append_escaped (w->out, value);
+}
+
+void
+jmem_json_writer_add_int_value (JmemJsonWriter *w,
+                                gint64          value)
+{
+  before_value (w);
+  g_string_append_printf (w->out, "%" G_GINT64_FORMAT, value);
+}
+
+void
+jmem_json_writer_add_double_value (JmemJsonWriter *w,
+                                   double          value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  before_value (w);
+  g_ascii_dtostr (buf, sizeof buf, value);
+  g_string_append (w->out, buf);
+  /* A number that reads back as a double, as JsonGenerator writes it. */
+  if (strpbrk (buf, ".eEn") == NULL)
+    g_string_append (w->out, ".0");
+}
+
+void
+jmem_json_writer_add_boolean_value (JmemJsonWriter *w,
+                                    gboolean        value)
+{
+  before_value (w);
+  g_string_append (w->out, value ? "true" : "false");
+}
+
+void
+jmem_json_writer_add_null_value (JmemJsonWriter *w)
+{
+  before_value (w);
+  g_string_append (w->out, "null");
+}
+
+static void
+add_object_node (JmemJsonWriter *w, JsonObject *object)
+{
+  g_autoptr(GList) names = json_object_get_members (object);
+
+  jmem_json_writer_begin_object (w);
+  for (GList *l = names; l != NULL; l = l->next)
+    {
+      jmem_json_writer_set_member_name (w, l->data);
+      jmem_json_writer_add_node (w, json_object_get_member (object, l->data));
+    }
+  jmem_json_writer_end_object (w);
+}
+
+void
+jmem_json_writer_add_node (JmemJsonWriter *w,
+                           JsonNode       *node)
+{
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      add_object_node (w, json_node_get_object (node));
+      return;
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+
+        jmem_json_writer_begin_array (w);
+        for (guint i = 0; i < json_array_get_length (array); i++)
+          jmem_json_writer_add_node (w, json_array_get_element (array, i));
+        jmem_json_writer_end_array (w);
+        return;
+      }
+    case JSON_NODE_NULL:
+      jmem_json_writer_add_null_value (w);
+      return;
+    case JSON_NODE_VALUE:
+      break;
+    }
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_INT64:
+      jmem_json_writer_add_int_value (w, json_node_get_int (node));
+      break;
+    case G_TYPE_DOUBLE:
+      jmem_json_writer_add_double_value (w, json_node_get_double (node));
+      break;
+    case G_TYPE_BOOLEAN:
+      jmem_json_writer_add_boolean_value (w, json_node_get_boolean (node));
+      break;
+    case G_TYPE_STRING:
+      jmem_json_writer_add_string_value (w, json_node_get_string (node));
+      break;
+    default:
+      g_return_if_reached ();
+    }
+}

@@ -1,0 +1,43 @@
+/* A streaming JSON writer with JsonBuilder's calls: the document is text as
+ * soon as it is written, with no tree of nodes to build and free. A
+ * snapshot of every process is thousands of objects, and json-glib's tree
+ * was most of jmem's own CPU. The text is what JsonGenerator writes (pretty
+ * with an indent of 2, or compact), except that every control character is
+ * escaped. */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _JmemJsonWriter JmemJsonWriter;
+
+JmemJsonWriter *jmem_json_writer_new (gboolean pretty);
+void jmem_json_writer_free (JmemJsonWriter *writer);
+/* The document written; frees @writer. */
+char *jmem_json_writer_free_to_string (JmemJsonWriter *writer);
+
+void jmem_json_writer_begin_object (JmemJsonWriter *writer);
+void jmem_json_writer_end_object (JmemJsonWriter *writer);
+void jmem_json_writer_begin_array (JmemJsonWriter *writer);
+void jmem_json_writer_end_array (JmemJsonWriter *writer);
+/* In an object, the name of the member whose value comes next. */
+void jmem_json_writer_set_member_name (JmemJsonWriter *writer,
+                                       const char     *name);
+/* @value must be valid UTF-8. */
+void jmem_json_writer_add_string_value (JmemJsonWriter *writer,
+                                        const char     *value);
+void jmem_json_writer_add_int_value (JmemJsonWriter *writer,
+                                     gint64          value);
+void jmem_json_writer_add_double_value (JmemJsonWriter *writer,
+                                        double          value);
+void jmem_json_writer_add_boolean_value (JmemJsonWriter *writer,
+                                         gboolean        value);
+void jmem_json_writer_add_null_value (JmemJsonWriter *writer);
+/* A tree built elsewhere, written in place. */
+void jmem_json_writer_add_node (JmemJsonWriter *writer,
+                                JsonNode       *node);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemJsonWriter, jmem_json_writer_free)
+
+G_END_DECLS
