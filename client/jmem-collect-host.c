@@ -71,11 +71,37 @@ power_mode_from_output (const char *data, gsize len)
   return NULL;
 }
 
+/* nvpmodel writes the mode it set to this file ("pmode:0002 fmode:..."),
+ * readable by anyone: its content names the answer kept for the boot, so a
+ * mode set with `nvpmodel -m` is asked for once, and no program runs while
+ * the mode stays. Without the file, the answer is kept for the boot. */
+#define NVPMODEL_STATUS "/var/lib/nvpmodel/status"
+
+static char *
+power_mode_probe_name (JmemCollectContext *ctx)
+{
+  g_autofree char *status = jmem_root_read_text (ctx->files, NVPMODEL_STATUS, NULL);
+  GString *name = g_string_new ("nvpmodel");
+
+  if (status != NULL)
+    {
+      g_string_append_c (name, ' ');
+      /* A key, not a text: what a mode number and its flags are made of. */
+      for (const char *c = status; *c != '\0' && name->len < 64; c++)
+        if (g_ascii_isalnum (*c) || *c == ':' || *c == '_')
+          g_string_append_c (name, *c);
+        else if (*c == ' ')
+          g_string_append_c (name, '_');
+    }
+  return g_string_free (name, FALSE);
+}
+
 void
 jmem_collect_power_mode (JmemCollectContext *ctx)
 {
   JmemSnapshot *s = ctx->snapshot;
   g_autofree char *kept = NULL;
+  g_autofree char *probe = ctx->root == NULL ? power_mode_probe_name (ctx) : NULL;
   gsize kept_len = 0;
 
   if (ctx->root != NULL)
@@ -86,10 +112,10 @@ jmem_collect_power_mode (JmemCollectContext *ctx)
       if (jmem_root_read (ctx->files, "/nvpmodel/query.txt", JMEM_MAX_SMALL_BYTES, &data, &len, NULL))
         s->power_mode = power_mode_from_output (data, len);
     }
-  else if (jmem_collect_boot_probe (ctx, "nvpmodel", &kept, &kept_len))
+  else if (jmem_collect_boot_probe (ctx, probe, &kept, &kept_len))
     {
-      /* asked once per process, so repeated snapshots start no program; a
-       * watch reports the mode it started under (docs/watch.md) */
+      /* asked once per boot and mode, so repeated snapshots start no
+       * program (docs/watch.md) */
       if (kept != NULL)
         s->power_mode = power_mode_from_output (kept, kept_len);
     }
@@ -108,12 +134,12 @@ jmem_collect_power_mode (JmemCollectContext *ctx)
                                        "nvpmodel -q did not answer within %u ms and was killed",
                                        ctx->timeout_ms);
           if (!r.timed_out)
-            jmem_collect_boot_keep_probe (ctx, "nvpmodel", r.exit_status == 0 ? r.out : "",
+            jmem_collect_boot_keep_probe (ctx, probe, r.exit_status == 0 ? r.out : "",
                                           r.exit_status == 0 ? r.out_len : 0);
           jmem_run_result_clear (&r);
         }
       else if (g_error_matches (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT))
-        jmem_collect_boot_keep_probe (ctx, "nvpmodel", NULL, 0);
+        jmem_collect_boot_keep_probe (ctx, probe, NULL, 0);
     }
   if (s->power_mode == NULL && s->is_jetson)
     jmem_snapshot_add_warning (s, "power-mode", "install nvpmodel (package nvidia-l4t-tools)",

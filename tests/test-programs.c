@@ -58,6 +58,9 @@ test_user (uid_t *uid, gid_t *gid)
   return TRUE;
 }
 
+/* Set by a test for run_jmem(): the directory that is /var/lib for jmem. */
+static const char *var_lib;
+
 /* `jmem ARGS` in @cwd with exactly @envp; as @uid through setpriv when that
  * is not ourselves. Stdout is parsed as JSON when it exits 0 from --json. */
 static void
@@ -71,6 +74,18 @@ run_jmem (const char *cwd, const char * const *envp, uid_t uid, gid_t gid,
   g_autoptr(GError) error = NULL;
   const char *empty[] = { NULL };
 
+  if (var_lib != NULL)
+    {
+      /* A private mount namespace in which @var_lib is /var/lib: files
+       * jmem reads at fixed paths, and nothing of the host's changes. */
+      g_ptr_array_add (argv, g_strdup ("unshare"));
+      g_ptr_array_add (argv, g_strdup ("--mount"));
+      g_ptr_array_add (argv, g_strdup ("--propagation=private"));
+      g_ptr_array_add (argv, g_strdup ("/bin/sh"));
+      g_ptr_array_add (argv, g_strdup ("-c"));
+      g_ptr_array_add (argv, g_strdup ("mount --bind \"$0\" /var/lib && exec \"$@\""));
+      g_ptr_array_add (argv, g_strdup (var_lib));
+    }
   if (uid != geteuid ())
     {
       g_autofree char *setpriv = g_find_program_in_path ("setpriv");
@@ -543,6 +558,60 @@ jmem_row (JsonNode *root)
   return NULL;
 }
 
+/* The power mode is kept per boot and per content of nvpmodel's status
+ * file: a mode set with `nvpmodel -m` is asked for once, by the next run,
+ * and only nvpmodel is asked. Needs root for the mount namespace. */
+static void
+test_metrics_power_mode_change (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *run = NULL;
+  g_autofree char *status_dir = NULL;
+  g_autofree char *status = NULL;
+  g_autofree char *lib = NULL;
+  char *ran;
+  uid_t uid;
+  gid_t gid;
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("needs root for a private mount namespace");
+      return;
+    }
+  if (!test_user (&uid, &gid))
+    return;
+  dir = make_dir (uid, gid);
+  run = g_build_filename (dir, "run", NULL);
+  lib = g_build_filename (dir, "var-lib", NULL);
+  status_dir = g_build_filename (lib, "nvpmodel", NULL);
+  status = g_build_filename (status_dir, "status", NULL);
+  g_assert_cmpint (g_mkdir (run, 0700), ==, 0);
+  g_assert_cmpint (chown (run, uid, gid), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (status_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (status, "pmode:0000 fmode:quiet\n", -1, NULL));
+  write_recorder (dir, "nvidia-smi", "0, [N/A], [N/A], [N/A], [N/A], Orin (nvgpu)\\n");
+  write_recorder (dir, "nvpmodel", "NV Power Mode: MAXN\\n0\\n");
+  var_lib = lib;
+
+  ran = metrics_ran (dir, uid, gid);
+  g_assert_cmpstr (ran, ==, "nvidia-smi --query-gpu\nnvidia-smi --query-compute-apps\nnvpmodel -q\n");
+  g_free (ran);
+  ran = metrics_ran (dir, uid, gid);
+  g_assert_null (ran);
+
+  /* `nvpmodel -m 2` rewrote the file: the next run asks nvpmodel alone */
+  g_assert_true (g_file_set_contents (status, "pmode:0002 fmode:quiet\n", -1, NULL));
+  write_recorder (dir, "nvpmodel", "NV Power Mode: 15W\\n2\\n");
+  ran = metrics_ran (dir, uid, gid);
+  g_assert_cmpstr (ran, ==, "nvpmodel -q\n");
+  g_free (ran);
+  ran = metrics_ran (dir, uid, gid);
+  g_assert_null (ran);
+
+  var_lib = NULL;
+  remove_tree (dir);
+}
+
 static void
 test_nvml_processes (void)
 {
@@ -931,6 +1000,7 @@ main (int argc, char **argv)
   g_test_add_func ("/programs/user-path", test_user_path);
   g_test_add_func ("/programs/watch-probes-once", test_watch_probes_once);
   g_test_add_func ("/programs/metrics-probes-once-per-boot", test_metrics_probes_once_per_boot);
+  g_test_add_func ("/programs/metrics-power-mode-change", test_metrics_power_mode_change);
   g_test_add_func ("/programs/nvml-processes", test_nvml_processes);
   g_test_add_func ("/programs/nvml-not-supported", test_nvml_not_supported);
   g_test_add_func ("/programs/nvml-insufficient-size", test_nvml_insufficient_size);
