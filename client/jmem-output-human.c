@@ -2,17 +2,13 @@
 
 #include <math.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
 #include "jmem-meminfo.h"
 #include "jmem-nvmap.h"
 #include "jmem-nvsmi.h"
+#include "jmem-output-table.h"
 #include "jmem-text.h"
 #include "jmem-triage.h"
-
-#define DEFAULT_WIDTH 80
-#define MIN_WIDTH     60
 
 #define SGR_BOLD   "\033[1m"
 #define SGR_YELLOW "\033[33m"
@@ -54,29 +50,6 @@ esc_cmdline (const char *cmdline)
   return cut ? g_strconcat (shown, "…", NULL) : g_steal_pointer (&shown);
 }
 
-/* Appends @escaped cut and left-aligned to exactly @cols terminal columns. */
-static void
-append_cell (GString    *out,
-             const char *escaped,
-             guint       cols)
-{
-  g_autofree char *cell = jmem_text_fit_width (escaped, cols, TRUE);
-
-  g_string_append (out, cell);
-}
-
-/* Appends @escaped whole, then blanks up to @cols columns (printf's "%-*s"
- * by display width). */
-static void
-append_padded (GString    *out,
-               const char *escaped,
-               guint       cols)
-{
-  g_string_append (out, escaped);
-  for (gsize w = jmem_text_width (escaped); w < cols; w++)
-    g_string_append_c (out, ' ');
-}
-
 /* The one size formatter (jmem-text.h); "-" when unknown. */
 static char *
 size_text (gint64 kib)
@@ -102,15 +75,6 @@ heading (Report     *r,
 {
   g_string_append_printf (r->out, "\n%s%s%s\n",
                           r->color ? SGR_BOLD : "", title, r->color ? SGR_RESET : "");
-}
-
-/* Ends a table row without the blanks that padded its last cell. */
-static void
-end_line (Report *r)
-{
-  while (r->out->len > 0 && r->out->str[r->out->len - 1] == ' ')
-    g_string_truncate (r->out, r->out->len - 1);
-  g_string_append_c (r->out, '\n');
 }
 
 static void
@@ -251,18 +215,11 @@ add_gpu (Report             *r,
       if (r->width == 0)
         g_string_append (r->out, name);
       else
-        append_cell (r->out, name, !a->pid_exists && cols > 20 ? cols - 18 : cols);
+        jmem_table_append_cell (r->out, name, !a->pid_exists && cols > 20 ? cols - 18 : cols);
       if (!a->pid_exists)
         g_string_append (r->out, " (no such process)");
-      end_line (r);
+      jmem_table_end_line (r->out);
     }
-}
-
-static guint
-widest (guint       cols,
-        const char *escaped)
-{
-  return MAX (cols, (guint) jmem_text_width (escaped));
 }
 
 static void
@@ -302,7 +259,7 @@ add_nvmap (Report             *r,
           const JmemNvmapPidTotal *t = g_ptr_array_index (s->nvmap_by_pid, i);
           g_autofree char *name = esc (t->process);
 
-          name_cols = widest (name_cols, name);
+          name_cols = jmem_table_widest (name_cols, name);
         }
       g_string_append_printf (r->out, "  %7s %9s %7s %s\n", "PID", "SIZE", "CLIENTS", "PROCESS");
       for (guint i = 0; i < s->nvmap_by_pid->len; i++)
@@ -318,9 +275,9 @@ add_nvmap (Report             *r,
 
           g_string_append_printf (r->out, "  %7" G_GINT64_FORMAT " %9s %7u ",
                                   t->pid, size, t->n_clients);
-          append_cell (r->out, name, MIN (name_cols, room));
+          jmem_table_append_cell (r->out, name, MIN (name_cols, room));
           g_string_append (r->out, note);
-          end_line (r);
+          jmem_table_end_line (r->out);
         }
     }
   if (s->nvmap_unattributed_kib != -1)
@@ -362,18 +319,6 @@ typedef struct {
   gboolean show_swap, show_container;
 } ProcColumns;
 
-/* Appends @text right-aligned in @cols columns, then a blank. */
-static void
-append_right (GString    *out,
-              const char *text,
-              guint       cols)
-{
-  for (gsize w = jmem_text_width (text); w < cols; w++)
-    g_string_append_c (out, ' ');
-  g_string_append (out, text);
-  g_string_append_c (out, ' ');
-}
-
 typedef struct {
   char *pid, *user, *rss, *pss, *swap, *gpu, *container, *name, *cmd;
 } ProcCells;
@@ -410,17 +355,17 @@ append_numbers (GString           *out,
                 gboolean           cut_user)
 {
   g_string_append (out, "  ");
-  append_right (out, c->pid, k->pid);
+  jmem_table_append_right (out, c->pid, k->pid);
   if (cut_user)
-    append_cell (out, c->user, k->user);
+    jmem_table_append_cell (out, c->user, k->user);
   else
-    append_padded (out, c->user, k->user);
+    jmem_table_append_padded (out, c->user, k->user);
   g_string_append_c (out, ' ');
-  append_right (out, c->rss, k->rss);
-  append_right (out, c->pss, k->pss);
+  jmem_table_append_right (out, c->rss, k->rss);
+  jmem_table_append_right (out, c->pss, k->pss);
   if (k->show_swap)
-    append_right (out, c->swap, k->swap);
-  append_right (out, c->gpu, k->gpu);
+    jmem_table_append_right (out, c->swap, k->swap);
+  jmem_table_append_right (out, c->gpu, k->gpu);
 }
 
 /* Appends [CONTAINER] NAME COMMAND, the command cut to @cmd_cols columns
@@ -433,23 +378,19 @@ append_texts (GString           *out,
 {
   if (k->show_container)
     {
-      append_padded (out, c->container, k->container);
+      jmem_table_append_padded (out, c->container, k->container);
       g_string_append_c (out, ' ');
     }
-  append_padded (out, c->name, k->name);
+  jmem_table_append_padded (out, c->name, k->name);
   g_string_append (out, "  ");
   if (cmd_cols == G_MAXUINT)
     g_string_append (out, c->cmd);
   else
-    append_cell (out, c->cmd, cmd_cols);
+    jmem_table_append_cell (out, c->cmd, cmd_cols);
 }
 
-/* The table fits the width: one line a process while COMMAND keeps at least
- * PROC_MIN_COMMAND columns, else two (the numbers, then the names indented),
- * so that no field is lost. A width of 0 (not a terminal) cuts nothing. */
-#define PROC_MIN_COMMAND 20
-#define PROC_TWO_LINE_BELOW 64
-#define PROC_INDENT 4
+/* The table fits the width by the rules of jmem-output-table.h, COMMAND
+ * being the last text. A width of 0 (not a terminal) cuts nothing. */
 #define USER_MAX 8
 
 static void
@@ -481,14 +422,14 @@ add_processes (Report             *r,
       ProcCells *c = &cells[i];
 
       proc_cells_init (c, p);
-      k.pid = widest (k.pid, c->pid);
-      k.user = widest (k.user, c->user);
-      k.rss = widest (k.rss, c->rss);
-      k.pss = widest (k.pss, c->pss);
-      k.swap = widest (k.swap, c->swap);
-      k.gpu = widest (k.gpu, c->gpu);
-      k.container = widest (k.container, c->container);
-      k.name = widest (k.name, c->name);
+      k.pid = jmem_table_widest (k.pid, c->pid);
+      k.user = jmem_table_widest (k.user, c->user);
+      k.rss = jmem_table_widest (k.rss, c->rss);
+      k.pss = jmem_table_widest (k.pss, c->pss);
+      k.swap = jmem_table_widest (k.swap, c->swap);
+      k.gpu = jmem_table_widest (k.gpu, c->gpu);
+      k.container = jmem_table_widest (k.container, c->container);
+      k.name = jmem_table_widest (k.name, c->name);
       k.show_swap |= p->swap_kib > 0;
       k.show_container |= p->container_id != NULL || p->container_runtime != NULL;
     }
@@ -500,12 +441,11 @@ add_processes (Report             *r,
   texts = (k.show_container ? k.container + 1 : 0) + k.name + 2;
   if (cut)
     {
-      two_lines = r->width < PROC_TWO_LINE_BELOW
-                  || numbers + texts + PROC_MIN_COMMAND > r->width;
+      two_lines = jmem_table_two_lines (r->width, numbers, texts + JMEM_TABLE_MIN_LAST);
       if (two_lines)
         {
           /* a name wider than the line (escaped bytes) is cut as a last resort */
-          guint before = PROC_INDENT + (k.show_container ? k.container + 1 : 0);
+          guint before = JMEM_TABLE_INDENT + (k.show_container ? k.container + 1 : 0);
 
           if (before + k.name + 2 > r->width)
             k.name = r->width > before + 3 ? r->width - before - 2 : 1;
@@ -522,8 +462,8 @@ add_processes (Report             *r,
       append_numbers (r->out, &k, c, cut);
       if (two_lines)
         {
-          end_line (r);
-          g_string_append_printf (r->out, "%*s", PROC_INDENT, "");
+          jmem_table_end_line (r->out);
+          g_string_append_printf (r->out, "%*s", JMEM_TABLE_INDENT, "");
         }
       if (two_lines && jmem_text_width (c->name) > k.name)
         {
@@ -535,7 +475,7 @@ add_processes (Report             *r,
         }
       else
         append_texts (r->out, &k, c, cmd_cols);
-      end_line (r);
+      jmem_table_end_line (r->out);
     }
   for (guint i = 0; i < shown; i++)
     proc_cells_clear (&cells[i]);
@@ -554,7 +494,7 @@ add_host (Report             *r,
           g_autofree char *type = esc (t->type ? t->type : t->zone);
 
           g_string_append (r->out, "  ");
-          append_padded (r->out, type, 24);
+          jmem_table_append_padded (r->out, type, 24);
           if (isfinite (t->celsius) && t->celsius <= JMEM_THERMAL_OFF_CELSIUS)
             g_string_append (r->out, " sensor off\n");
           else if (isfinite (t->celsius))
@@ -584,7 +524,7 @@ add_host (Report             *r,
           g_autofree char *avail = size_text (u64_kib (d->available_kib));
 
           g_string_append (r->out, "  ");
-          append_padded (r->out, mount, 20);
+          jmem_table_append_padded (r->out, mount, 20);
           g_string_append_printf (r->out, " %s used of %s, %s free (%s, %s)\n",
                                   used, size, avail, dev, fstype);
         }
@@ -610,7 +550,7 @@ add_host (Report             *r,
           name = esc (svc->name);
           state = esc (svc->unit_file_state);
           g_string_append (r->out, "  ");
-          append_padded (r->out, name, 28);
+          jmem_table_append_padded (r->out, name, 28);
           g_string_append_printf (r->out, " %s\n", state);
           n_active++;
         }
@@ -705,7 +645,7 @@ jmem_output_human_findings (GPtrArray *findings,
                             GString   *out,
                             gboolean   color)
 {
-  Report r = { out, color, DEFAULT_WIDTH };
+  Report r = { out, color, jmem_table_clamp_width (jmem_table_terminal_width ()) };
 
   g_return_if_fail (out != NULL);
   add_findings (&r, findings);
@@ -717,7 +657,7 @@ jmem_output_human_snapshot_width (const JmemSnapshot *snapshot,
                                   gboolean            color,
                                   guint               width)
 {
-  Report r = { out, color, width == 0 ? 0 : MAX (width, MIN_WIDTH) };
+  Report r = { out, color, jmem_table_clamp_width (width) };
 
   g_return_if_fail (snapshot != NULL);
   g_return_if_fail (out != NULL);
@@ -733,32 +673,10 @@ jmem_output_human_snapshot_width (const JmemSnapshot *snapshot,
   add_findings (&r, snapshot->findings);
 }
 
-guint
-jmem_output_human_terminal_width (void)
-{
-  struct winsize ws = { 0 };
-  const char *columns;
-
-  /* a pipe or a file gets whole lines */
-  if (!isatty (STDOUT_FILENO))
-    return 0;
-  if (ioctl (STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-    return ws.ws_col;
-  columns = g_getenv ("COLUMNS");
-  if (columns != NULL)
-    {
-      guint64 n = 0;
-
-      if (g_ascii_string_to_unsigned (columns, 10, 1, 10000, &n, NULL))
-        return (guint) n;
-    }
-  return DEFAULT_WIDTH;
-}
-
 void
 jmem_output_human_snapshot (const JmemSnapshot *snapshot,
                             GString            *out,
                             gboolean            color)
 {
-  jmem_output_human_snapshot_width (snapshot, out, color, jmem_output_human_terminal_width ());
+  jmem_output_human_snapshot_width (snapshot, out, color, jmem_table_terminal_width ());
 }
