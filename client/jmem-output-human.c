@@ -586,6 +586,20 @@ add_tegrastats (Report             *r,
   g_string_append_c (r->out, '\n');
 }
 
+/* Message lines wrap at the width, their further lines indented under the
+ * text; action lines ("→ …") under the text after the arrow. */
+#define MESSAGE_HANG 4
+#define ACTION_HANG  6
+
+static void
+add_action (Report     *r,
+            const char *escaped)
+{
+  g_string_append_printf (r->out, "    %s→ ", r->color ? SGR_DIM : "");
+  jmem_table_append_wrapped (r->out, escaped, r->width, ACTION_HANG, ACTION_HANG);
+  g_string_append_printf (r->out, "%s\n", r->color ? SGR_RESET : "");
+}
+
 static void
 add_warnings (Report             *r,
               const JmemSnapshot *s)
@@ -598,16 +612,16 @@ add_warnings (Report             *r,
       const JmemWarning *w = g_ptr_array_index (s->warnings, i);
       g_autofree char *source = esc (w->source);
       g_autofree char *message = esc (w->message);
+      g_autofree char *line = g_strdup_printf ("%s: %s", source, message);
 
-      g_string_append_printf (r->out, "  %s%s: %s%s\n",
-                              r->color ? SGR_YELLOW : "", source, message,
-                              r->color ? SGR_RESET : "");
+      g_string_append_printf (r->out, "  %s", r->color ? SGR_YELLOW : "");
+      jmem_table_append_wrapped (r->out, line, r->width, 2, MESSAGE_HANG);
+      g_string_append_printf (r->out, "%s\n", r->color ? SGR_RESET : "");
       if (w->action != NULL)
         {
           g_autofree char *action = esc (w->action);
 
-          g_string_append_printf (r->out, "    %s→ %s%s\n",
-                                  r->color ? SGR_DIM : "", action, r->color ? SGR_RESET : "");
+          add_action (r, action);
         }
     }
 }
@@ -629,14 +643,16 @@ add_findings (Report    *r,
       g_autofree char *message = esc (f->message);
       g_autofree char *action = esc (f->action);
 
-      g_string_append_printf (r->out, "  %s%-8s%s %s: %s\n",
+      g_autofree char *line = g_strdup_printf ("%s: %s", id, message);
+
+      g_string_append_printf (r->out, "  %s%-8s%s ",
                               r->color && f->severity != JMEM_SEVERITY_INFO ? SGR_YELLOW : "",
                               jmem_severity_to_string (f->severity),
-                              r->color && f->severity != JMEM_SEVERITY_INFO ? SGR_RESET : "",
-                              id, message);
+                              r->color && f->severity != JMEM_SEVERITY_INFO ? SGR_RESET : "");
+      jmem_table_append_wrapped (r->out, line, r->width, 11, MESSAGE_HANG);
+      g_string_append_c (r->out, '\n');
       if (f->action != NULL)
-        g_string_append_printf (r->out, "    %s→ %s%s\n",
-                                r->color ? SGR_DIM : "", action, r->color ? SGR_RESET : "");
+        add_action (r, action);
     }
 }
 
