@@ -164,3 +164,35 @@ jmem_table_append_wrapped (GString    *out,
       p += blanks + len;
     }
 }
+
+void
+jmem_table_append_pieces (GString            *out,
+                          const char * const *pieces,
+                          guint               width)
+{
+  guint col = 0;
+
+  for (guint i = 0; pieces[i] != NULL; i++)
+    {
+      guint w = (guint) jmem_text_width (pieces[i]);
+
+      if (i > 0 && width > 0 && col + 2 + w > width)
+        new_line (out, JMEM_TABLE_INDENT, &col);
+      else if (i > 0)
+        {
+          g_string_append (out, "  ");
+          col += 2;
+        }
+      if (width > 0 && col + w > width)
+        {
+          jmem_table_append_cell (out, pieces[i], width - col);
+          col = width;
+        }
+      else
+        {
+          g_string_append (out, pieces[i]);
+          col += w;
+        }
+    }
+  jmem_table_end_line (out);
+}

@@ -65,4 +65,11 @@ void jmem_table_append_wrapped (GString    *out,
                                 guint       indent,
                                 guint       hang);
 
+/* Appends the NULL-terminated @pieces (escaped) two blanks apart and a
+ * newline; at @width > 0 a piece that would pass the width starts a line
+ * indented by JMEM_TABLE_INDENT, and one wider than a whole line is cut. */
+void jmem_table_append_pieces (GString           *out,
+                               const char * const *pieces,
+                               guint              width);
+
 G_END_DECLS
