@@ -389,7 +389,7 @@ append_client (GString                      *out,
   const char *pieces[] = { name, pid, client, size, count, NULL };
 
   g_string_append_c (out, '\n');
-  jmem_table_append_pieces (out, pieces, k->width);
+  jmem_table_append_pieces (out, pieces, "  ", k->width, 0, JMEM_TABLE_INDENT);
   if (ch->handles->len > 0)
     append_row (out, k, col_heads, "TAG");
   for (guint j = 0; j < ch->handles->len; j++)

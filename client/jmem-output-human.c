@@ -77,6 +77,26 @@ heading (Report     *r,
                           r->color ? SGR_BOLD : "", title, r->color ? SGR_RESET : "");
 }
 
+/* An indented line of @pieces three blanks apart, going on at a deeper
+ * indent where the next would pass the width. */
+static void
+add_pieces (Report             *r,
+            const char * const *pieces)
+{
+  g_string_append (r->out, "  ");
+  jmem_table_append_pieces (r->out, pieces, "   ", r->width, 2, JMEM_TABLE_INDENT);
+}
+
+/* An indented line of escaped @text, wrapped at the width. */
+static void
+add_text (Report     *r,
+          const char *text)
+{
+  g_string_append (r->out, "  ");
+  jmem_table_append_wrapped (r->out, text, r->width, 2, JMEM_TABLE_INDENT);
+  g_string_append_c (r->out, '\n');
+}
+
 static void
 add_header (Report             *r,
             const JmemSnapshot *s)
@@ -91,38 +111,49 @@ add_header (Report             *r,
   g_autofree char *kernel = esc (s->kernel_release);
   g_autofree char *target = esc (s->default_target);
 
+  g_autofree char *p_host = g_strdup_printf ("host %s", host);
+  g_autofree char *p_sku = g_strdup_printf ("sku %s", sku);
+  g_autofree char *p_variant = NULL;
+  g_autofree char *p_l4t = g_strdup_printf ("L4T %s", l4t);
+  g_autofree char *p_kernel = g_strdup_printf ("kernel %s", kernel);
+  g_autofree char *p_target = g_strdup_printf ("default target %s", target);
+  g_autofree char *collected = NULL;
+  g_autofree char *iso = NULL;
+
   g_string_append_printf (r->out, "%s%s%s\n",
                           r->color ? SGR_BOLD : "", model, r->color ? SGR_RESET : "");
-  g_string_append_printf (r->out, "  host %s   sku %s", host, sku);
   if (id != NULL && id->variant != NULL)
-    g_string_append_printf (r->out, "   variant %s (from %s)", variant, vsource);
+    p_variant = g_strdup_printf ("variant %s (from %s)", variant, vsource);
   else if (id != NULL && id->product_line != NULL && s->mem_total_kib > 0)
     {
       /* The memory-size fallback found no module MemTotal fits. */
       g_autofree char *mem = jmem_text_size (s->mem_total_kib);
-      g_string_append_printf (r->out, "   variant unknown (MemTotal %s fits no known module)", mem);
+      p_variant = g_strdup_printf ("variant unknown (MemTotal %s fits no known module)", mem);
     }
-  g_string_append_printf (r->out, "\n  L4T %s   kernel %s   default target %s\n", l4t, kernel, target);
+  {
+    const char *ids[] = { p_host, p_sku, p_variant, NULL };
+    const char *software[] = { p_l4t, p_kernel, p_target, NULL };
+
+    add_pieces (r, ids);
+    add_pieces (r, software);
+  }
   if (!s->is_jetson)
     g_string_append (r->out, "  not a Jetson: reporting what this machine has\n");
   if (s->timestamp_unix > 0)
     {
       g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (s->timestamp_unix);
-      g_autofree char *iso = dt ? g_date_time_format_iso8601 (dt) : NULL;
 
-      g_string_append_printf (r->out, "  collected %s", iso ? iso : "-");
-    }
-  else
-    {
-      g_string_append (r->out, "  collected -");
+      iso = dt ? g_date_time_format_iso8601 (dt) : NULL;
     }
   if (s->sysroot != NULL)
     {
       g_autofree char *root = esc (s->sysroot);
 
-      g_string_append_printf (r->out, " from the captured tree %s", root);
+      collected = g_strdup_printf ("collected %s from the captured tree %s", iso ? iso : "-", root);
     }
-  g_string_append_c (r->out, '\n');
+  else
+    collected = g_strdup_printf ("collected %s", iso ? iso : "-");
+  add_text (r, collected);
 }
 
 static gint64
@@ -165,10 +196,20 @@ add_memory (Report             *r,
   t_cma_free = size_text (jmem_meminfo_get_kib (m, "CmaFree"));
   t_nvmap = size_text (nvmap_total_kib (s));
 
-  g_string_append_printf (r->out, "  MemTotal %s   MemAvailable %s   used %s   Cached %s\n",
-                          t_total, t_avail, t_used, t_cached);
-  g_string_append_printf (r->out, "  swap used %s of %s   CMA %s (free %s)   NvMap %s\n",
-                          t_swap_used, t_swap_total, t_cma_total, t_cma_free, t_nvmap);
+  {
+    g_autofree char *p_total = g_strdup_printf ("MemTotal %s", t_total);
+    g_autofree char *p_avail = g_strdup_printf ("MemAvailable %s", t_avail);
+    g_autofree char *p_used = g_strdup_printf ("used %s", t_used);
+    g_autofree char *p_cached = g_strdup_printf ("Cached %s", t_cached);
+    g_autofree char *p_swap = g_strdup_printf ("swap used %s of %s", t_swap_used, t_swap_total);
+    g_autofree char *p_cma = g_strdup_printf ("CMA %s (free %s)", t_cma_total, t_cma_free);
+    g_autofree char *p_nvmap = g_strdup_printf ("NvMap %s", t_nvmap);
+    const char *ram[] = { p_total, p_avail, p_used, p_cached, NULL };
+    const char *more[] = { p_swap, p_cma, p_nvmap, NULL };
+
+    add_pieces (r, ram);
+    add_pieces (r, more);
+  }
 }
 
 static void
@@ -182,9 +223,10 @@ add_gpu (Report             *r,
                           source, jmem_gpu_stack_to_string (s->gpu_stack));
   for (guint i = 0; s->gpu_evidence != NULL && i < s->gpu_evidence->len; i++)
     {
-      g_autofree char *line = esc (g_ptr_array_index (s->gpu_evidence, i));
+      g_autofree char *evidence = esc (g_ptr_array_index (s->gpu_evidence, i));
+      g_autofree char *line = g_strdup_printf ("evidence: %s", evidence);
 
-      g_string_append_printf (r->out, "  evidence: %s\n", line);
+      add_text (r, line);
     }
   for (guint i = 0; s->gpus != NULL && i < s->gpus->len; i++)
     {
@@ -193,16 +235,35 @@ add_gpu (Report             *r,
       g_autofree char *used = size_text (mib_to_kib (g->memory_used_mib));
       g_autofree char *gtotal = size_text (mib_to_kib (g->memory_total_mib));
 
+      g_autofree char *line = NULL;
+
       /* nvgpu's nvidia-smi answers [N/A] for memory: say where the figure is */
       if (s->gpu_stack == JMEM_GPU_STACK_NVGPU && g->memory_used_mib < 0 && g->memory_total_mib < 0)
-        g_string_append_printf (r->out, "  GPU %" G_GINT64_FORMAT " %s: nvidia-smi does not report "
-                                "memory on nvgpu;\n    NvMap (below) is the source\n", g->index, name);
+        {
+          line = g_strdup_printf ("GPU %" G_GINT64_FORMAT " %s: nvidia-smi does not report "
+                                  "memory on nvgpu;", g->index, name);
+          /* the source on a line of its own where the first one fits */
+          if (r->width == 0 || 2 + jmem_text_width (line) <= r->width)
+            {
+              add_text (r, line);
+              g_string_append (r->out, "    NvMap (below) is the source\n");
+            }
+          else
+            {
+              g_autofree char *whole = g_strconcat (line, " NvMap (below) is the source", NULL);
+
+              add_text (r, whole);
+            }
+        }
       else
-        g_string_append_printf (r->out, "  GPU %" G_GINT64_FORMAT " %s: used %s of %s\n",
-                                g->index, name, used, gtotal);
+        {
+          line = g_strdup_printf ("GPU %" G_GINT64_FORMAT " %s: used %s of %s",
+                                  g->index, name, used, gtotal);
+          add_text (r, line);
+        }
     }
   if (!s->gpu_apps_trusted && s->gpu_apps != NULL && s->gpu_apps->len > 0)
-    g_string_append (r->out, "  processes below are untrusted (see warnings): counted for none\n");
+    add_text (r, "processes below are untrusted (see warnings): counted for none");
   for (guint i = 0; s->gpu_apps != NULL && i < s->gpu_apps->len; i++)
     {
       const JmemNvsmiApp *a = g_ptr_array_index (s->gpu_apps, i);
@@ -232,8 +293,9 @@ add_nvmap (Report             *r,
   if (!s->nvmap_readable)
     {
       g_autofree char *why = esc (s->nvmap_error ? s->nvmap_error : "not read");
+      g_autofree char *line = g_strdup_printf ("not readable: %s", why);
 
-      g_string_append_printf (r->out, "  not readable: %s\n", why);
+      add_text (r, line);
       return;
     }
   {
@@ -523,10 +585,17 @@ add_host (Report             *r,
           g_autofree char *size = size_text (u64_kib (d->size_kib));
           g_autofree char *avail = size_text (u64_kib (d->available_kib));
 
+          g_autofree char *p_used = g_strdup_printf ("%s used of %s,", used, size);
+          g_autofree char *p_free = g_strdup_printf ("%s free", avail);
+          g_autofree char *p_dev = g_strdup_printf ("(%s, %s)", dev, fstype);
+          const char *pieces[] = { p_used, p_free, p_dev, NULL };
+          guint col = 2 + MAX (20, (guint) jmem_text_width (mount)) + 1;
+
           g_string_append (r->out, "  ");
           jmem_table_append_padded (r->out, mount, 20);
-          g_string_append_printf (r->out, " %s used of %s, %s free (%s, %s)\n",
-                                  used, size, avail, dev, fstype);
+          g_string_append_c (r->out, ' ');
+          /* further lines under the figures */
+          jmem_table_append_pieces (r->out, pieces, " ", r->width, col, 2 + 20 + 1);
         }
     }
 

@@ -123,21 +123,17 @@ append_word (GString    *out,
     }
 }
 
-void
-jmem_table_append_wrapped (GString    *out,
-                           const char *escaped,
-                           guint       width,
-                           guint       indent,
-                           guint       hang)
+/* @escaped from column *@col, wrapped at blanks to @width (> 0), further
+ * lines indented by @hang. */
+static void
+wrap (GString    *out,
+      const char *escaped,
+      guint       width,
+      guint      *col,
+      guint       hang)
 {
   const char *p = escaped;
-  guint col = indent;
 
-  if (width == 0)
-    {
-      g_string_append (out, escaped);
-      return;
-    }
   while (*p != '\0')
     {
       gsize blanks = strspn (p, " ");
@@ -147,47 +143,62 @@ jmem_table_append_wrapped (GString    *out,
 
       if (len == 0)
         break;   /* trailing blanks */
-      if (col > hang && col + blanks + w > width)
-        new_line (out, hang, &col);
+      if (*col > hang && *col + blanks + w > width)
+        new_line (out, hang, col);
       else
         {
           g_string_append_len (out, p, blanks);
-          col += (guint) blanks;
+          *col += (guint) blanks;
         }
-      if (col + w > width)
-        append_word (out, word, len, width, hang, &col);
+      if (*col + w > width)
+        append_word (out, word, len, width, hang, col);
       else
         {
           g_string_append (out, word);
-          col += w;
+          *col += w;
         }
       p += blanks + len;
     }
 }
 
 void
+jmem_table_append_wrapped (GString    *out,
+                           const char *escaped,
+                           guint       width,
+                           guint       indent,
+                           guint       hang)
+{
+  guint col = indent;
+
+  if (width == 0)
+    g_string_append (out, escaped);
+  else
+    wrap (out, escaped, width, &col, hang);
+}
+
+void
 jmem_table_append_pieces (GString            *out,
                           const char * const *pieces,
-                          guint               width)
+                          const char         *sep,
+                          guint               width,
+                          guint               indent,
+                          guint               hang)
 {
-  guint col = 0;
+  guint col = indent, sep_cols = (guint) jmem_text_width (sep);
 
   for (guint i = 0; pieces[i] != NULL; i++)
     {
       guint w = (guint) jmem_text_width (pieces[i]);
 
-      if (i > 0 && width > 0 && col + 2 + w > width)
-        new_line (out, JMEM_TABLE_INDENT, &col);
+      if (i > 0 && width > 0 && col + sep_cols + w > width)
+        new_line (out, hang, &col);
       else if (i > 0)
         {
-          g_string_append (out, "  ");
-          col += 2;
+          g_string_append (out, sep);
+          col += sep_cols;
         }
       if (width > 0 && col + w > width)
-        {
-          jmem_table_append_cell (out, pieces[i], width - col);
-          col = width;
-        }
+        wrap (out, pieces[i], width, &col, hang);
       else
         {
           g_string_append (out, pieces[i]);

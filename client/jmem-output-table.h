@@ -65,11 +65,16 @@ void jmem_table_append_wrapped (GString    *out,
                                 guint       indent,
                                 guint       hang);
 
-/* Appends the NULL-terminated @pieces (escaped) two blanks apart and a
- * newline; at @width > 0 a piece that would pass the width starts a line
- * indented by JMEM_TABLE_INDENT, and one wider than a whole line is cut. */
-void jmem_table_append_pieces (GString           *out,
+/* Appends the NULL-terminated @pieces (escaped), @sep apart, starting at
+ * column @indent (the caller wrote what comes before), and a newline; at
+ * @width > 0 a piece that would pass the width starts a line indented by
+ * @hang blanks, and one wider than a whole line is wrapped at its blanks
+ * (jmem_table_append_wrapped()). */
+void jmem_table_append_pieces (GString            *out,
                                const char * const *pieces,
-                               guint              width);
+                               const char         *sep,
+                               guint               width,
+                               guint               indent,
+                               guint               hang);
 
 G_END_DECLS
