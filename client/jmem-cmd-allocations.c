@@ -2,11 +2,13 @@
 
 #include "jmem-error.h"
 #include "jmem-nvmap-source.h"
+#include "jmem-output-table.h"
 #include "jmem-pid-namespace.h"
 #include "jmem-text.h"
 
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
+#include <string.h>
 #include <unistd.h>
 
 static gboolean
@@ -223,42 +225,199 @@ jmem_cmd_read_allocations (const char  *sysroot,
   return allocations;
 }
 
+/* The handle table's number columns; HUGETLBFS only where the kernel says. */
+enum { COL_BASE, COL_SIZE, COL_FLAGS, COL_REFS, COL_DUPES, COL_PINS, COL_KMAPS, COL_UMAPS,
+       COL_SHARE, COL_HUGETLBFS, N_COLS };
+
+static const char * const col_heads[N_COLS] = {
+  "BASE", "SIZE", "FLAGS", "REFS", "DUPES", "PINS", "KMAPS", "UMAPS", "SHARE", "HUGETLBFS",
+};
+
+/* The columns, as wide as their widest cell over every shown client, and
+ * where the table is cut: by the rules of jmem-output-table.h, TAG being the
+ * last text. */
+typedef struct {
+  guint    width;            /* 0: nothing cut */
+  guint    cols[N_COLS];
+  gboolean shown[N_COLS];
+  gboolean wrap_before[N_COLS];  /* numbers wider than the line go on */
+  guint    tag;
+  gboolean two_lines;
+} Layout;
+
+static void
+handle_cells (const JmemNvmapHandle *h,
+              char                  *cells[N_COLS])
+{
+  cells[COL_BASE] = g_strdup_printf ("%" G_GINT64_MODIFIER "x", h->base);
+  cells[COL_SIZE] = jmem_text_size (h->size_kib > G_MAXINT64 ? G_MAXINT64 : (gint64) h->size_kib);
+  cells[COL_FLAGS] = g_strdup_printf ("%x", h->flags);
+  cells[COL_REFS] = g_strdup_printf ("%u", h->refs);
+  cells[COL_DUPES] = g_strdup_printf ("%u", h->dupes);
+  cells[COL_PINS] = g_strdup_printf ("%u", h->pins);
+  cells[COL_KMAPS] = g_strdup_printf ("%u", h->kmaps);
+  cells[COL_UMAPS] = g_strdup_printf ("%u", h->umaps);
+  cells[COL_SHARE] = g_strdup_printf ("%u", h->share);
+  cells[COL_HUGETLBFS] = g_strdup (h->from_hugetlbfs < 0 ? "-" : h->from_hugetlbfs ? "yes" : "no");
+}
+
+static void
+cells_clear (char *cells[N_COLS])
+{
+  for (guint c = 0; c < N_COLS; c++)
+    g_clear_pointer (&cells[c], g_free);
+}
+
+static gboolean
+client_shown (const JmemNvmapClientHandles *ch,
+              gint64                        pid)
+{
+  return pid < 0 || ch->client->pid == pid;
+}
+
+static void
+layout_init (Layout                     *k,
+             const JmemNvmapAllocations *a,
+             gint64                      pid,
+             guint                       width)
+{
+  guint numbers = 2, tag_floor;
+
+  k->width = width;
+  k->tag = 3;   /* "TAG" */
+  for (guint c = 0; c < N_COLS; c++)
+    {
+      k->cols[c] = (guint) strlen (col_heads[c]);
+      k->shown[c] = c != COL_HUGETLBFS;
+    }
+  for (guint i = 0; i < a->clients->len; i++)
+    {
+      const JmemNvmapClientHandles *ch = g_ptr_array_index (a->clients, i);
+
+      for (guint j = 0; client_shown (ch, pid) && j < ch->handles->len; j++)
+        {
+          const JmemNvmapHandle *h = g_ptr_array_index (ch->handles, j);
+          char *cells[N_COLS] = { NULL };
+          g_autofree char *tag = shown (h->tag);
+
+          handle_cells (h, cells);
+          for (guint c = 0; c < N_COLS; c++)
+            k->cols[c] = jmem_table_widest (k->cols[c], cells[c]);
+          k->shown[COL_HUGETLBFS] |= h->from_hugetlbfs >= 0;
+          k->tag = jmem_table_widest (k->tag, tag);
+          cells_clear (cells);
+        }
+    }
+  for (guint c = 0; c < N_COLS; c++)
+    numbers += k->shown[c] ? k->cols[c] + 1 : 0;
+  /* TAG keeps the floor, or all it needs when that is less */
+  tag_floor = MIN (k->tag, JMEM_TABLE_MIN_LAST);
+  k->two_lines = jmem_table_two_lines (width, numbers, 1 + tag_floor);
+  if (width == 0)
+    k->tag = G_MAXUINT;
+  else if (!k->two_lines)
+    k->tag = width - numbers - 1;
+  else
+    {
+      guint col = 2;
+
+      /* the numbers alone wider than the line (forged values): go on at the indent */
+      for (guint c = 0; c < N_COLS; c++)
+        {
+          if (!k->shown[c])
+            continue;
+          k->wrap_before[c] = col > JMEM_TABLE_INDENT && col + k->cols[c] > width;
+          if (k->wrap_before[c])
+            col = JMEM_TABLE_INDENT;
+          col += k->cols[c] + 1;
+        }
+      k->tag = width - JMEM_TABLE_INDENT;
+    }
+}
+
+/* One row of the handle table (@cells: the number columns, @tag escaped). */
+static void
+append_row (GString      *out,
+            const Layout *k,
+            const char   * const cells[N_COLS],
+            const char   *tag)
+{
+  g_string_append (out, "  ");
+  for (guint c = 0; c < N_COLS; c++)
+    {
+      if (!k->shown[c])
+        continue;
+      if (k->wrap_before[c])
+        {
+          jmem_table_end_line (out);
+          g_string_append_printf (out, "%*s", JMEM_TABLE_INDENT, "");
+        }
+      jmem_table_append_right (out, cells[c], k->cols[c]);
+    }
+  if (k->two_lines)
+    {
+      /* a handle without a tag takes no second line */
+      if (tag[0] == '\0')
+        {
+          jmem_table_end_line (out);
+          return;
+        }
+      jmem_table_end_line (out);
+      g_string_append_printf (out, "%*s", JMEM_TABLE_INDENT, "");
+    }
+  else
+    g_string_append_c (out, ' ');
+  if (k->tag == G_MAXUINT)
+    g_string_append (out, tag);
+  else
+    jmem_table_append_cell (out, tag, k->tag);
+  jmem_table_end_line (out);
+}
+
+static void
+append_client (GString                      *out,
+               const Layout                 *k,
+               const JmemNvmapClientHandles *ch)
+{
+  g_autofree char *name = shown (ch->client->process);
+  g_autofree char *pid = g_strdup_printf ("PID %u", ch->client->pid);
+  g_autofree char *client = shown (ch->client->client);
+  g_autofree char *size = jmem_text_size (ch->client->size_kib > G_MAXINT64 ? G_MAXINT64
+                                          : (gint64) ch->client->size_kib);
+  g_autofree char *count = g_strdup_printf ("%u %s", ch->handles->len,
+                                            jmem_text_plural (ch->handles->len, "handle", "handles"));
+  const char *pieces[] = { name, pid, client, size, count, NULL };
+
+  g_string_append_c (out, '\n');
+  jmem_table_append_pieces (out, pieces, "  ", k->width, 0, JMEM_TABLE_INDENT);
+  if (ch->handles->len > 0)
+    append_row (out, k, col_heads, "TAG");
+  for (guint j = 0; j < ch->handles->len; j++)
+    {
+      const JmemNvmapHandle *h = g_ptr_array_index (ch->handles, j);
+      char *cells[N_COLS] = { NULL };
+      g_autofree char *tag = shown (h->tag);
+
+      handle_cells (h, cells);
+      append_row (out, k, (const char * const *) cells, tag);
+      cells_clear (cells);
+    }
+}
+
 static char *
-to_text (const JmemNvmapAllocations *a, const char *via, gint64 pid)
+to_text (const JmemNvmapAllocations *a, const char *via, gint64 pid, guint width)
 {
   GString *out = g_string_new (NULL);
+  Layout k = { 0 };
 
+  layout_init (&k, a, pid, width);
   g_string_append_printf (out, "NvMap allocations (via %s)\n", via);
   for (guint i = 0; i < a->clients->len; i++)
     {
       const JmemNvmapClientHandles *ch = g_ptr_array_index (a->clients, i);
-      g_autofree char *name = NULL;
-      g_autofree char *client = NULL;
 
-      if (pid >= 0 && ch->client->pid != pid)
-        continue;
-      name = shown (ch->client->process);
-      client = shown (ch->client->client);
-      g_autofree char *size = jmem_text_size (ch->client->size_kib > G_MAXINT64 ? G_MAXINT64
-                                              : (gint64) ch->client->size_kib);
-
-      g_string_append_printf (out, "\n%s  PID %u  %s  %s  %u %s\n",
-                              name, ch->client->pid, client, size, ch->handles->len,
-                              jmem_text_plural (ch->handles->len, "handle", "handles"));
-      if (ch->handles->len > 0)
-        g_string_append_printf (out, "  %18s %12s %10s %5s %5s %5s %5s %5s %5s  %s\n", "BASE",
-                                "SIZE_KIB", "FLAGS", "REFS", "DUPES", "PINS", "KMAPS",
-                                "UMAPS", "SHARE", "TAG");
-      for (guint j = 0; j < ch->handles->len; j++)
-        {
-          const JmemNvmapHandle *h = g_ptr_array_index (ch->handles, j);
-          g_autofree char *tag = shown (h->tag);
-
-          g_string_append_printf (out, "  %18" G_GINT64_MODIFIER "x %12" G_GUINT64_FORMAT
-                                  " %10x %5u %5u %5u %5u %5u %5u  %s\n", h->base, h->size_kib,
-                                  h->flags, h->refs, h->dupes, h->pins, h->kmaps, h->umaps,
-                                  h->share, tag);
-        }
+      if (client_shown (ch, pid))
+        append_client (out, &k, ch);
     }
   if (a->has_total && pid < 0)
     {
@@ -275,11 +434,13 @@ jmem_cmd_allocations (int argc, char **argv)
 {
   gboolean json = FALSE, no_ask = FALSE;
   gint64 pid = -1;
+  int width = JMEM_CMD_WIDTH_UNSET;
   g_autofree char *sysroot = NULL;
   GOptionEntry entries[] = {
     { "pid", 0, 0, G_OPTION_ARG_INT64, &pid, "Only this process", "PID" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON", NULL },
     { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },
+    { "width", 0, 0, G_OPTION_ARG_INT, &width, "Fit the table to N columns, at least 60 (default: the terminal's; a pipe gets whole lines)", "N" },
     { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
     { NULL },
   };
@@ -300,6 +461,8 @@ jmem_cmd_allocations (int argc, char **argv)
       g_printerr ("jmem allocations: --pid takes a process ID\n");
       return JMEM_EXIT_USAGE;
     }
+  if (!jmem_cmd_check_width (&width))
+    return JMEM_EXIT_USAGE;
   allocations = jmem_cmd_read_allocations (sysroot, !no_ask && isatty (STDIN_FILENO), &via,
                                            &action, &error);
   if (allocations == NULL)
@@ -322,7 +485,7 @@ jmem_cmd_allocations (int argc, char **argv)
       text = json_to_string (root, TRUE);
     }
   else
-    text = to_text (allocations, via, pid);
+    text = to_text (allocations, via, pid, (guint) width);
   if (!jmem_cmd_write_stdout (text, strlen (text)) || (json && !jmem_cmd_write_stdout ("\n", 1)))
     return JMEM_EXIT_CANT_CREATE;
   return JMEM_EXIT_OK;

@@ -11,7 +11,7 @@ int
 jmem_cmd_snapshot (int argc, char **argv)
 {
   gboolean json = FALSE, all = FALSE, no_ask = FALSE;
-  int top = -2, tegrastats = JMEM_CMD_TEGRASTATS_UNSET, width = -1;
+  int top = -2, tegrastats = JMEM_CMD_TEGRASTATS_UNSET, width = JMEM_CMD_WIDTH_UNSET;
   g_autofree char *sysroot = NULL;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON (" JMEM_SCHEMADIR "/snapshot.schema.json)", NULL },
@@ -42,11 +42,8 @@ jmem_cmd_snapshot (int argc, char **argv)
   if (!jmem_cmd_check_tegrastats (&tegrastats))
     return JMEM_EXIT_USAGE;
 
-  if (width != -1 && (width < 60 || width > 10000))
-    {
-      g_printerr ("jmem snapshot: --width takes 60 to 10000 columns\n");
-      return JMEM_EXIT_USAGE;
-    }
+  if (!jmem_cmd_check_width (&width))
+    return JMEM_EXIT_USAGE;
 
   options.sysroot = sysroot;
   options.top = all ? -1 : top >= 0 ? top : JMEM_COLLECT_DEFAULT_TOP;
@@ -72,9 +69,7 @@ jmem_cmd_snapshot (int argc, char **argv)
     {
       g_autoptr(GString) out = g_string_new (NULL);
 
-      jmem_output_human_snapshot_width (snapshot, out, jmem_cmd_use_color (),
-                                        width != -1 ? (guint) width
-                                        : jmem_output_human_terminal_width ());
+      jmem_output_human_snapshot_width (snapshot, out, jmem_cmd_use_color (), (guint) width);
       if (!jmem_cmd_write_stdout (out->str, out->len))
         return JMEM_EXIT_CANT_CREATE;
     }

@@ -2,17 +2,13 @@
 
 #include <math.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
 #include "jmem-meminfo.h"
 #include "jmem-nvmap.h"
 #include "jmem-nvsmi.h"
+#include "jmem-output-table.h"
 #include "jmem-text.h"
 #include "jmem-triage.h"
-
-#define DEFAULT_WIDTH 80
-#define MIN_WIDTH     60
 
 #define SGR_BOLD   "\033[1m"
 #define SGR_YELLOW "\033[33m"
@@ -54,29 +50,6 @@ esc_cmdline (const char *cmdline)
   return cut ? g_strconcat (shown, "…", NULL) : g_steal_pointer (&shown);
 }
 
-/* Appends @escaped cut and left-aligned to exactly @cols terminal columns. */
-static void
-append_cell (GString    *out,
-             const char *escaped,
-             guint       cols)
-{
-  g_autofree char *cell = jmem_text_fit_width (escaped, cols, TRUE);
-
-  g_string_append (out, cell);
-}
-
-/* Appends @escaped whole, then blanks up to @cols columns (printf's "%-*s"
- * by display width). */
-static void
-append_padded (GString    *out,
-               const char *escaped,
-               guint       cols)
-{
-  g_string_append (out, escaped);
-  for (gsize w = jmem_text_width (escaped); w < cols; w++)
-    g_string_append_c (out, ' ');
-}
-
 /* The one size formatter (jmem-text.h); "-" when unknown. */
 static char *
 size_text (gint64 kib)
@@ -104,12 +77,23 @@ heading (Report     *r,
                           r->color ? SGR_BOLD : "", title, r->color ? SGR_RESET : "");
 }
 
-/* Ends a table row without the blanks that padded its last cell. */
+/* An indented line of @pieces three blanks apart, going on at a deeper
+ * indent where the next would pass the width. */
 static void
-end_line (Report *r)
+add_pieces (Report             *r,
+            const char * const *pieces)
 {
-  while (r->out->len > 0 && r->out->str[r->out->len - 1] == ' ')
-    g_string_truncate (r->out, r->out->len - 1);
+  g_string_append (r->out, "  ");
+  jmem_table_append_pieces (r->out, pieces, "   ", r->width, 2, JMEM_TABLE_INDENT);
+}
+
+/* An indented line of escaped @text, wrapped at the width. */
+static void
+add_text (Report     *r,
+          const char *text)
+{
+  g_string_append (r->out, "  ");
+  jmem_table_append_wrapped (r->out, text, r->width, 2, JMEM_TABLE_INDENT);
   g_string_append_c (r->out, '\n');
 }
 
@@ -127,38 +111,49 @@ add_header (Report             *r,
   g_autofree char *kernel = esc (s->kernel_release);
   g_autofree char *target = esc (s->default_target);
 
+  g_autofree char *p_host = g_strdup_printf ("host %s", host);
+  g_autofree char *p_sku = g_strdup_printf ("sku %s", sku);
+  g_autofree char *p_variant = NULL;
+  g_autofree char *p_l4t = g_strdup_printf ("L4T %s", l4t);
+  g_autofree char *p_kernel = g_strdup_printf ("kernel %s", kernel);
+  g_autofree char *p_target = g_strdup_printf ("default target %s", target);
+  g_autofree char *collected = NULL;
+  g_autofree char *iso = NULL;
+
   g_string_append_printf (r->out, "%s%s%s\n",
                           r->color ? SGR_BOLD : "", model, r->color ? SGR_RESET : "");
-  g_string_append_printf (r->out, "  host %s   sku %s", host, sku);
   if (id != NULL && id->variant != NULL)
-    g_string_append_printf (r->out, "   variant %s (from %s)", variant, vsource);
+    p_variant = g_strdup_printf ("variant %s (from %s)", variant, vsource);
   else if (id != NULL && id->product_line != NULL && s->mem_total_kib > 0)
     {
       /* The memory-size fallback found no module MemTotal fits. */
       g_autofree char *mem = jmem_text_size (s->mem_total_kib);
-      g_string_append_printf (r->out, "   variant unknown (MemTotal %s fits no known module)", mem);
+      p_variant = g_strdup_printf ("variant unknown (MemTotal %s fits no known module)", mem);
     }
-  g_string_append_printf (r->out, "\n  L4T %s   kernel %s   default target %s\n", l4t, kernel, target);
+  {
+    const char *ids[] = { p_host, p_sku, p_variant, NULL };
+    const char *software[] = { p_l4t, p_kernel, p_target, NULL };
+
+    add_pieces (r, ids);
+    add_pieces (r, software);
+  }
   if (!s->is_jetson)
     g_string_append (r->out, "  not a Jetson: reporting what this machine has\n");
   if (s->timestamp_unix > 0)
     {
       g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (s->timestamp_unix);
-      g_autofree char *iso = dt ? g_date_time_format_iso8601 (dt) : NULL;
 
-      g_string_append_printf (r->out, "  collected %s", iso ? iso : "-");
-    }
-  else
-    {
-      g_string_append (r->out, "  collected -");
+      iso = dt ? g_date_time_format_iso8601 (dt) : NULL;
     }
   if (s->sysroot != NULL)
     {
       g_autofree char *root = esc (s->sysroot);
 
-      g_string_append_printf (r->out, " from the captured tree %s", root);
+      collected = g_strdup_printf ("collected %s from the captured tree %s", iso ? iso : "-", root);
     }
-  g_string_append_c (r->out, '\n');
+  else
+    collected = g_strdup_printf ("collected %s", iso ? iso : "-");
+  add_text (r, collected);
 }
 
 static gint64
@@ -201,10 +196,20 @@ add_memory (Report             *r,
   t_cma_free = size_text (jmem_meminfo_get_kib (m, "CmaFree"));
   t_nvmap = size_text (nvmap_total_kib (s));
 
-  g_string_append_printf (r->out, "  MemTotal %s   MemAvailable %s   used %s   Cached %s\n",
-                          t_total, t_avail, t_used, t_cached);
-  g_string_append_printf (r->out, "  swap used %s of %s   CMA %s (free %s)   NvMap %s\n",
-                          t_swap_used, t_swap_total, t_cma_total, t_cma_free, t_nvmap);
+  {
+    g_autofree char *p_total = g_strdup_printf ("MemTotal %s", t_total);
+    g_autofree char *p_avail = g_strdup_printf ("MemAvailable %s", t_avail);
+    g_autofree char *p_used = g_strdup_printf ("used %s", t_used);
+    g_autofree char *p_cached = g_strdup_printf ("Cached %s", t_cached);
+    g_autofree char *p_swap = g_strdup_printf ("swap used %s of %s", t_swap_used, t_swap_total);
+    g_autofree char *p_cma = g_strdup_printf ("CMA %s (free %s)", t_cma_total, t_cma_free);
+    g_autofree char *p_nvmap = g_strdup_printf ("NvMap %s", t_nvmap);
+    const char *ram[] = { p_total, p_avail, p_used, p_cached, NULL };
+    const char *more[] = { p_swap, p_cma, p_nvmap, NULL };
+
+    add_pieces (r, ram);
+    add_pieces (r, more);
+  }
 }
 
 static void
@@ -218,9 +223,10 @@ add_gpu (Report             *r,
                           source, jmem_gpu_stack_to_string (s->gpu_stack));
   for (guint i = 0; s->gpu_evidence != NULL && i < s->gpu_evidence->len; i++)
     {
-      g_autofree char *line = esc (g_ptr_array_index (s->gpu_evidence, i));
+      g_autofree char *evidence = esc (g_ptr_array_index (s->gpu_evidence, i));
+      g_autofree char *line = g_strdup_printf ("evidence: %s", evidence);
 
-      g_string_append_printf (r->out, "  evidence: %s\n", line);
+      add_text (r, line);
     }
   for (guint i = 0; s->gpus != NULL && i < s->gpus->len; i++)
     {
@@ -229,16 +235,35 @@ add_gpu (Report             *r,
       g_autofree char *used = size_text (mib_to_kib (g->memory_used_mib));
       g_autofree char *gtotal = size_text (mib_to_kib (g->memory_total_mib));
 
+      g_autofree char *line = NULL;
+
       /* nvgpu's nvidia-smi answers [N/A] for memory: say where the figure is */
       if (s->gpu_stack == JMEM_GPU_STACK_NVGPU && g->memory_used_mib < 0 && g->memory_total_mib < 0)
-        g_string_append_printf (r->out, "  GPU %" G_GINT64_FORMAT " %s: nvidia-smi does not report "
-                                "memory on nvgpu;\n    NvMap (below) is the source\n", g->index, name);
+        {
+          line = g_strdup_printf ("GPU %" G_GINT64_FORMAT " %s: nvidia-smi does not report "
+                                  "memory on nvgpu;", g->index, name);
+          /* the source on a line of its own where the first one fits */
+          if (r->width == 0 || 2 + jmem_text_width (line) <= r->width)
+            {
+              add_text (r, line);
+              g_string_append (r->out, "    NvMap (below) is the source\n");
+            }
+          else
+            {
+              g_autofree char *whole = g_strconcat (line, " NvMap (below) is the source", NULL);
+
+              add_text (r, whole);
+            }
+        }
       else
-        g_string_append_printf (r->out, "  GPU %" G_GINT64_FORMAT " %s: used %s of %s\n",
-                                g->index, name, used, gtotal);
+        {
+          line = g_strdup_printf ("GPU %" G_GINT64_FORMAT " %s: used %s of %s",
+                                  g->index, name, used, gtotal);
+          add_text (r, line);
+        }
     }
   if (!s->gpu_apps_trusted && s->gpu_apps != NULL && s->gpu_apps->len > 0)
-    g_string_append (r->out, "  processes below are untrusted (see warnings): counted for none\n");
+    add_text (r, "processes below are untrusted (see warnings): counted for none");
   for (guint i = 0; s->gpu_apps != NULL && i < s->gpu_apps->len; i++)
     {
       const JmemNvsmiApp *a = g_ptr_array_index (s->gpu_apps, i);
@@ -251,18 +276,11 @@ add_gpu (Report             *r,
       if (r->width == 0)
         g_string_append (r->out, name);
       else
-        append_cell (r->out, name, !a->pid_exists && cols > 20 ? cols - 18 : cols);
+        jmem_table_append_cell (r->out, name, !a->pid_exists && cols > 20 ? cols - 18 : cols);
       if (!a->pid_exists)
         g_string_append (r->out, " (no such process)");
-      end_line (r);
+      jmem_table_end_line (r->out);
     }
-}
-
-static guint
-widest (guint       cols,
-        const char *escaped)
-{
-  return MAX (cols, (guint) jmem_text_width (escaped));
 }
 
 static void
@@ -275,8 +293,9 @@ add_nvmap (Report             *r,
   if (!s->nvmap_readable)
     {
       g_autofree char *why = esc (s->nvmap_error ? s->nvmap_error : "not read");
+      g_autofree char *line = g_strdup_printf ("not readable: %s", why);
 
-      g_string_append_printf (r->out, "  not readable: %s\n", why);
+      add_text (r, line);
       return;
     }
   {
@@ -302,7 +321,7 @@ add_nvmap (Report             *r,
           const JmemNvmapPidTotal *t = g_ptr_array_index (s->nvmap_by_pid, i);
           g_autofree char *name = esc (t->process);
 
-          name_cols = widest (name_cols, name);
+          name_cols = jmem_table_widest (name_cols, name);
         }
       g_string_append_printf (r->out, "  %7s %9s %7s %s\n", "PID", "SIZE", "CLIENTS", "PROCESS");
       for (guint i = 0; i < s->nvmap_by_pid->len; i++)
@@ -318,9 +337,9 @@ add_nvmap (Report             *r,
 
           g_string_append_printf (r->out, "  %7" G_GINT64_FORMAT " %9s %7u ",
                                   t->pid, size, t->n_clients);
-          append_cell (r->out, name, MIN (name_cols, room));
+          jmem_table_append_cell (r->out, name, MIN (name_cols, room));
           g_string_append (r->out, note);
-          end_line (r);
+          jmem_table_end_line (r->out);
         }
     }
   if (s->nvmap_unattributed_kib != -1)
@@ -362,18 +381,6 @@ typedef struct {
   gboolean show_swap, show_container;
 } ProcColumns;
 
-/* Appends @text right-aligned in @cols columns, then a blank. */
-static void
-append_right (GString    *out,
-              const char *text,
-              guint       cols)
-{
-  for (gsize w = jmem_text_width (text); w < cols; w++)
-    g_string_append_c (out, ' ');
-  g_string_append (out, text);
-  g_string_append_c (out, ' ');
-}
-
 typedef struct {
   char *pid, *user, *rss, *pss, *swap, *gpu, *container, *name, *cmd;
 } ProcCells;
@@ -410,17 +417,17 @@ append_numbers (GString           *out,
                 gboolean           cut_user)
 {
   g_string_append (out, "  ");
-  append_right (out, c->pid, k->pid);
+  jmem_table_append_right (out, c->pid, k->pid);
   if (cut_user)
-    append_cell (out, c->user, k->user);
+    jmem_table_append_cell (out, c->user, k->user);
   else
-    append_padded (out, c->user, k->user);
+    jmem_table_append_padded (out, c->user, k->user);
   g_string_append_c (out, ' ');
-  append_right (out, c->rss, k->rss);
-  append_right (out, c->pss, k->pss);
+  jmem_table_append_right (out, c->rss, k->rss);
+  jmem_table_append_right (out, c->pss, k->pss);
   if (k->show_swap)
-    append_right (out, c->swap, k->swap);
-  append_right (out, c->gpu, k->gpu);
+    jmem_table_append_right (out, c->swap, k->swap);
+  jmem_table_append_right (out, c->gpu, k->gpu);
 }
 
 /* Appends [CONTAINER] NAME COMMAND, the command cut to @cmd_cols columns
@@ -433,23 +440,19 @@ append_texts (GString           *out,
 {
   if (k->show_container)
     {
-      append_padded (out, c->container, k->container);
+      jmem_table_append_padded (out, c->container, k->container);
       g_string_append_c (out, ' ');
     }
-  append_padded (out, c->name, k->name);
+  jmem_table_append_padded (out, c->name, k->name);
   g_string_append (out, "  ");
   if (cmd_cols == G_MAXUINT)
     g_string_append (out, c->cmd);
   else
-    append_cell (out, c->cmd, cmd_cols);
+    jmem_table_append_cell (out, c->cmd, cmd_cols);
 }
 
-/* The table fits the width: one line a process while COMMAND keeps at least
- * PROC_MIN_COMMAND columns, else two (the numbers, then the names indented),
- * so that no field is lost. A width of 0 (not a terminal) cuts nothing. */
-#define PROC_MIN_COMMAND 20
-#define PROC_TWO_LINE_BELOW 64
-#define PROC_INDENT 4
+/* The table fits the width by the rules of jmem-output-table.h, COMMAND
+ * being the last text. A width of 0 (not a terminal) cuts nothing. */
 #define USER_MAX 8
 
 static void
@@ -481,14 +484,14 @@ add_processes (Report             *r,
       ProcCells *c = &cells[i];
 
       proc_cells_init (c, p);
-      k.pid = widest (k.pid, c->pid);
-      k.user = widest (k.user, c->user);
-      k.rss = widest (k.rss, c->rss);
-      k.pss = widest (k.pss, c->pss);
-      k.swap = widest (k.swap, c->swap);
-      k.gpu = widest (k.gpu, c->gpu);
-      k.container = widest (k.container, c->container);
-      k.name = widest (k.name, c->name);
+      k.pid = jmem_table_widest (k.pid, c->pid);
+      k.user = jmem_table_widest (k.user, c->user);
+      k.rss = jmem_table_widest (k.rss, c->rss);
+      k.pss = jmem_table_widest (k.pss, c->pss);
+      k.swap = jmem_table_widest (k.swap, c->swap);
+      k.gpu = jmem_table_widest (k.gpu, c->gpu);
+      k.container = jmem_table_widest (k.container, c->container);
+      k.name = jmem_table_widest (k.name, c->name);
       k.show_swap |= p->swap_kib > 0;
       k.show_container |= p->container_id != NULL || p->container_runtime != NULL;
     }
@@ -500,12 +503,11 @@ add_processes (Report             *r,
   texts = (k.show_container ? k.container + 1 : 0) + k.name + 2;
   if (cut)
     {
-      two_lines = r->width < PROC_TWO_LINE_BELOW
-                  || numbers + texts + PROC_MIN_COMMAND > r->width;
+      two_lines = jmem_table_two_lines (r->width, numbers, texts + JMEM_TABLE_MIN_LAST);
       if (two_lines)
         {
           /* a name wider than the line (escaped bytes) is cut as a last resort */
-          guint before = PROC_INDENT + (k.show_container ? k.container + 1 : 0);
+          guint before = JMEM_TABLE_INDENT + (k.show_container ? k.container + 1 : 0);
 
           if (before + k.name + 2 > r->width)
             k.name = r->width > before + 3 ? r->width - before - 2 : 1;
@@ -522,8 +524,8 @@ add_processes (Report             *r,
       append_numbers (r->out, &k, c, cut);
       if (two_lines)
         {
-          end_line (r);
-          g_string_append_printf (r->out, "%*s", PROC_INDENT, "");
+          jmem_table_end_line (r->out);
+          g_string_append_printf (r->out, "%*s", JMEM_TABLE_INDENT, "");
         }
       if (two_lines && jmem_text_width (c->name) > k.name)
         {
@@ -535,7 +537,7 @@ add_processes (Report             *r,
         }
       else
         append_texts (r->out, &k, c, cmd_cols);
-      end_line (r);
+      jmem_table_end_line (r->out);
     }
   for (guint i = 0; i < shown; i++)
     proc_cells_clear (&cells[i]);
@@ -554,7 +556,7 @@ add_host (Report             *r,
           g_autofree char *type = esc (t->type ? t->type : t->zone);
 
           g_string_append (r->out, "  ");
-          append_padded (r->out, type, 24);
+          jmem_table_append_padded (r->out, type, 24);
           if (isfinite (t->celsius) && t->celsius <= JMEM_THERMAL_OFF_CELSIUS)
             g_string_append (r->out, " sensor off\n");
           else if (isfinite (t->celsius))
@@ -583,10 +585,17 @@ add_host (Report             *r,
           g_autofree char *size = size_text (u64_kib (d->size_kib));
           g_autofree char *avail = size_text (u64_kib (d->available_kib));
 
+          g_autofree char *p_used = g_strdup_printf ("%s used of %s,", used, size);
+          g_autofree char *p_free = g_strdup_printf ("%s free", avail);
+          g_autofree char *p_dev = g_strdup_printf ("(%s, %s)", dev, fstype);
+          const char *pieces[] = { p_used, p_free, p_dev, NULL };
+          guint col = 2 + MAX (20, (guint) jmem_text_width (mount)) + 1;
+
           g_string_append (r->out, "  ");
-          append_padded (r->out, mount, 20);
-          g_string_append_printf (r->out, " %s used of %s, %s free (%s, %s)\n",
-                                  used, size, avail, dev, fstype);
+          jmem_table_append_padded (r->out, mount, 20);
+          g_string_append_c (r->out, ' ');
+          /* further lines under the figures */
+          jmem_table_append_pieces (r->out, pieces, " ", r->width, col, 2 + 20 + 1);
         }
     }
 
@@ -610,7 +619,7 @@ add_host (Report             *r,
           name = esc (svc->name);
           state = esc (svc->unit_file_state);
           g_string_append (r->out, "  ");
-          append_padded (r->out, name, 28);
+          jmem_table_append_padded (r->out, name, 28);
           g_string_append_printf (r->out, " %s\n", state);
           n_active++;
         }
@@ -646,6 +655,20 @@ add_tegrastats (Report             *r,
   g_string_append_c (r->out, '\n');
 }
 
+/* Message lines wrap at the width, their further lines indented under the
+ * text; action lines ("→ …") under the text after the arrow. */
+#define MESSAGE_HANG 4
+#define ACTION_HANG  6
+
+static void
+add_action (Report     *r,
+            const char *escaped)
+{
+  g_string_append_printf (r->out, "    %s→ ", r->color ? SGR_DIM : "");
+  jmem_table_append_wrapped (r->out, escaped, r->width, ACTION_HANG, ACTION_HANG);
+  g_string_append_printf (r->out, "%s\n", r->color ? SGR_RESET : "");
+}
+
 static void
 add_warnings (Report             *r,
               const JmemSnapshot *s)
@@ -658,16 +681,16 @@ add_warnings (Report             *r,
       const JmemWarning *w = g_ptr_array_index (s->warnings, i);
       g_autofree char *source = esc (w->source);
       g_autofree char *message = esc (w->message);
+      g_autofree char *line = g_strdup_printf ("%s: %s", source, message);
 
-      g_string_append_printf (r->out, "  %s%s: %s%s\n",
-                              r->color ? SGR_YELLOW : "", source, message,
-                              r->color ? SGR_RESET : "");
+      g_string_append_printf (r->out, "  %s", r->color ? SGR_YELLOW : "");
+      jmem_table_append_wrapped (r->out, line, r->width, 2, MESSAGE_HANG);
+      g_string_append_printf (r->out, "%s\n", r->color ? SGR_RESET : "");
       if (w->action != NULL)
         {
           g_autofree char *action = esc (w->action);
 
-          g_string_append_printf (r->out, "    %s→ %s%s\n",
-                                  r->color ? SGR_DIM : "", action, r->color ? SGR_RESET : "");
+          add_action (r, action);
         }
     }
 }
@@ -689,14 +712,16 @@ add_findings (Report    *r,
       g_autofree char *message = esc (f->message);
       g_autofree char *action = esc (f->action);
 
-      g_string_append_printf (r->out, "  %s%-8s%s %s: %s\n",
+      g_autofree char *line = g_strdup_printf ("%s: %s", id, message);
+
+      g_string_append_printf (r->out, "  %s%-8s%s ",
                               r->color && f->severity != JMEM_SEVERITY_INFO ? SGR_YELLOW : "",
                               jmem_severity_to_string (f->severity),
-                              r->color && f->severity != JMEM_SEVERITY_INFO ? SGR_RESET : "",
-                              id, message);
+                              r->color && f->severity != JMEM_SEVERITY_INFO ? SGR_RESET : "");
+      jmem_table_append_wrapped (r->out, line, r->width, 11, MESSAGE_HANG);
+      g_string_append_c (r->out, '\n');
       if (f->action != NULL)
-        g_string_append_printf (r->out, "    %s→ %s%s\n",
-                                r->color ? SGR_DIM : "", action, r->color ? SGR_RESET : "");
+        add_action (r, action);
     }
 }
 
@@ -705,7 +730,7 @@ jmem_output_human_findings (GPtrArray *findings,
                             GString   *out,
                             gboolean   color)
 {
-  Report r = { out, color, DEFAULT_WIDTH };
+  Report r = { out, color, jmem_table_clamp_width (jmem_table_terminal_width ()) };
 
   g_return_if_fail (out != NULL);
   add_findings (&r, findings);
@@ -717,7 +742,7 @@ jmem_output_human_snapshot_width (const JmemSnapshot *snapshot,
                                   gboolean            color,
                                   guint               width)
 {
-  Report r = { out, color, width == 0 ? 0 : MAX (width, MIN_WIDTH) };
+  Report r = { out, color, jmem_table_clamp_width (width) };
 
   g_return_if_fail (snapshot != NULL);
   g_return_if_fail (out != NULL);
@@ -733,32 +758,10 @@ jmem_output_human_snapshot_width (const JmemSnapshot *snapshot,
   add_findings (&r, snapshot->findings);
 }
 
-guint
-jmem_output_human_terminal_width (void)
-{
-  struct winsize ws = { 0 };
-  const char *columns;
-
-  /* a pipe or a file gets whole lines */
-  if (!isatty (STDOUT_FILENO))
-    return 0;
-  if (ioctl (STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-    return ws.ws_col;
-  columns = g_getenv ("COLUMNS");
-  if (columns != NULL)
-    {
-      guint64 n = 0;
-
-      if (g_ascii_string_to_unsigned (columns, 10, 1, 10000, &n, NULL))
-        return (guint) n;
-    }
-  return DEFAULT_WIDTH;
-}
-
 void
 jmem_output_human_snapshot (const JmemSnapshot *snapshot,
                             GString            *out,
                             gboolean            color)
 {
-  jmem_output_human_snapshot_width (snapshot, out, color, jmem_output_human_terminal_width ());
+  jmem_output_human_snapshot_width (snapshot, out, color, jmem_table_terminal_width ());
 }

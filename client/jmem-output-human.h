@@ -21,11 +21,8 @@ void jmem_output_human_snapshot_width (const JmemSnapshot *snapshot,
                                        gboolean            color,
                                        guint               width);
 
-/* The width the report is fitted to: the terminal's on stdout, else
- * $COLUMNS, else 80; 0 when stdout is not a terminal. */
-guint jmem_output_human_terminal_width (void);
-
-/* Only the triage findings (jmem triage): a "Findings" section. */
+/* Only the triage findings (jmem triage): a "Findings" section, its lines
+ * wrapped at the terminal's width. */
 void jmem_output_human_findings (GPtrArray *findings,
                                  GString   *out,
                                  gboolean   color);

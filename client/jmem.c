@@ -2,6 +2,7 @@
 #include "jmem-cmd.h"
 
 #include "jmem-config.h"
+#include "jmem-output-table.h"
 #include "jmem-text.h"
 
 #include <locale.h>
@@ -78,6 +79,22 @@ jmem_cmd_check_tegrastats (int *seconds)
   if (*seconds >= 1 && *seconds <= 3600)
     return TRUE;
   g_printerr ("%s: --tegrastats takes 1 to 3600 seconds, not %d\n", g_get_prgname (), *seconds);
+  g_printerr ("Try \"%s --help\".\n", g_get_prgname ());
+  return FALSE;
+}
+
+gboolean
+jmem_cmd_check_width (int *width)
+{
+  if (*width == JMEM_CMD_WIDTH_UNSET)
+    {
+      *width = (int) jmem_table_terminal_width ();
+      return TRUE;
+    }
+  if (*width >= JMEM_TABLE_MIN_WIDTH && *width <= JMEM_TABLE_MAX_WIDTH)
+    return TRUE;
+  g_printerr ("%s: --width takes %d to %d columns, not %d\n", g_get_prgname (),
+              JMEM_TABLE_MIN_WIDTH, JMEM_TABLE_MAX_WIDTH, *width);
   g_printerr ("Try \"%s --help\".\n", g_get_prgname ());
   return FALSE;
 }

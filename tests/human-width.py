@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""jmem snapshot's tables at 60, 80, 100 and 132 columns, against goldens.
+"""jmem snapshot and jmem allocations at 60, 80, 100 and 132 columns, against goldens.
 
 Usage: human-width.py JMEM FIXTURES_DIR GOLDEN_DIR [--regenerate]
-Each NvMap and process-table line must fit the width in display columns.
+No line may be wider than the width in display columns.
+Goldens: COMMAND-TREE-WIDTH.txt.
 """
 import os
 import subprocess
@@ -11,7 +12,6 @@ import unicodedata
 
 TREES = ["orin-agx-nvgpu", "hostile"]
 WIDTHS = [60, 80, 100, 132]
-TABLES = ("NvMap", "Processes by footprint")
 
 
 def display_width(line):
@@ -23,41 +23,33 @@ def display_width(line):
     return w
 
 
-def table_lines(text):
-    inside = False
-    for line in text.split("\n"):
-        if line and not line.startswith(" "):
-            inside = line.startswith(TABLES)
-        if inside:
-            yield line
-
-
 def main():
     jmem, fixtures, golden = sys.argv[1:4]
     regenerate = "--regenerate" in sys.argv[4:]
     failed = 0
-    for tree in TREES:
-        for width in WIDTHS:
-            # a relative --sysroot keeps the header's path the same everywhere
-            out = subprocess.run([jmem, "snapshot", "--sysroot", os.path.join("trees", tree),
-                                  "--width", str(width)],
-                                 cwd=fixtures, stdout=subprocess.PIPE, check=True).stdout.decode()
-            path = os.path.join(golden, "snapshot-%s-%d.txt" % (tree, width))
-            if regenerate:
-                with open(path, "w", encoding="utf-8") as f:
-                    f.write(out)
-                continue
-            with open(path, encoding="utf-8") as f:
-                want = f.read()
-            if out != want:
-                print("FAIL %s at %d differs from %s:\n%s" % (tree, width, path, out))
-                failed += 1
-            for line in table_lines(out):
-                if display_width(line) > width:
-                    print("FAIL %s at %d: %d columns: %r" % (tree, width, display_width(line), line))
+    for command in ("snapshot", "allocations"):
+        for tree in TREES:
+            for width in WIDTHS:
+                # a relative --sysroot keeps the header's path the same everywhere
+                out = subprocess.run([jmem, command, "--sysroot", os.path.join("trees", tree),
+                                      "--width", str(width), "--no-ask-password"],
+                                     cwd=fixtures, stdout=subprocess.PIPE, check=True).stdout.decode()
+                path = os.path.join(golden, "%s-%s-%d.txt" % (command, tree, width))
+                if regenerate:
+                    with open(path, "w", encoding="utf-8") as f:
+                        f.write(out)
+                    continue
+                with open(path, encoding="utf-8") as f:
+                    want = f.read()
+                if out != want:
+                    print("FAIL %s %s at %d differs from %s:\n%s" % (command, tree, width, path, out))
                     failed += 1
+                for line in out.split("\n"):
+                    if display_width(line) > width:
+                        print("FAIL %s %s at %d: %d columns: %r"
+                              % (command, tree, width, display_width(line), line))
+                        failed += 1
     return 1 if failed else 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -971,6 +971,66 @@ test_human_huge_values (void)
   g_assert_true (found);
 }
 
+/* Blanks left out: what a wrapped text says whatever its line breaks. */
+static char *
+without_blanks (const char *text)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = text; *p != '\0'; p++)
+    if (*p != ' ')
+      g_string_append_c (out, *p);
+  return g_string_free (out, FALSE);
+}
+
+/* A warning longer than the line wraps at the width, further lines indented,
+ * nothing lost: a word wider than the line (a path) is broken, wide
+ * characters count two columns; a pipe (width 0) keeps it on one line. */
+static void
+test_human_wrap (void)
+{
+  g_autoptr(JmemSnapshot) s = jmem_snapshot_new ();
+  g_autofree char *path = g_strnfill (90, 'p');
+  g_autofree char *want = NULL;
+  g_autofree char *narrow = NULL;
+  g_autofree char *whole = NULL;
+  g_autofree char *got = NULL;
+  g_autofree char *expected = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GString) joined = g_string_new (NULL);
+  guint n_lines = 0;
+  gboolean inside = FALSE;
+
+  jmem_snapshot_add_warning (s, "sysroot", NULL,
+                             "cannot read /%s: 显存不足显存不足显存不足显存不足 and more words", path);
+  want = g_strdup_printf ("sysroot: cannot read /%s: 显存不足显存不足显存不足显存不足 and more words",
+                          path);
+  narrow = render (s, FALSE, 60);
+  lines = g_strsplit (narrow, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_assert_cmpuint (jmem_text_width (lines[i]), <=, 60);
+      if (g_str_equal (lines[i], "Warnings"))
+        inside = TRUE;
+      else if (inside && lines[i][0] != '\0')
+        {
+          /* the first line at 2 blanks, the further ones at 4 */
+          g_assert_true (g_str_has_prefix (lines[i], n_lines == 0 ? "  sysroot" : "    "));
+          g_string_append (joined, lines[i]);
+          n_lines++;
+        }
+      else
+        inside = FALSE;
+    }
+  g_assert_cmpuint (n_lines, >=, 3);
+  got = without_blanks (joined->str);
+  expected = without_blanks (want);
+  g_assert_cmpstr (got, ==, expected);
+
+  whole = render (s, FALSE, 0);
+  g_assert_nonnull (strstr (whole, want));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -992,6 +1052,7 @@ main (int argc, char **argv)
   g_test_add_func ("/output-human/empty", test_human_empty);
   g_test_add_func ("/output-human/variant-unknown", test_human_variant_unknown);
   g_test_add_func ("/output-human/huge-values", test_human_huge_values);
+  g_test_add_func ("/output-human/wrap", test_human_wrap);
 
   return g_test_run ();
 }
