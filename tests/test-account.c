@@ -8,7 +8,6 @@
 
 /* An account this process made, and the watcher that removes it. */
 typedef struct {
-  char *name;
   GPid  watcher;
   int   pipe_fd;   /* the write end: open while this process lives */
 } Created;
@@ -69,7 +68,6 @@ watch (const char *name, Created *c)
     }
   /* no program this process starts may hold the pipe open */
   fcntl (c->pipe_fd, F_SETFD, FD_CLOEXEC);
-  c->name = g_strdup (name);
   return TRUE;
 }
 
@@ -114,7 +112,6 @@ test_account_remove_created (void)
       while (waitpid (c->watcher, NULL, 0) < 0 && errno == EINTR)
         ;
       g_spawn_close_pid (c->watcher);
-      g_free (c->name);
     }
   g_clear_pointer (&created, g_array_unref);
 }
