@@ -1,8 +1,43 @@
 #include "test-account.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-static GPtrArray *created;
+/* An account this process made, and the watcher that removes it. */
+typedef struct {
+  GPid  watcher;
+  int   pipe_fd;   /* the write end: open while this process lives */
+} Created;
+
+static GArray *created;
+
+/* The watcher waits for end of file on its stdin, which comes when this
+ * process closes the pipe or dies however it dies, then removes the account
+ * (userdel also removes the group useradd made for it). What still runs as
+ * the account is this test's, left behind (a hung stand-in in a process
+ * group of its own survives a kill of the test's group), and would make
+ * userdel refuse: it is killed first. */
+static const char watcher_script[] =
+  "cat >/dev/null\n"
+  "for i in $(seq 50); do\n"
+  "  getent passwd \"$1\" >/dev/null || exit 0\n"
+  "  pkill -KILL -U \"$1\"; pkill -KILL -u \"$1\"\n"
+  "  userdel \"$1\" && exit 0\n"
+  "  sleep 0.2\n"
+  "done\n"
+  "exit 1\n";
+
+/* A session of its own, so that killing this process's group (meson does
+ * that on a timeout) does not kill the watcher with it. */
+static void
+watcher_setup (gpointer data)
+{
+  (void) data;
+  setsid ();
+}
 
 static gboolean
 run_quietly (const char *const *argv)
@@ -15,6 +50,27 @@ run_quietly (const char *const *argv)
          g_spawn_check_exit_status (status, NULL);
 }
 
+/* Starts the watcher for @name. FALSE when it cannot be started. */
+static gboolean
+watch (const char *name, Created *c)
+{
+  const char *argv[] = { "sh", "-c", watcher_script, "sh", name, NULL };
+  g_autoptr(GError) error = NULL;
+
+  if (!g_spawn_async_with_pipes (NULL, (char **) argv, NULL,
+                                 G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
+                                 G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                                 watcher_setup, NULL, &c->watcher, &c->pipe_fd, NULL, NULL,
+                                 &error))
+    {
+      g_printerr ("# cannot start the watcher for %s: %s\n", name, error->message);
+      return FALSE;
+    }
+  /* no program this process starts may hold the pipe open */
+  fcntl (c->pipe_fd, F_SETFD, FD_CLOEXEC);
+  return TRUE;
+}
+
 gboolean
 test_account_get (const char *name, uid_t *uid, gid_t *gid)
 {
@@ -23,13 +79,19 @@ test_account_get (const char *name, uid_t *uid, gid_t *gid)
   if (pw == NULL)
     {
       const char *add[] = { "useradd", "--system", "--no-create-home", name, NULL };
+      const char *del[] = { "userdel", name, NULL };
+      Created c = { 0 };
 
-      if (run_quietly (add) && getpwnam (name) != NULL)
+      if (!run_quietly (add) || getpwnam (name) == NULL)
+        return FALSE;
+      if (!watch (name, &c))
         {
-          if (created == NULL)
-            created = g_ptr_array_new_with_free_func (g_free);
-          g_ptr_array_add (created, g_strdup (name));
+          run_quietly (del);
+          return FALSE;
         }
+      if (created == NULL)
+        created = g_array_new (FALSE, FALSE, sizeof (Created));
+      g_array_append_val (created, c);
       pw = getpwnam (name);
     }
   if (pw == NULL)
@@ -44,10 +106,12 @@ test_account_remove_created (void)
 {
   for (guint i = 0; created != NULL && i < created->len; i++)
     {
-      /* userdel also removes the group useradd made for it */
-      const char *del[] = { "userdel", g_ptr_array_index (created, i), NULL };
+      Created *c = &g_array_index (created, Created, i);
 
-      run_quietly (del);
+      close (c->pipe_fd);
+      while (waitpid (c->watcher, NULL, 0) < 0 && errno == EINTR)
+        ;
+      g_spawn_close_pid (c->watcher);
     }
-  g_clear_pointer (&created, g_ptr_array_unref);
+  g_clear_pointer (&created, g_array_unref);
 }
