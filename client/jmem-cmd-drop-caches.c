@@ -72,7 +72,11 @@ jmem_cmd_report_drop_error (const char   *command,
   const char *action = jmem_helper_error_action (error);
 
   jmem_cmd_printerr ("jmem %s: %s", command, error->message);
-  if (action != NULL)
+  /* an audit can still compare two snapshots without the helper */
+  if (g_str_equal (command, "audit") && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED))
+    jmem_cmd_printerr ("jmem audit: %s, or compare without dropping caches: jmem audit --no-drop",
+                       action);
+  else if (action != NULL)
     jmem_cmd_printerr ("jmem %s: %s", command, action);
   return refusal_exit (error);
 }
