@@ -67,29 +67,49 @@ process_new (gint64 pid)
   return p;
 }
 
-/* RSS, PSS and swap in one read; FALSE for kernel threads, zombies, other
+typedef enum {
+  ROLLUP_READ,
+  ROLLUP_NO_MAP,   /* ESRCH, ENOENT or an empty file: no memory map (now) */
+  ROLLUP_REFUSED,
+} RollupRead;
+
+/* RSS, PSS and swap in one read; not for kernel threads, zombies, other
  * users' processes and those that exited, which status then tells apart. */
-static gboolean
+static RollupRead
 read_rollup (JmemCollectContext *ctx,
              JmemProcess        *p)
 {
+  g_autoptr(GError) error = NULL;
   JmemSmapsRollup rollup;
 
-  if (!read_pid_file (ctx, p->pid, "smaps_rollup", JMEM_MAX_PROC_BYTES, NULL) ||
-      !jmem_smaps_rollup_parse ((const char *) ctx->read_buf->data, ctx->read_buf->len,
+  if (!read_pid_file (ctx, p->pid, "smaps_rollup", JMEM_MAX_PROC_BYTES, &error))
+    return exited (error) ? ROLLUP_NO_MAP : ROLLUP_REFUSED;
+  if (!jmem_smaps_rollup_parse ((const char *) ctx->read_buf->data, ctx->read_buf->len,
                                 &rollup, NULL) ||
       rollup.rss_kib < 0 || rollup.pss_kib < 0)
-    return FALSE;
+    return ROLLUP_NO_MAP;
   p->rss_kib = rollup.rss_kib;
   p->pss_kib = rollup.pss_kib;
   p->swap_kib = rollup.swap_kib;
-  return TRUE;
+  return ROLLUP_READ;
+}
+
+/* Why @p, its status read, has no PSS: with no RSS either it has no memory
+ * map at all; with one, the map went away in between. NSpid lists a PID per
+ * namespace from /proc's down to the process's. */
+static JmemPssUnknown
+pss_unknown (RollupRead rollup, const JmemProcess *p, guint ns_levels)
+{
+  if (rollup == ROLLUP_NO_MAP)
+    return p->rss_kib < 0 ? JMEM_PSS_UNKNOWN_KERNEL_THREAD : JMEM_PSS_UNKNOWN_EXITED;
+  return ns_levels > 1 ? JMEM_PSS_UNKNOWN_PID_NAMESPACE : JMEM_PSS_UNKNOWN_REFUSED;
 }
 
 /* Name, owner and state; RSS and swap too when smaps_rollup gave none. */
 static ProcessRead
 read_status (JmemCollectContext *ctx,
-             JmemProcess        *p)
+             JmemProcess        *p,
+             guint              *ns_levels)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(JmemProcStatus) status = NULL;
@@ -107,6 +127,8 @@ read_status (JmemCollectContext *ctx,
   g_free (p->user);
   p->user = jmem_users_lookup (ctx->users, status->uid);
   p->state = status->state;
+  if (ns_levels != NULL)
+    *ns_levels = status->ns_pid_levels;
   if (p->pss_kib < 0)
     {
       p->rss_kib = status->vm_rss_kib;
@@ -146,7 +168,7 @@ jmem_collect_process_identity (JmemCollectContext *ctx,
     return TRUE;
   if (ctx->proc_fd < 0)
     return FALSE;
-  return count_read (ctx, read_status (ctx, p));
+  return count_read (ctx, read_status (ctx, p, NULL));
 }
 
 void
@@ -179,13 +201,22 @@ jmem_collect_processes (JmemCollectContext *ctx)
       const char *name = e->d_name;
       guint64 pid;
       JmemProcess *p;
+      RollupRead rollup;
+      guint ns_levels = 0;
 
       if (!g_ascii_isdigit (name[0]) ||
           !g_ascii_string_to_unsigned (name, 10, 1, G_MAXINT32, &pid, NULL))
         continue;
       p = process_new ((gint64) pid);
-      if (read_rollup (ctx, p) || count_read (ctx, read_status (ctx, p)))
+      rollup = read_rollup (ctx, p);
+      if (rollup == ROLLUP_READ)
         g_ptr_array_add (s->processes, p);
+      else if (count_read (ctx, read_status (ctx, p, &ns_levels)))
+        {
+          g_hash_table_insert (ctx->pss_why, GINT_TO_POINTER ((gint) pid),
+                               GINT_TO_POINTER (pss_unknown (rollup, p, ns_levels)));
+          g_ptr_array_add (s->processes, p);
+        }
       else
         jmem_process_free (p);
     }

@@ -73,6 +73,7 @@ jmem_collect_snapshot (const JmemCollectOptions *options,
   ctx.snapshot = snapshot;
   ctx.proc_fd = -1;
   ctx.read_buf = g_byte_array_sized_new (16384);
+  ctx.pss_why = g_hash_table_new (NULL, NULL);
   ctx.boot = options->boot;
   jmem_collect_boot_check (&ctx);
 
@@ -95,6 +96,7 @@ jmem_collect_snapshot (const JmemCollectOptions *options,
     close (ctx.proc_fd);
   g_clear_pointer (&ctx.users, jmem_users_free);
   g_byte_array_unref (ctx.read_buf);
+  g_hash_table_unref (ctx.pss_why);
 
   return g_steal_pointer (&snapshot);
 }

@@ -14,6 +14,7 @@
 
 #include "jmem-capture.h"
 #include "jmem-collect.h"
+#include "jmem-collect-private.h"
 #include "jmem-text.h"
 
 /* One account per test program: the two run at once, and each removes its own. */
@@ -215,6 +216,24 @@ has_warning (JsonNode *root, const char *source, const char *needle)
         return TRUE;
     }
   return FALSE;
+}
+
+/* The action of the first @source warning whose message holds @needle. */
+static const char *
+warning_action (JsonNode *root, const char *source, const char *needle)
+{
+  JsonArray *w = json_object_get_array_member (json_node_get_object (root), "warnings");
+
+  for (guint i = 0; i < json_array_get_length (w); i++)
+    {
+      JsonObject *o = json_array_get_object_element (w, i);
+
+      if (g_str_equal (json_object_get_string_member (o, "source"), source) &&
+          strstr (json_object_get_string_member (o, "message"), needle))
+        return json_object_get_null_member (o, "action") ? NULL
+               : json_object_get_string_member (o, "action");
+    }
+  return NULL;
 }
 
 /* A "Key:   value kB" from a meminfo-like file. */
@@ -802,7 +821,41 @@ check_live (const char * const *argv)
   g_assert_nonnull (strstr (json_object_get_string_member (self, "cmdline"), "snapshot --json --all"));
   /* its own smaps_rollup is readable to every user */
   g_assert_cmpint (json_object_get_int_member (self, "pss_kib"), >, 0);
+  /* root is never told to run as root: it is told which PIDs and why */
+  if (argv[0] == jmem_exe && has_warning (r.json, "processes", "PSS unknown"))
+    {
+      g_assert_true (has_warning (r.json, "processes", "PSS unknown for 1 process: PID ") ||
+                     has_warning (r.json, "processes", " processes: PIDs "));
+      g_assert_null (warning_action (r.json, "processes", "PSS unknown"));
+    }
   check_rows_named (r.json);
+}
+
+/* What root reads about processes without PSS: up to five PIDs, each with
+ * the reason, and how many more. */
+static void
+test_pss_unknown_text (void)
+{
+  const JmemPssGap gaps[] = {
+    { 2, JMEM_PSS_UNKNOWN_KERNEL_THREAD },
+    { 117, JMEM_PSS_UNKNOWN_EXITED },
+    { 5012, JMEM_PSS_UNKNOWN_PID_NAMESPACE },
+    { 6001, JMEM_PSS_UNKNOWN_REFUSED },
+    { 6002, JMEM_PSS_UNKNOWN_REFUSED },
+  };
+  g_autofree char *one = jmem_collect_pss_unknown_text (1, gaps + 3, 1);
+  g_autofree char *three = jmem_collect_pss_unknown_text (3, gaps, 3);
+  g_autofree char *many = jmem_collect_pss_unknown_text (8, gaps, 5);
+
+  g_assert_cmpstr (one, ==, "PSS unknown for 1 process: PID 6001 (refused); "
+                   "its pss_kib is null and RSS stands in for the footprint");
+  g_assert_cmpstr (three, ==, "PSS unknown for 3 processes: PIDs 2 (kernel thread), "
+                   "117 (exited while read), 5012 (another PID namespace); "
+                   "their pss_kib is null and RSS stands in for the footprint");
+  g_assert_cmpstr (many, ==, "PSS unknown for 8 processes: PIDs 2 (kernel thread), "
+                   "117 (exited while read), 5012 (another PID namespace), 6001 (refused), "
+                   "6002 (refused) and 3 more; "
+                   "their pss_kib is null and RSS stands in for the footprint");
 }
 
 /* The default view on the live system: --top rows are named and in order. */
@@ -1193,6 +1246,7 @@ main (int argc, char **argv)
   g_test_add_func ("/snapshot/human-wording", test_human_wording);
   g_test_add_func ("/snapshot/library", test_library);
   g_test_add_func ("/snapshot/live-root", test_live_root);
+  g_test_add_func ("/snapshot/pss-unknown-text", test_pss_unknown_text);
   g_test_add_func ("/snapshot/live-user", test_live_user);
   g_test_add_func ("/snapshot/capture-roundtrip", test_capture_roundtrip);
   g_test_add_func ("/snapshot/services-dbus", test_services_dbus);
