@@ -26,10 +26,9 @@ warn_refused (JmemSnapshot *snapshot, JmemRoot *root)
   const GPtrArray *refused = jmem_root_get_refused (root);
 
   for (guint i = 0; i < refused->len; i++)
-    jmem_snapshot_add_warning (snapshot, "sysroot",
-                               "a capture holds only regular files and directories: "
-                               "write a new one with `jmem capture DIR`",
-                               "%s/%s", jmem_root_get_path (root),
+    jmem_snapshot_add_warning (snapshot, "sysroot", "write a new capture with `jmem capture DIR`",
+                               "%s/%s, and was not read: a capture holds only regular files "
+                               "and directories", jmem_root_get_path (root),
                                (const char *) g_ptr_array_index (refused, i));
 }
 

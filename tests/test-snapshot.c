@@ -575,6 +575,10 @@ test_exit_codes (void)
     g_autofree char *thor = tree ("thor-unified");
     run_jmem (&alloc_none, FALSE, "allocations", "--sysroot", thor, NULL);
     g_assert_cmpint (alloc_none.status, ==, 69);
+    /* Thor is a Jetson: the message says what the capture lacks, and no
+     * "To fix" line guesses at why */
+    g_assert_nonnull (strstr (alloc_none.err, "the capture holds no NvMap data"));
+    g_assert_null (strstr (alloc_none.err, "To fix"));
   }
   g_rmdir (empty);
 }
@@ -829,6 +833,40 @@ check_live (const char * const *argv)
       g_assert_null (warning_action (r.json, "processes", "PSS unknown"));
     }
   check_rows_named (r.json);
+}
+
+/* A capture is analysed already: no hint read from one sends the user to
+ * --sysroot, and none calls the captured system "this machine". */
+static void
+test_sysroot_hints (void)
+{
+  g_autofree char *trees = g_build_filename (fixtures, "trees", NULL);
+  g_autoptr(GDir) dir = g_dir_open (trees, 0, NULL);
+  const char *name;
+  guint n_trees = 0;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *root = tree (name);
+      g_auto(Run) human = { 0 }, json = { 0 };
+
+      if (!g_file_test (root, G_FILE_TEST_IS_DIR))
+        continue;
+      n_trees++;
+      run_jmem (&human, FALSE, "snapshot", "--all", "--sysroot", root, NULL);
+      run_jmem (&json, TRUE, "snapshot", "--json", "--sysroot", root, NULL);
+      g_assert_cmpint (human.status, ==, 0);
+      g_assert_cmpint (json.status, ==, 0);
+      g_assert_null (strstr (human.out, "--sysroot"));
+      g_assert_null (strstr (human.err, "--sysroot"));
+      g_assert_null (strstr (human.out, "this machine"));
+      g_assert_null (strstr (json.out, "--sysroot"));
+      if (!bool_at (json.json, "$.collected.is_jetson"))
+        g_assert_nonnull (strstr (warning_action (json.json, "identity", "not a Jetson"),
+                                  "jmem capture DIR"));
+    }
+  g_assert_cmpuint (n_trees, >=, 4);
 }
 
 /* What root reads about processes without PSS: up to five PIDs, each with
@@ -1247,6 +1285,7 @@ main (int argc, char **argv)
   g_test_add_func ("/snapshot/library", test_library);
   g_test_add_func ("/snapshot/live-root", test_live_root);
   g_test_add_func ("/snapshot/pss-unknown-text", test_pss_unknown_text);
+  g_test_add_func ("/snapshot/sysroot-hints", test_sysroot_hints);
   g_test_add_func ("/snapshot/live-user", test_live_user);
   g_test_add_func ("/snapshot/capture-roundtrip", test_capture_roundtrip);
   g_test_add_func ("/snapshot/services-dbus", test_services_dbus);
