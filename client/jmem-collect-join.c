@@ -276,6 +276,22 @@ warn_pss_unknown (JmemCollectContext *ctx)
                              jmem_text_plural (n_no_pss, "its", "their"));
 }
 
+/* The nvmap warning's action, for the warnings that NvMap's absence
+ * causes: NULL where it has none (a capture without NvMap, a kernel
+ * without it), so that nothing points at advice that is not there. */
+static const char *
+nvmap_action (const JmemSnapshot *s)
+{
+  for (guint i = 0; i < s->warnings->len; i++)
+    {
+      const JmemWarning *w = g_ptr_array_index (s->warnings, i);
+
+      if (g_str_equal (w->source, "nvmap") && w->action != NULL)
+        return w->action;
+    }
+  return NULL;
+}
+
 /* NvMap's PIDs are the initial namespace's; in a container with its own
  * they name other processes here, or none. Then they are reported as host
  * PIDs and joined to nothing. */
@@ -315,7 +331,7 @@ jmem_collect_join (JmemCollectContext *ctx)
   else
     s->gpu_source = g_strdup (s->nvmap_readable ? "nvmap" : "none");
   if (!s->nvmap_readable && s->gpu_stack != JMEM_GPU_STACK_UNIFIED && s->is_jetson)
-    jmem_snapshot_add_warning (s, "gpu", "see the nvmap warning for how to give jmem access",
+    jmem_snapshot_add_warning (s, "gpu", nvmap_action (s),
                                "no source of GPU memory per process: nvidia-smi does not report "
                                "it on this stack and NvMap is unread");
 

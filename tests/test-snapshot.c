@@ -867,6 +867,29 @@ test_sysroot_hints (void)
                                   "jmem capture DIR"));
     }
   g_assert_cmpuint (n_trees, >=, 4);
+
+  /* a Jetson's capture without NvMap: the GPU warning points at no advice
+   * that the nvmap warning does not give */
+  {
+    g_autofree char *base = g_dir_make_tmp ("jmem-no-nvmap-XXXXXX", NULL);
+    g_autofree char *copy = g_build_filename (base, "orin", NULL);
+    g_autofree char *orin = tree ("orin-agx-nvgpu");
+    g_autofree char *clients = g_build_filename (copy, "sys", "kernel", "debug", "nvmap", "iovmm",
+                                                 "clients", NULL);
+    const char *cp[] = { "cp", "-a", orin, copy, NULL };
+    const char *rm[] = { "rm", "-rf", base, NULL };
+    g_auto(Run) cp_run = { 0 }, rm_run = { 0 }, r = { 0 };
+
+    run_argv (cp, NULL, FALSE, &cp_run);
+    g_assert_cmpint (cp_run.status, ==, 0);
+    g_assert_cmpint (g_unlink (clients), ==, 0);
+    run_jmem (&r, TRUE, "snapshot", "--json", "--sysroot", copy, NULL);
+    g_assert_cmpint (r.status, ==, 0);
+    g_assert_true (has_warning (r.json, "gpu", "no source of GPU memory per process"));
+    g_assert_null (warning_action (r.json, "gpu", "no source of GPU memory per process"));
+    g_assert_null (warning_action (r.json, "nvmap", "the capture holds no NvMap data"));
+    run_argv (rm, NULL, FALSE, &rm_run);
+  }
 }
 
 /* What root reads about processes without PSS: up to five PIDs, each with
