@@ -861,10 +861,25 @@ test_sysroot_hints (void)
       g_assert_null (strstr (human.out, "--sysroot"));
       g_assert_null (strstr (human.err, "--sysroot"));
       g_assert_null (strstr (human.out, "this machine"));
+      g_assert_null (strstr (human.out, "ps -o pid,user,args"));
       g_assert_null (strstr (json.out, "--sysroot"));
       if (!bool_at (json.json, "$.collected.is_jetson"))
         g_assert_nonnull (strstr (warning_action (json.json, "identity", "not a Jetson"),
                                   "jmem capture DIR"));
+      /* installing a tool here changes nothing in the capture */
+      {
+        JsonArray *w = json_object_get_array_member (json_node_get_object (json.json), "warnings");
+
+        for (guint i = 0; i < json_array_get_length (w); i++)
+          {
+            JsonObject *o = json_array_get_object_element (w, i);
+            const char *action = json_object_get_null_member (o, "action") ? NULL
+                                 : json_object_get_string_member (o, "action");
+
+            if (action != NULL && g_str_has_prefix (action, "install "))
+              g_assert_nonnull (strstr (action, "next capture"));
+          }
+      }
     }
   g_assert_cmpuint (n_trees, >=, 4);
 
