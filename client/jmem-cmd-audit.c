@@ -117,7 +117,7 @@ jmem_cmd_audit (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
     "The comparison covers every process; --top and --all only choose what is shown.\n"
-    "Exit status: 0 ok, 64 usage error, 69 helper or polkit not available, 70 internal error,\n"
+    "Exit status: 0 ok, 64 usage error, 69 no system bus, helper or polkit, 70 internal error,\n"
     "75 rate-limited, 77 not authorized to drop caches.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
     return JMEM_EXIT_USAGE;

@@ -72,7 +72,11 @@ jmem_cmd_report_drop_error (const char   *command,
   const char *action = jmem_helper_error_action (error);
 
   jmem_cmd_printerr ("jmem %s: %s", command, error->message);
-  if (action != NULL)
+  /* an audit can still compare two snapshots without the helper */
+  if (g_str_equal (command, "audit") && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED))
+    jmem_cmd_printerr ("jmem audit: %s, or compare without dropping caches: jmem audit --no-drop",
+                       action);
+  else if (action != NULL)
     jmem_cmd_printerr ("jmem %s: %s", command, action);
   return refusal_exit (error);
 }
@@ -237,7 +241,7 @@ jmem_cmd_drop_caches (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
     "Goes through jmem-helper (polkit action dev.jmem.drop-caches), at most once per 10 s.\n"
-    "Exit status: 0 ok, 64 usage error, 69 helper or polkit not available, 70 internal error,\n"
+    "Exit status: 0 ok, 64 usage error, 69 no system bus, helper or polkit, 70 internal error,\n"
     "75 rate-limited (try again in the seconds named), 77 not authorized.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
     return JMEM_EXIT_USAGE;

@@ -116,9 +116,12 @@ judge_apps (JmemCollectContext *ctx, GPtrArray *apps, guint n_malformed)
 
       if (holds_newline (ctx, a->pid, "comm") || holds_newline (ctx, a->pid, "cmdline"))
         {
-          g_autofree char *action =
-            g_strdup_printf ("see which process it is: ps -o pid,user,args -p %" G_GINT64_FORMAT,
-                             a->pid);
+          /* in a capture the PID names no process on this machine */
+          g_autofree char *action = ctx->root != NULL
+            ? g_strdup_printf ("see which process it was: the capture's proc/%" G_GINT64_FORMAT
+                               "/status and cmdline", a->pid)
+            : g_strdup_printf ("see which process it is: ps -o pid,user,args -p %" G_GINT64_FORMAT,
+                               a->pid);
 
           s->gpu_apps_trusted = FALSE;
           jmem_snapshot_add_warning (s, "gpu", action,

@@ -141,7 +141,13 @@ jmem_collect_power_mode (JmemCollectContext *ctx)
       else if (g_error_matches (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT))
         jmem_collect_boot_keep_probe (ctx, probe, NULL, 0);
     }
-  if (s->power_mode == NULL && s->is_jetson)
+  /* installing nvpmodel here does nothing for a capture: the next one can have it */
+  if (s->power_mode == NULL && s->is_jetson && ctx->root != NULL)
+    jmem_snapshot_add_warning (s, "power-mode",
+                               "install nvpmodel (package nvidia-l4t-tools) on the Jetson before "
+                               "the next capture",
+                               "power mode unknown: the capture holds no answer from nvpmodel -q");
+  else if (s->power_mode == NULL && s->is_jetson)
     jmem_snapshot_add_warning (s, "power-mode", "install nvpmodel (package nvidia-l4t-tools)",
                                "power mode unknown: no answer from nvpmodel -q");
 }

@@ -195,10 +195,49 @@ name_gpu_rows (JmemSnapshot *s)
     }
 }
 
+#define PSS_GAPS_NAMED 5
+
+static const char *
+pss_unknown_reason (JmemPssUnknown why)
+{
+  switch (why)
+    {
+    case JMEM_PSS_UNKNOWN_KERNEL_THREAD: return "kernel thread";
+    case JMEM_PSS_UNKNOWN_PID_NAMESPACE: return "another PID namespace";
+    case JMEM_PSS_UNKNOWN_EXITED: return "exited while read";
+    case JMEM_PSS_UNKNOWN_REFUSED: return "refused";
+    }
+  return "unreadable";
+}
+
+char *
+jmem_collect_pss_unknown_text (guint             n_unknown,
+                               const JmemPssGap *gaps,
+                               guint             n_gaps)
+{
+  GString *text = g_string_new (NULL);
+
+  n_gaps = MIN (n_gaps, MIN (n_unknown, PSS_GAPS_NAMED));
+  g_string_append_printf (text, "PSS unknown for %u %s: %s", n_unknown,
+                          jmem_text_plural (n_unknown, "process", "processes"),
+                          n_gaps == 0 ? "" : jmem_text_plural (n_gaps, "PID ", "PIDs "));
+  for (guint i = 0; i < n_gaps; i++)
+    g_string_append_printf (text, "%s%" G_GINT64_FORMAT " (%s)", i > 0 ? ", " : "", gaps[i].pid,
+                            pss_unknown_reason (gaps[i].why));
+  if (n_unknown > n_gaps)
+    g_string_append_printf (text, "%s%u more", n_gaps > 0 ? " and " : "", n_unknown - n_gaps);
+  g_string_append_printf (text, "; %s pss_kib is null and RSS stands in for the footprint",
+                          jmem_text_plural (n_unknown, "its", "their"));
+  return g_string_free (text, FALSE);
+}
+
+/* Root is told which processes and why (it can read every smaps_rollup it
+ * may); anyone else what would let them read more. */
 static void
 warn_pss_unknown (JmemCollectContext *ctx)
 {
   JmemSnapshot *s = ctx->snapshot;
+  JmemPssGap gaps[PSS_GAPS_NAMED];
   guint n_no_pss = 0;
 
   /* Kernel threads have no memory map: no PSS is their truth, not a gap. */
@@ -206,16 +245,48 @@ warn_pss_unknown (JmemCollectContext *ctx)
     {
       const JmemProcess *p = g_ptr_array_index (s->processes, i);
 
-      if (p->pss_kib < 0 && p->rss_kib >= 0)
-        n_no_pss++;
+      if (p->pss_kib >= 0 || p->rss_kib < 0)
+        continue;
+      if (n_no_pss < PSS_GAPS_NAMED)
+        {
+          gaps[n_no_pss].pid = p->pid;
+          gaps[n_no_pss].why = GPOINTER_TO_INT (g_hash_table_lookup (ctx->pss_why,
+                                                                     GINT_TO_POINTER ((gint) p->pid)));
+        }
+      n_no_pss++;
     }
-  if (n_no_pss > 0)
-    jmem_snapshot_add_warning (s, "processes",
-                               ctx->root == NULL ? "run jmem as the processes' owner or as root to see their PSS" : NULL,
-                               "PSS unknown for %u %s (smaps_rollup unreadable): "
-                               "%s pss_kib is null and RSS stands in for the footprint",
-                               n_no_pss, jmem_text_plural (n_no_pss, "process", "processes"),
-                               jmem_text_plural (n_no_pss, "its", "their"));
+  if (n_no_pss == 0)
+    return;
+  if (ctx->root == NULL && geteuid () == 0)
+    {
+      g_autofree char *text = jmem_collect_pss_unknown_text (n_no_pss, gaps,
+                                                             MIN (n_no_pss, PSS_GAPS_NAMED));
+
+      jmem_snapshot_add_warning (s, "processes", NULL, "%s", text);
+      return;
+    }
+  jmem_snapshot_add_warning (s, "processes",
+                             ctx->root == NULL ? "run jmem as the processes' owner or as root to see their PSS" : NULL,
+                             "PSS unknown for %u %s (smaps_rollup unreadable): "
+                             "%s pss_kib is null and RSS stands in for the footprint",
+                             n_no_pss, jmem_text_plural (n_no_pss, "process", "processes"),
+                             jmem_text_plural (n_no_pss, "its", "their"));
+}
+
+/* The nvmap warning's action, for the warnings that NvMap's absence
+ * causes: NULL where it has none (a capture without NvMap, a kernel
+ * without it), so that nothing points at advice that is not there. */
+static const char *
+nvmap_action (const JmemSnapshot *s)
+{
+  for (guint i = 0; i < s->warnings->len; i++)
+    {
+      const JmemWarning *w = g_ptr_array_index (s->warnings, i);
+
+      if (g_str_equal (w->source, "nvmap") && w->action != NULL)
+        return w->action;
+    }
+  return NULL;
 }
 
 /* NvMap's PIDs are the initial namespace's; in a container with its own
@@ -257,7 +328,7 @@ jmem_collect_join (JmemCollectContext *ctx)
   else
     s->gpu_source = g_strdup (s->nvmap_readable ? "nvmap" : "none");
   if (!s->nvmap_readable && s->gpu_stack != JMEM_GPU_STACK_UNIFIED && s->is_jetson)
-    jmem_snapshot_add_warning (s, "gpu", "see the nvmap warning for how to give jmem access",
+    jmem_snapshot_add_warning (s, "gpu", nvmap_action (s),
                                "no source of GPU memory per process: nvidia-smi does not report "
                                "it on this stack and NvMap is unread");
 

@@ -22,8 +22,28 @@ typedef struct {
   JmemUsers    *users;         /* uid -> name, while processes are read */
   guint         n_status_refused;
   guint         n_status_damaged;
+  GHashTable   *pss_why;       /* PID -> JmemPssUnknown, for each smaps_rollup unread */
   JmemCollectBoot *boot;       /* options->boot */
 } JmemCollectContext;
+
+/* Why smaps_rollup gave a process no PSS, as root sees it. */
+typedef enum {
+  JMEM_PSS_UNKNOWN_REFUSED = 1,
+  JMEM_PSS_UNKNOWN_KERNEL_THREAD,  /* no memory map: empty smaps_rollup or ESRCH */
+  JMEM_PSS_UNKNOWN_PID_NAMESPACE,  /* refused, and in a PID namespace below jmem's */
+  JMEM_PSS_UNKNOWN_EXITED,         /* its memory map went away while it was read */
+} JmemPssUnknown;
+
+typedef struct {
+  gint64         pid;
+  JmemPssUnknown why;
+} JmemPssGap;
+
+/* The warning for @n_unknown processes without PSS, naming the first
+ * @n_gaps of them (at most five are named) and why each has none. */
+char *jmem_collect_pss_unknown_text (guint             n_unknown,
+                                     const JmemPssGap *gaps,
+                                     guint             n_gaps);
 
 /* Per-boot facts (jmem-collect-boot.c): forgets what was kept when the
  * boot_id changed (or loads what the boot's file kept); then

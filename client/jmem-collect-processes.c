@@ -99,31 +99,51 @@ process_new (gint64 pid)
   return p;
 }
 
-/* RSS, PSS and swap in one read; FALSE for kernel threads, zombies, other
+typedef enum {
+  ROLLUP_READ,
+  ROLLUP_NO_MAP,   /* ESRCH, ENOENT or an empty file: no memory map (now) */
+  ROLLUP_REFUSED,
+} RollupRead;
+
+/* RSS, PSS and swap in one read; not for kernel threads, zombies, other
  * users' processes and those that exited, which status then tells apart. */
-static gboolean
+static RollupRead
 read_rollup (JmemCollectContext *ctx,
              const PidFiles     *at,
              JmemProcess        *p)
 {
+  g_autoptr(GError) error = NULL;
   JmemSmapsRollup rollup;
 
-  if (!read_pid_file (ctx, at, "smaps_rollup", JMEM_MAX_PROC_BYTES, NULL) ||
-      !jmem_smaps_rollup_parse ((const char *) ctx->read_buf->data, ctx->read_buf->len,
+  if (!read_pid_file (ctx, at, "smaps_rollup", JMEM_MAX_PROC_BYTES, &error))
+    return exited (error) ? ROLLUP_NO_MAP : ROLLUP_REFUSED;
+  if (!jmem_smaps_rollup_parse ((const char *) ctx->read_buf->data, ctx->read_buf->len,
                                 &rollup, NULL) ||
       rollup.rss_kib < 0 || rollup.pss_kib < 0)
-    return FALSE;
+    return ROLLUP_NO_MAP;
   p->rss_kib = rollup.rss_kib;
   p->pss_kib = rollup.pss_kib;
   p->swap_kib = rollup.swap_kib;
-  return TRUE;
+  return ROLLUP_READ;
+}
+
+/* Why @p, its status read, has no PSS: with no RSS either it has no memory
+ * map at all; with one, the map went away in between. NSpid lists a PID per
+ * namespace from /proc's down to the process's. */
+static JmemPssUnknown
+pss_unknown (RollupRead rollup, const JmemProcess *p, guint ns_levels)
+{
+  if (rollup == ROLLUP_NO_MAP)
+    return p->rss_kib < 0 ? JMEM_PSS_UNKNOWN_KERNEL_THREAD : JMEM_PSS_UNKNOWN_EXITED;
+  return ns_levels > 1 ? JMEM_PSS_UNKNOWN_PID_NAMESPACE : JMEM_PSS_UNKNOWN_REFUSED;
 }
 
 /* Name, owner and state; RSS and swap too when smaps_rollup gave none. */
 static ProcessRead
 read_status (JmemCollectContext *ctx,
              const PidFiles     *at,
-             JmemProcess        *p)
+             JmemProcess        *p,
+             guint              *ns_levels)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(JmemProcStatus) status = NULL;
@@ -141,6 +161,8 @@ read_status (JmemCollectContext *ctx,
   g_free (p->user);
   p->user = jmem_users_lookup (ctx->users, status->uid);
   p->state = status->state;
+  if (ns_levels != NULL)
+    *ns_levels = status->ns_pid_levels;
   if (p->pss_kib < 0)
     {
       p->rss_kib = status->vm_rss_kib;
@@ -202,7 +224,7 @@ read_named (JmemCollectContext *ctx,
             const PidFiles     *at,
             JmemProcess        *p)
 {
-  if (p->name == NULL && !count_read (ctx, read_status (ctx, at, p)))
+  if (p->name == NULL && !count_read (ctx, read_status (ctx, at, p, NULL)))
     return FALSE;
   read_details (ctx, at, p);
   return TRUE;
@@ -230,8 +252,26 @@ jmem_collect_process_named (JmemCollectContext *ctx,
   return kept;
 }
 
-/* The first pass's read of one process: RSS, PSS and swap, and name, owner
- * and state where smaps_rollup gave none. When the report names every
+/* RSS, PSS and swap; where smaps_rollup gives none, name, owner and state
+ * from status, and why there is no PSS. FALSE: drop it. */
+static gboolean
+read_usage (JmemCollectContext *ctx,
+            const PidFiles     *at,
+            JmemProcess        *p)
+{
+  RollupRead rollup = read_rollup (ctx, at, p);
+  guint ns_levels = 0;
+
+  if (rollup == ROLLUP_READ)
+    return TRUE;
+  if (!count_read (ctx, read_status (ctx, at, p, &ns_levels)))
+    return FALSE;
+  g_hash_table_insert (ctx->pss_why, GINT_TO_POINTER ((gint) p->pid),
+                       GINT_TO_POINTER (pss_unknown (rollup, p, ns_levels)));
+  return TRUE;
+}
+
+/* The first pass's read of one process. When the report names every
  * process (--all) everything at once through one directory descriptor, as a
  * loop over the same files would. FALSE: drop it. */
 static gboolean
@@ -245,12 +285,11 @@ read_process (JmemCollectContext *ctx,
   if (ctx->options->top >= 0)
     {
       pid_files_in_proc (ctx, p->pid, &at);
-      return read_rollup (ctx, &at, p) || count_read (ctx, read_status (ctx, &at, p));
+      return read_usage (ctx, &at, p);
     }
   if (!pid_files_open (ctx, p->pid, &at, &error))
     return count_read (ctx, exited (error) ? PROCESS_EXITED : PROCESS_REFUSED);
-  read_rollup (ctx, &at, p);
-  kept = read_named (ctx, &at, p);
+  kept = read_usage (ctx, &at, p) && read_named (ctx, &at, p);
   close (at.fd);
   return kept;
 }

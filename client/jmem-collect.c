@@ -26,10 +26,9 @@ warn_refused (JmemSnapshot *snapshot, JmemRoot *root)
   const GPtrArray *refused = jmem_root_get_refused (root);
 
   for (guint i = 0; i < refused->len; i++)
-    jmem_snapshot_add_warning (snapshot, "sysroot",
-                               "a capture holds only regular files and directories: "
-                               "write a new one with `jmem capture DIR`",
-                               "%s/%s", jmem_root_get_path (root),
+    jmem_snapshot_add_warning (snapshot, "sysroot", "write a new capture with `jmem capture DIR`",
+                               "%s/%s, and was not read: a capture holds only regular files "
+                               "and directories", jmem_root_get_path (root),
                                (const char *) g_ptr_array_index (refused, i));
 }
 
@@ -73,6 +72,7 @@ jmem_collect_snapshot (const JmemCollectOptions *options,
   ctx.snapshot = snapshot;
   ctx.proc_fd = -1;
   ctx.read_buf = g_byte_array_sized_new (16384);
+  ctx.pss_why = g_hash_table_new (NULL, NULL);
   ctx.boot = options->boot;
   jmem_collect_boot_check (&ctx);
 
@@ -95,6 +95,7 @@ jmem_collect_snapshot (const JmemCollectOptions *options,
     close (ctx.proc_fd);
   g_clear_pointer (&ctx.users, jmem_users_free);
   g_byte_array_unref (ctx.read_buf);
+  g_hash_table_unref (ctx.pss_why);
 
   return g_steal_pointer (&snapshot);
 }

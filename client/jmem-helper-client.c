@@ -108,6 +108,20 @@ jmem_helper_error_translate (GError     *error,
   return g_steal_pointer (&in);
 }
 
+/* sd_booted()'s test: only where systemd runs can it start the bus. */
+gboolean
+jmem_helper_systemd_runs (void)
+{
+  return g_file_test ("/run/systemd/system", G_FILE_TEST_IS_DIR);
+}
+
+const char *
+jmem_helper_no_bus_action (gboolean systemd_runs)
+{
+  return systemd_runs ? "start the system bus (sudo systemctl start dbus)"
+                      : "run jmem on the host, where the system bus runs";
+}
+
 static JmemHelper1 *
 helper_proxy (GError **error)
 {
@@ -121,8 +135,11 @@ helper_proxy (GError **error)
   bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, &local);
   if (bus == NULL)
     {
+      /* without systemd nothing starts a bus: a container or a chroot */
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED,
-                   "cannot reach the system bus: %s", local->message);
+                   "cannot reach the system bus (%s)%s", local->message,
+                   jmem_helper_systemd_runs () ? ""
+                   : ": this system runs none, as in a container or a chroot without systemd");
       return NULL;
     }
 
@@ -372,13 +389,12 @@ jmem_helper_error_action (const GError *error)
       }
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED))
-    return "start the system bus (sudo systemctl start dbus)";
+    return jmem_helper_no_bus_action (jmem_helper_systemd_runs ());
 
   if (error->domain == JMEM_ERROR)
     switch ((JmemError) error->code)
       {
-      case JMEM_ERROR_NOT_AVAILABLE:
-        return "this kernel has no NvMap: not a Jetson or JetPack without nvgpu";
+      case JMEM_ERROR_NOT_AVAILABLE:  /* the message says there is no NvMap: nothing to do */
       case JMEM_ERROR_RATE_LIMITED:  /* the message names the wait: once is enough */
       case JMEM_ERROR_TOO_LARGE:
       case JMEM_ERROR_FAILED:

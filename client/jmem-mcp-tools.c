@@ -242,6 +242,15 @@ run_audit (JmemMcpTools *tools, JsonObject *args, GError **error)
     {
       g_autofree char *action = helper_action (*error, JMEM_ACTION_DROP_CACHES);
 
+      /* an audit without a drop needs no helper, so no bus either */
+      if (g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED))
+        {
+          g_autofree char *both = g_strdup_printf ("%s, or audit without dropping caches: "
+                                                   "leave out \"level\"", action);
+
+          g_free (action);
+          action = g_steal_pointer (&both);
+        }
       add_action (error, action);
     }
   return root;

@@ -130,9 +130,7 @@ const char *
 jmem_nvmap_source_error_action (const JmemNvmapSource *source,
                                 const GError          *error)
 {
-  if (g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE))
-    return JMEM_NVMAP_ACTION_NO_NVMAP;
-  if (source == NULL)
+  if (source == NULL || g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE))
     return NULL;
   if (g_str_equal (source->via, "helper"))
     return jmem_helper_error_action (error);

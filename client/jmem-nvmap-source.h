@@ -30,11 +30,9 @@ typedef struct {
 const JmemNvmapSource *jmem_nvmap_source_choose (const JmemNvmapSourceContext *ctx,
                                                  GError                      **error);
 
-/* What to do about @error from a source's read (NULL when nothing helps). */
+/* What to do about @error from a source's read (NULL when nothing helps,
+ * as where there is no NvMap: the message says so). */
 const char *jmem_nvmap_source_error_action (const JmemNvmapSource *source,
                                             const GError          *error);
-
-#define JMEM_NVMAP_ACTION_NO_NVMAP \
-  "this kernel has no NvMap: not a Jetson or JetPack without nvgpu"
 
 G_END_DECLS

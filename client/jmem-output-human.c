@@ -138,7 +138,8 @@ add_header (Report             *r,
     add_pieces (r, software);
   }
   if (!s->is_jetson)
-    g_string_append (r->out, "  not a Jetson: reporting what this machine has\n");
+    g_string_append_printf (r->out, "  not a Jetson: reporting what %s has\n",
+                            s->sysroot != NULL ? "the capture" : "this machine");
   if (s->timestamp_unix > 0)
     {
       g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (s->timestamp_unix);

@@ -168,6 +168,15 @@ status_line (const char *line, gsize len, gpointer user_data)
   if (!ctx->seen_name)
     return TRUE;
 
+  if (line_has_key (line, len, klen, KEY ("NSpid"), &v, &vlen))
+    {
+      if (st->ns_pid_levels == 0)
+        for (gsize i = 0; i < vlen; i++)
+          if (g_ascii_isdigit (v[i]) && (i == 0 || !g_ascii_isdigit (v[i - 1])))
+            st->ns_pid_levels++;
+      return TRUE;
+    }
+
   if (line_has_key (line, len, klen, KEY ("State"), &v, &vlen))
     {
       while (vlen > 0 && (*v == '\t' || *v == ' '))

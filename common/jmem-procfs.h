@@ -17,6 +17,7 @@ typedef struct {
   gint64   rss_shmem_kib;
   gint64   vm_swap_kib;
   gint64   threads;
+  guint    ns_pid_levels; /* NSpid: entries, one per PID namespace from /proc's down (0: no line) */
 } JmemProcStatus;
 
 void jmem_proc_status_free (JmemProcStatus *status);

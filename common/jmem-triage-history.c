@@ -271,7 +271,7 @@ rule_growing (JmemTriage *t, GHashTable *table, const char *id, const char *what
       g_autofree char *per_hour = jmem_triage_size ((guint64) slope);
       g_autofree char *span = describe_duration (window);
       g_autofree char *who = g_strdup_printf ("PID %" G_GINT64_FORMAT " (%s)", s->pid, s->name);
-      g_autofree char *action = g_strdup_printf ("If %s should hold steady %s, it leaks: %s",
+      g_autofree char *action = g_strdup_printf ("If %s should hold steady %s, %s",
                                                  who, holds, remedy);
       JmemFinding *f;
 
@@ -327,12 +327,12 @@ rule_orphaned (JmemTriage *t, const JmemTriageHistory *h)
       JmemFinding *f;
 
       f = jmem_triage_add (t, "nvmap-orphaned", JMEM_SEVERITY_WARNING,
-                           "Nothing will free it: the process that held it is gone (a container "
-                           "torn down, a crash). If jmem runs in a container, run it on the host "
-                           "(the PID may live in another PID namespace); otherwise only a reboot "
-                           "returns it: report the leak against the program and L4T release.",
+                           "If jmem runs in a container, run it on the host (the PID may live in "
+                           "another PID namespace); otherwise reboot to return it, and report the "
+                           "leak against the program and L4T release.",
                            "NvMap holds %s for PID %" G_GINT64_FORMAT " (%s), which has not existed "
-                           "for the last %u samples (%s)",
+                           "for the last %u samples (%s): nothing will free it, as the process "
+                           "that held it is gone (a container torn down, a crash)",
                            size, s->pid, s->name, s->run, span);
       jmem_finding_add_number (f, "pid", (double) s->pid, "pid");
       jmem_finding_add_number (f, "size_kib", (double) s->last_kib, "KiB");

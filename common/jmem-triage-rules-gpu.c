@@ -31,10 +31,9 @@ jmem_triage_rule_gpu_dominates (JmemTriage *t)
     }
 
   f = jmem_triage_add (t, "gpu-dominates", JMEM_SEVERITY_INFO,
-                       "Look at the NvMap/GPU column, not RSS: the GPU, multimedia or CUDA "
-                       "buffers are the main consumer. GR3D_FREQ near 0 % with this much "
-                       "memory means buffers are held while the GPU idles (a paused pipeline, "
-                       "a loaded model waiting for requests).",
+                       "Look at the NvMap/GPU column, not RSS; with GR3D_FREQ near 0 %, look for "
+                       "what holds the buffers while the GPU idles (a paused pipeline, a loaded "
+                       "model waiting for requests).",
                        "GPU memory (%s) holds %s of %s RAM (%.1f %%): GPU, multimedia or CUDA "
                        "buffers dominate%s; %s",
                        t->gpu_total_source, gpu, total,
@@ -100,11 +99,10 @@ jmem_triage_rule_single_process (JmemTriage *t)
     }
   f = jmem_triage_add (t, "single-process-dominates",
                        by_ram ? JMEM_SEVERITY_WARNING : JMEM_SEVERITY_INFO,
-                       "This is most likely model weights and KV cache: lower the batch size, "
-                       "the context length or the KV-cache share (e.g. vLLM "
-                       "--gpu-memory-utilization, --max-model-len), or load the model at a "
-                       "lower precision (FP16, INT8, INT4). Stopping the process returns the memory.",
-                       "%s holds %s: %.1f %% of %s (%s)",
+                       "Lower the batch size, the context length or the KV-cache share (e.g. "
+                       "vLLM --gpu-memory-utilization, --max-model-len), load the model at a "
+                       "lower precision (FP16, INT8, INT4), or stop the process to return the memory.",
+                       "%s holds %s: %.1f %% of %s (%s), most likely model weights and KV cache",
                        who, size,
                        by_ram ? jmem_triage_percent ((guint64) big->footprint_kib, (guint64) t->mem_total_kib)
                               : jmem_triage_percent (h->kib, (guint64) t->gpu_total_kib),
@@ -233,10 +231,10 @@ jmem_triage_rule_nvmap_orphan (JmemTriage *t)
 
   size = jmem_triage_size (sum);
   f = jmem_triage_add (t, "nvmap-orphan", JMEM_SEVERITY_WARNING,
-                       "Reap it: a zombie's parent must wait for it (restart or signal the parent, "
-                       "`ps -o ppid= -p PID`); resume (`kill -CONT PID`, `docker unpause`) or stop a "
-                       "stopped process; a PID with no /proc entry lives in another PID namespace "
-                       "(run jmem on the host) or leaked, and only a reboot returns that.",
+                       "Reap a zombie by restarting or signalling its parent (`ps -o ppid= -p PID`); "
+                       "resume (`kill -CONT PID`, `docker unpause`) or stop a stopped process; for a "
+                       "PID with no /proc entry, run jmem on the host (it may live in another PID "
+                       "namespace), and where the host has none either, reboot to return the leak.",
                        "NvMap holds %s for processes that cannot free it: %s", size, who->str);
   jmem_finding_add_number (f, "orphan_kib", (double) sum, "KiB");
   jmem_finding_add_number (f, "orphan_pids", (double) n, "count");
@@ -291,7 +289,8 @@ jmem_triage_rule_cuda_pool (JmemTriage *t)
   size = jmem_triage_size ((guint64) retained);
   f = jmem_triage_add (t, "cuda-pool-retained", JMEM_SEVERITY_WARNING,
                        "Drop caches on the host: `jmem drop-caches` (inside a container it acts on "
-                       "the host). L4T r39 (JetPack 7.2) and later return these pages by themselves.",
+                       "the host), or upgrade to L4T r39 (JetPack 7.2) or later, which returns these "
+                       "pages by itself.",
                        "%s (%.1f %% of RAM) stays in use with no live GPU process: L4T R%" G_GINT64_FORMAT
                        " keeps the pages of exited CUDA processes pooled",
                        size, jmem_triage_percent ((guint64) retained, (guint64) t->mem_total_kib), major);

@@ -39,9 +39,10 @@ jmem_triage_rule_thermal_hot (JmemTriage *t)
     return;
 
   f = jmem_triage_add (t, "thermal-hot", JMEM_SEVERITY_WARNING,
-                       "The module is about to throttle: check that the fan spins and the "
-                       "heatsink has airflow, or choose a lower power mode (`sudo nvpmodel -m N`).",
-                       "Thermal zones above %.0f °C: %s", JMEM_TRIAGE_THERMAL_CELSIUS, zones->str);
+                       "Check that the fan spins and the heatsink has airflow, or choose a lower "
+                       "power mode (`sudo nvpmodel -m N`).",
+                       "Thermal zones above %.0f °C: %s; the module is about to throttle",
+                       JMEM_TRIAGE_THERMAL_CELSIUS, zones->str);
   jmem_finding_add_number (f, "max_celsius", hottest, "celsius");
   jmem_finding_add_number (f, "zones_over", (double) n, "count");
   jmem_finding_add_number (f, "threshold_celsius", JMEM_TRIAGE_THERMAL_CELSIUS, "celsius");
@@ -67,11 +68,11 @@ jmem_triage_rule_lfb_fragmented (JmemTriage *t)
   block = jmem_triage_size ((guint64) ts->lfb_block_kib);
   total_s = jmem_triage_size (total);
   f = jmem_triage_add (t, "lfb-fragmented", JMEM_SEVERITY_WARNING,
-                       "Memory is fragmented: compact it (`jmem drop-caches --compact`), restart "
-                       "long-running pipelines that churn buffers, and reserve contiguous memory "
-                       "for camera and video through CMA at boot.",
+                       "Compact memory (`jmem drop-caches --compact`), restart long-running "
+                       "pipelines that churn buffers, and reserve contiguous memory for camera "
+                       "and video through CMA at boot.",
                        "Largest free blocks (tegrastats lfb): %" G_GINT64_FORMAT " × %s = %s; "
-                       "large contiguous allocations will fail or stall",
+                       "memory is fragmented, and large contiguous allocations will fail or stall",
                        ts->lfb_blocks, block, total_s);
   jmem_finding_add_number (f, "lfb_blocks", (double) ts->lfb_blocks, "count");
   jmem_finding_add_number (f, "lfb_block_kib", (double) ts->lfb_block_kib, "KiB");

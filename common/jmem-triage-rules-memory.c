@@ -41,8 +41,8 @@ jmem_triage_rule_unexplained_used (JmemTriage *t)
 
   f = jmem_triage_add (t, "unexplained-used", JMEM_SEVERITY_WARNING,
                        "Look at kernel memory: SUnreclaim (`sudo slabtop -o`), Shmem and tmpfs "
-                       "(`df -t tmpfs`), CMA users and driver reservations; on L4T before r39 "
-                       "memory of exited CUDA processes also lands here (see cuda-pool-retained).",
+                       "(`df -t tmpfs`), CMA users and driver reservations; on L4T before r39, "
+                       "also at the pages of exited CUDA processes (see cuda-pool-retained).",
                        "%s in use but process RSS and GPU memory explain only %s: %s (%.1f %% of "
                        "RAM) unexplained%s%s",
                        u, e, x,
@@ -81,9 +81,9 @@ jmem_triage_rule_swap_heavy (JmemTriage *t)
   u = jmem_triage_size ((guint64) used);
   s = jmem_triage_size ((guint64) total);
   f = jmem_triage_add (t, "swap-heavy", JMEM_SEVERITY_WARNING,
-                       "RAM is short: find the largest footprints in `jmem snapshot` and shrink or "
-                       "stop them; swap on eMMC or SD cards stalls the whole system (zram swaps to RAM).",
-                       "Swap is %.1f %% used: %s of %s",
+                       "Find the largest footprints in `jmem snapshot` and shrink or stop them.",
+                       "Swap is %.1f %% used: %s of %s; RAM is short, and swap on eMMC or SD cards "
+                       "stalls the whole system (zram swaps to RAM)",
                        jmem_triage_percent ((guint64) used, (guint64) total), u, s);
   jmem_finding_add_number (f, "swap_used_kib", (double) used, "KiB");
   jmem_finding_add_number (f, "swap_total_kib", (double) total, "KiB");
@@ -106,10 +106,10 @@ jmem_triage_rule_cma_exhausted (JmemTriage *t)
   fr = jmem_triage_size ((guint64) free_kib);
   s = jmem_triage_size ((guint64) total);
   f = jmem_triage_add (t, "cma-exhausted", JMEM_SEVERITY_WARNING,
-                       "Camera, video and display buffers need contiguous memory: stop idle "
-                       "capture or GStreamer pipelines (nvargus-daemon clients), or enlarge CMA "
-                       "with the cma= kernel argument in /boot/extlinux/extlinux.conf.",
-                       "CMA is nearly exhausted: %s free of %s (%.1f %%)",
+                       "Stop idle capture or GStreamer pipelines (nvargus-daemon clients), or "
+                       "enlarge CMA with the cma= kernel argument in /boot/extlinux/extlinux.conf.",
+                       "CMA is nearly exhausted: %s free of %s (%.1f %%); camera, video and "
+                       "display buffers need it for contiguous memory",
                        fr, s, jmem_triage_percent ((guint64) free_kib, (guint64) total));
   jmem_finding_add_number (f, "cma_free_kib", (double) free_kib, "KiB");
   jmem_finding_add_number (f, "cma_total_kib", (double) total, "KiB");

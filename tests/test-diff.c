@@ -402,6 +402,44 @@ test_container (void)
   g_assert_cmpstr (found, ==, "/.dockerenv exists");
 }
 
+/* No system bus: drop-caches and audit say what to do where they run (start
+ * the bus only where systemd can), and audit offers --no-drop. */
+static void
+test_no_bus_hint (void)
+{
+  const char *commands[][5] = {
+    { jmem_exe, "drop-caches", "--no-ask-password", NULL },
+    { jmem_exe, "audit", "--no-ask-password", "--top", "0" },
+  };
+  gboolean systemd = g_file_test ("/run/systemd/system", G_FILE_TEST_IS_DIR);
+  g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "DBUS_SYSTEM_BUS_ADDRESS",
+                                          "unix:path=/nonexistent/jmem-test-bus", TRUE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      const char *argv[6] = { commands[i][0], commands[i][1], commands[i][2], commands[i][3],
+                              commands[i][4], NULL };
+      g_autoptr(GError) error = NULL;
+      g_autofree char *err = NULL;
+      int wait_status = 0;
+
+      g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                    NULL, &err, &wait_status, &error);
+      g_assert_no_error (error);
+      g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 69);
+      g_assert_nonnull (strstr (err, "cannot reach the system bus"));
+      if (systemd)
+        g_assert_nonnull (strstr (err, "sudo systemctl start dbus"));
+      else
+        {
+          g_assert_null (strstr (err, "systemctl"));
+          g_assert_nonnull (strstr (err, "this system runs none, as in a container or a chroot"));
+          g_assert_nonnull (strstr (err, "run jmem on the host"));
+        }
+      g_assert_true ((strstr (err, "jmem audit --no-drop") != NULL) == (i == 1));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -426,6 +464,7 @@ main (int argc, char **argv)
   g_test_add_func ("/diff/hostile-name", test_hostile_name);
   g_test_add_func ("/diff/container", test_container);
   g_test_add_func ("/diff/audit-no-drop", test_audit_no_drop);
+  g_test_add_func ("/diff/no-bus-hint", test_no_bus_hint);
   rc = g_test_run ();
 
   {

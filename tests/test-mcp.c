@@ -38,6 +38,25 @@ server_start_root (const char *root)
   return s;
 }
 
+/* A server on the live system whose system bus is at a socket that does not exist. */
+static Server *
+server_start_no_bus (void)
+{
+  g_autoptr(GSubprocessLauncher) launcher =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_autoptr(GError) error = NULL;
+  Server *s = g_new0 (Server, 1);
+
+  g_subprocess_launcher_setenv (launcher, "DBUS_SYSTEM_BUS_ADDRESS",
+                                "unix:path=/nonexistent/jmem-test-bus", TRUE);
+  s->process = g_subprocess_launcher_spawn (launcher, &error, g_getenv ("JMEM_EXE"), "mcp", NULL);
+  g_assert_no_error (error);
+  s->in = g_subprocess_get_stdin_pipe (s->process);
+  s->out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (s->process));
+  g_data_input_stream_set_newline_type (s->out, G_DATA_STREAM_NEWLINE_TYPE_LF);
+  return s;
+}
+
 static Server *
 server_start (const char *tree)
 {
@@ -247,6 +266,24 @@ test_sysroot_refusals (void)
       g_assert_nonnull (strstr (text, "acts on the live system"));
       g_assert_nonnull (strstr (text, "To fix: start `jmem mcp` without --sysroot"));
     }
+  server_finish (s);
+}
+
+/* No system bus: the advice fits where the server runs, and the audit
+ * names its way without the helper. */
+static void
+test_no_bus (void)
+{
+  g_autoptr(Server) s = server_start_no_bus ();
+  g_autofree char *drop = call_error (s, "drop_caches", "{}");
+  g_autofree char *audit = call_error (s, "audit", "{\"level\":1,\"top\":0}");
+  gboolean systemd = g_file_test ("/run/systemd/system", G_FILE_TEST_IS_DIR);
+
+  g_assert_nonnull (strstr (drop, "cannot reach the system bus"));
+  g_assert_nonnull (strstr (drop, systemd ? "To fix: start the system bus" : "To fix: run jmem on the host"));
+  g_assert_null (strstr (drop, "leave out"));
+  g_assert_nonnull (strstr (audit, "cannot reach the system bus"));
+  g_assert_nonnull (strstr (audit, "or audit without dropping caches: leave out \"level\""));
   server_finish (s);
 }
 
@@ -467,6 +504,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mcp/invalid-requests", test_invalid_requests);
   g_test_add_func ("/mcp/bad-arguments", test_bad_arguments);
   g_test_add_func ("/mcp/sysroot-refusals", test_sysroot_refusals);
+  g_test_add_func ("/mcp/no-bus", test_no_bus);
   g_test_add_func ("/mcp/initialize", test_initialize);
   g_test_add_func ("/mcp/long-lines", test_long_lines);
   g_test_add_func ("/mcp/end-of-input", test_end_of_input);

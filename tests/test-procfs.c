@@ -48,6 +48,24 @@ test_status_real (void)
   g_assert_cmpint (st->rss_shmem_kib, ==, 0);
   g_assert_cmpint (st->vm_swap_kib, ==, 0);
   g_assert_cmpint (st->threads, ==, 1);
+  g_assert_cmpuint (st->ns_pid_levels, ==, 1);
+}
+
+/* NSpid names a PID per namespace, from /proc's down to the process's:
+ * more than one is a process in a namespace below the reader's. */
+static void
+test_status_nested_pid_namespace (void)
+{
+  static const char data[] = "Name:\tpython3\nState:\tS (sleeping)\nPid:\t4242\n"
+                             "NSpid:\t4242\t17\t1\nVmRSS:\t  1024 kB\n";
+  g_autoptr(JmemProcStatus) st = jmem_proc_status_parse (data, sizeof data - 1, NULL);
+  g_autoptr(JmemProcStatus) none = jmem_proc_status_parse ("Name:\tx\n", 8, NULL);
+
+  g_assert_nonnull (st);
+  g_assert_cmpuint (st->ns_pid_levels, ==, 3);
+  g_assert_cmpint (st->vm_rss_kib, ==, 1024);
+  g_assert_nonnull (none);
+  g_assert_cmpuint (none->ns_pid_levels, ==, 0);
 }
 
 static void
@@ -364,6 +382,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/procfs/status/real", test_status_real);
   g_test_add_func ("/procfs/status/kernel-thread", test_status_kthread);
+  g_test_add_func ("/procfs/status/nested-pid-namespace", test_status_nested_pid_namespace);
   g_test_add_func ("/procfs/status/name-newline", test_status_name_newline);
   g_test_add_func ("/procfs/status/name-invalid-utf8", test_status_name_invalid_utf8);
   g_test_add_func ("/procfs/status/truncated", test_status_truncated);

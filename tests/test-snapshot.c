@@ -14,6 +14,7 @@
 
 #include "jmem-capture.h"
 #include "jmem-collect.h"
+#include "jmem-collect-private.h"
 #include "jmem-text.h"
 
 /* One account per test program: the two run at once, and each removes its own. */
@@ -215,6 +216,24 @@ has_warning (JsonNode *root, const char *source, const char *needle)
         return TRUE;
     }
   return FALSE;
+}
+
+/* The action of the first @source warning whose message holds @needle. */
+static const char *
+warning_action (JsonNode *root, const char *source, const char *needle)
+{
+  JsonArray *w = json_object_get_array_member (json_node_get_object (root), "warnings");
+
+  for (guint i = 0; i < json_array_get_length (w); i++)
+    {
+      JsonObject *o = json_array_get_object_element (w, i);
+
+      if (g_str_equal (json_object_get_string_member (o, "source"), source) &&
+          strstr (json_object_get_string_member (o, "message"), needle))
+        return json_object_get_null_member (o, "action") ? NULL
+               : json_object_get_string_member (o, "action");
+    }
+  return NULL;
 }
 
 /* A "Key:   value kB" from a meminfo-like file. */
@@ -556,6 +575,10 @@ test_exit_codes (void)
     g_autofree char *thor = tree ("thor-unified");
     run_jmem (&alloc_none, FALSE, "allocations", "--sysroot", thor, NULL);
     g_assert_cmpint (alloc_none.status, ==, 69);
+    /* Thor is a Jetson: the message says what the capture lacks, and no
+     * "To fix" line guesses at why */
+    g_assert_nonnull (strstr (alloc_none.err, "the capture holds no NvMap data"));
+    g_assert_null (strstr (alloc_none.err, "To fix"));
   }
   g_rmdir (empty);
 }
@@ -802,7 +825,113 @@ check_live (const char * const *argv)
   g_assert_nonnull (strstr (json_object_get_string_member (self, "cmdline"), "snapshot --json --all"));
   /* its own smaps_rollup is readable to every user */
   g_assert_cmpint (json_object_get_int_member (self, "pss_kib"), >, 0);
+  /* root is never told to run as root: it is told which PIDs and why */
+  if (argv[0] == jmem_exe && has_warning (r.json, "processes", "PSS unknown"))
+    {
+      g_assert_true (has_warning (r.json, "processes", "PSS unknown for 1 process: PID ") ||
+                     has_warning (r.json, "processes", " processes: PIDs "));
+      g_assert_null (warning_action (r.json, "processes", "PSS unknown"));
+    }
   check_rows_named (r.json);
+}
+
+/* A capture is analysed already: no hint read from one sends the user to
+ * --sysroot, and none calls the captured system "this machine". */
+static void
+test_sysroot_hints (void)
+{
+  g_autofree char *trees = g_build_filename (fixtures, "trees", NULL);
+  g_autoptr(GDir) dir = g_dir_open (trees, 0, NULL);
+  const char *name;
+  guint n_trees = 0;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *root = tree (name);
+      g_auto(Run) human = { 0 }, json = { 0 };
+
+      if (!g_file_test (root, G_FILE_TEST_IS_DIR))
+        continue;
+      n_trees++;
+      run_jmem (&human, FALSE, "snapshot", "--all", "--sysroot", root, NULL);
+      run_jmem (&json, TRUE, "snapshot", "--json", "--sysroot", root, NULL);
+      g_assert_cmpint (human.status, ==, 0);
+      g_assert_cmpint (json.status, ==, 0);
+      g_assert_null (strstr (human.out, "--sysroot"));
+      g_assert_null (strstr (human.err, "--sysroot"));
+      g_assert_null (strstr (human.out, "this machine"));
+      g_assert_null (strstr (human.out, "ps -o pid,user,args"));
+      g_assert_null (strstr (json.out, "--sysroot"));
+      if (!bool_at (json.json, "$.collected.is_jetson"))
+        g_assert_nonnull (strstr (warning_action (json.json, "identity", "not a Jetson"),
+                                  "jmem capture DIR"));
+      /* installing a tool here changes nothing in the capture */
+      {
+        JsonArray *w = json_object_get_array_member (json_node_get_object (json.json), "warnings");
+
+        for (guint i = 0; i < json_array_get_length (w); i++)
+          {
+            JsonObject *o = json_array_get_object_element (w, i);
+            const char *action = json_object_get_null_member (o, "action") ? NULL
+                                 : json_object_get_string_member (o, "action");
+
+            if (action != NULL && g_str_has_prefix (action, "install "))
+              g_assert_nonnull (strstr (action, "next capture"));
+          }
+      }
+    }
+  g_assert_cmpuint (n_trees, >=, 4);
+
+  /* a Jetson's capture without NvMap: the GPU warning points at no advice
+   * that the nvmap warning does not give */
+  {
+    g_autofree char *base = g_dir_make_tmp ("jmem-no-nvmap-XXXXXX", NULL);
+    g_autofree char *copy = g_build_filename (base, "orin", NULL);
+    g_autofree char *orin = tree ("orin-agx-nvgpu");
+    g_autofree char *clients = g_build_filename (copy, "sys", "kernel", "debug", "nvmap", "iovmm",
+                                                 "clients", NULL);
+    const char *cp[] = { "cp", "-a", orin, copy, NULL };
+    const char *rm[] = { "rm", "-rf", base, NULL };
+    g_auto(Run) cp_run = { 0 }, rm_run = { 0 }, r = { 0 };
+
+    run_argv (cp, NULL, FALSE, &cp_run);
+    g_assert_cmpint (cp_run.status, ==, 0);
+    g_assert_cmpint (g_unlink (clients), ==, 0);
+    run_jmem (&r, TRUE, "snapshot", "--json", "--sysroot", copy, NULL);
+    g_assert_cmpint (r.status, ==, 0);
+    g_assert_true (has_warning (r.json, "gpu", "no source of GPU memory per process"));
+    g_assert_null (warning_action (r.json, "gpu", "no source of GPU memory per process"));
+    g_assert_null (warning_action (r.json, "nvmap", "the capture holds no NvMap data"));
+    run_argv (rm, NULL, FALSE, &rm_run);
+  }
+}
+
+/* What root reads about processes without PSS: up to five PIDs, each with
+ * the reason, and how many more. */
+static void
+test_pss_unknown_text (void)
+{
+  const JmemPssGap gaps[] = {
+    { 2, JMEM_PSS_UNKNOWN_KERNEL_THREAD },
+    { 117, JMEM_PSS_UNKNOWN_EXITED },
+    { 5012, JMEM_PSS_UNKNOWN_PID_NAMESPACE },
+    { 6001, JMEM_PSS_UNKNOWN_REFUSED },
+    { 6002, JMEM_PSS_UNKNOWN_REFUSED },
+  };
+  g_autofree char *one = jmem_collect_pss_unknown_text (1, gaps + 3, 1);
+  g_autofree char *three = jmem_collect_pss_unknown_text (3, gaps, 3);
+  g_autofree char *many = jmem_collect_pss_unknown_text (8, gaps, 5);
+
+  g_assert_cmpstr (one, ==, "PSS unknown for 1 process: PID 6001 (refused); "
+                   "its pss_kib is null and RSS stands in for the footprint");
+  g_assert_cmpstr (three, ==, "PSS unknown for 3 processes: PIDs 2 (kernel thread), "
+                   "117 (exited while read), 5012 (another PID namespace); "
+                   "their pss_kib is null and RSS stands in for the footprint");
+  g_assert_cmpstr (many, ==, "PSS unknown for 8 processes: PIDs 2 (kernel thread), "
+                   "117 (exited while read), 5012 (another PID namespace), 6001 (refused), "
+                   "6002 (refused) and 3 more; "
+                   "their pss_kib is null and RSS stands in for the footprint");
 }
 
 /* The default view on the live system: --top rows are named and in order. */
@@ -1193,6 +1322,8 @@ main (int argc, char **argv)
   g_test_add_func ("/snapshot/human-wording", test_human_wording);
   g_test_add_func ("/snapshot/library", test_library);
   g_test_add_func ("/snapshot/live-root", test_live_root);
+  g_test_add_func ("/snapshot/pss-unknown-text", test_pss_unknown_text);
+  g_test_add_func ("/snapshot/sysroot-hints", test_sysroot_hints);
   g_test_add_func ("/snapshot/live-user", test_live_user);
   g_test_add_func ("/snapshot/capture-roundtrip", test_capture_roundtrip);
   g_test_add_func ("/snapshot/services-dbus", test_services_dbus);

@@ -138,6 +138,7 @@ test_steady_growth (void)
       assert_number (n, "grew_percent", 100);
       g_assert_nonnull (strstr (n->message, "PID 4242 (gst-launch-1.0)"));
       g_assert_nonnull (strstr (n->action, "PID 4242 (gst-launch-1.0)"));
+      g_assert_nonnull (strstr (n->action, ", restart it"));
       g_assert_null (strchr (n->message, '\n'));
     }
   /* the steady Xorg never fires, nor does anything orphaned */
@@ -267,6 +268,9 @@ test_orphaned (void)
   assert_number (o, "samples", 3);
   assert_number (o, "window_seconds", 60);
   g_assert_nonnull (strstr (o->message, "PID 777 (deepstream-app)"));
+  /* why nothing frees it is the message's; the action is the steps */
+  g_assert_nonnull (strstr (o->message, "nothing will free it"));
+  g_assert_true (g_str_has_prefix (o->action, "If jmem runs in a container"));
   g_assert_null (jmem_triage_find (f2, "nvmap-orphaned"));
   g_assert_null (jmem_triage_find (fb, "nvmap-orphaned"));
   g_assert_null (jmem_triage_find (fc, "nvmap-orphaned"));

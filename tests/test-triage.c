@@ -45,6 +45,21 @@ fixture_meminfo (const char *name, const char *field)
   return jmem_meminfo_get_kib (m, field);
 }
 
+/* An action is steps: it opens with what to do (or when to do it), never
+ * with the explanation, which is the message's. */
+static void
+assert_action_is_steps (const char *action)
+{
+  static const char *const openings[] = {
+    "Check ", "Compact ", "Drop ", "Find ", "If ", "Look ", "Lower ", "Reap ", "Run ", "Stop ",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (openings); i++)
+    if (g_str_has_prefix (action, openings[i]))
+      return;
+  g_error ("an action that does not open with a step: %s", action);
+}
+
 static const JmemFinding *
 expect (JmemSnapshot *s, const char *id, JmemSeverity severity)
 {
@@ -55,6 +70,7 @@ expect (JmemSnapshot *s, const char *id, JmemSeverity severity)
   g_assert_true (g_utf8_validate (f->message, -1, NULL));
   g_assert_null (strchr (f->message, '\n'));
   g_assert_nonnull (f->action);
+  assert_action_is_steps (f->action);
   g_assert_cmpuint (f->numbers->len, >, 0);
   return f;
 }
