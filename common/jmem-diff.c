@@ -1,6 +1,7 @@
 #include "jmem-diff.h"
 
 #include <gio/gio.h>
+#include <string.h>
 
 #include "jmem-error.h"
 #include "jmem-file.h"
@@ -294,8 +295,12 @@ jmem_diff_parse_snapshot (const char *data,
     }
   if (!json_parser_load_from_data (parser, data, (gssize) len, &local))
     {
+      /* json-glib names the buffer "<data>"; @what already names the file. */
+      const char *why = g_str_has_prefix (local->message, "<data>:") ?
+                          local->message + strlen ("<data>:") : local->message;
+
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
-                   "%s: not valid JSON (%s)", what, local->message);
+                   "%s: not valid JSON (line %s)", what, why);
       return NULL;
     }
   root = json_parser_get_root (parser);
@@ -308,15 +313,12 @@ JsonNode *
 jmem_diff_load_snapshot (const char *path,
                          GError    **error)
 {
-  g_autoptr(GError) local = NULL;
   g_autofree char *data = NULL;
   gsize len = 0;
 
-  if (!jmem_file_read_capped (path, JMEM_DIFF_MAX_FILE_BYTES, &data, &len, &local))
-    {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", path);
-      return NULL;
-    }
+  /* Its errors name @path already ("Cannot open PATH: ..."). */
+  if (!jmem_file_read_capped (path, JMEM_DIFF_MAX_FILE_BYTES, &data, &len, error))
+    return NULL;
   return jmem_diff_parse_snapshot (data, len, path, error);
 }
 
