@@ -169,7 +169,7 @@ uid_from_status (const char *status)
 static gboolean
 capture_processes (Capture *c, GHashTable *uids, GError **error)
 {
-  static const char * const files[] = { "smaps_rollup", "cgroup", "cmdline" };
+  static const char * const files[] = { "smaps_rollup", "stat", "cgroup", "cmdline" };
   g_autoptr(GByteArray) buf = g_byte_array_sized_new (16384);
   int proc_fd = jmem_root_open_dir (c->live, "/proc", error);
   int list_fd = proc_fd < 0 ? -1 : fcntl (proc_fd, F_DUPFD_CLOEXEC, 0);

@@ -412,6 +412,13 @@ add_process (JsonBuilder       *b,
       json_builder_add_null_value (b);
     }
   add_cmdline (b, p->cmdline);
+  /* PID and start time together name one process for as long as it lives. */
+  add_int_or_null (b, "start_time_ticks", p->start_time_ticks);
+  json_builder_set_member_name (b, "kernel_thread");
+  if (p->kernel_thread < 0)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_boolean_value (b, p->kernel_thread > 0);
   json_builder_end_object (b);
 }
 
