@@ -271,6 +271,9 @@ test_audit_no_drop (void)
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (procs, "list")), <=, 2);
   g_assert_true (json_object_get_boolean_member (
     json_object_get_object_member (json_object_get_object_member (root, "diff"), "processes"), "complete"));
+  /* the diff's code, kernel threads left out as jmem diff leaves them */
+  g_assert_false (json_object_get_boolean_member (
+    json_object_get_object_member (json_object_get_object_member (root, "diff"), "processes"), "kernel_threads"));
 
   /* the whole output follows the audit schema, which takes in the others */
   g_assert_true (g_file_set_contents (audit_path, out, -1, &error));
@@ -285,6 +288,37 @@ test_audit_no_drop (void)
                 &wait_status, &error);
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
+
+  /* --kernel-threads: this system's kernel threads are compared, and one
+   * that renamed itself meanwhile is not both an exit and an appearance
+   * (no PID is reused within a second) */
+  {
+    const char *with[] = { jmem_exe, "audit", "--no-drop", "--interval", "0", "--json",
+                           "--kernel-threads", NULL };
+    g_autoptr(JsonParser) p2 = json_parser_new ();
+    g_autofree char *out2 = NULL;
+    JsonObject *procs2;
+
+    g_spawn_sync (NULL, (char **) with, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                  &out2, NULL, &wait_status, &error);
+    g_assert_no_error (error);
+    g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
+    json_parser_load_from_data (p2, out2, -1, &error);
+    g_assert_no_error (error);
+    procs2 = json_object_get_object_member (json_object_get_object_member (
+               json_node_get_object (json_parser_get_root (p2)), "diff"), "processes");
+    g_assert_true (json_object_get_boolean_member (procs2, "kernel_threads"));
+    g_assert_cmpint (json_object_get_int_member (procs2, "unchanged"), >=, 1);
+    {
+      JsonArray *gone = json_object_get_array_member (procs2, "exited");
+      JsonArray *came = json_object_get_array_member (procs2, "appeared");
+
+      for (guint i = 0; i < json_array_get_length (gone); i++)
+        for (guint j = 0; j < json_array_get_length (came); j++)
+          g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (gone, i), "pid"), !=,
+                           json_object_get_int_member (json_array_get_object_element (came, j), "pid"));
+    }
+  }
 }
 
 static char *
@@ -320,6 +354,8 @@ test_malformed (void)
     { "pid.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"processes\": {\"list\": [{\"pid\": \"1\", \"name\": \"x\"}]}}", -1, "processes.list[0] has no valid pid" },
     { "huge.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"memory\": {\"fields_kib\": {\"MemFree\": 9223372036854775807}}}", -1, "not a possible size" },
     { "negative.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"processes\": {\"list\": [{\"pid\": 5, \"name\": \"x\", \"rss_kib\": -4}]}}", -1, "not a possible size" },
+    { "start.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"processes\": {\"list\": [{\"pid\": 5, \"name\": \"x\", \"start_time_ticks\": -1}]}}", -1, "start_time_ticks is not a count" },
+    { "kthread.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"processes\": {\"list\": [{\"pid\": 5, \"name\": \"x\", \"kernel_thread\": 1}]}}", -1, "kernel_thread is not true" },
     { "float.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"nvmap\": {\"total_kib\": 1.5}}", -1, "not an integer" },
   };
   g_autoptr(GString) deep = g_string_new (NULL);
