@@ -316,11 +316,11 @@ jmem_diff_parse_snapshot (const char *data,
   if (!json_parser_load_from_data (parser, data, (gssize) len, &local))
     {
       /* json-glib names the buffer "<data>"; @what already names the file. */
-      const char *why = g_str_has_prefix (local->message, "<data>:") ?
-                          local->message + strlen ("<data>:") : local->message;
+      gboolean located = g_str_has_prefix (local->message, "<data>:");
 
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
-                   "%s: not valid JSON (line %s)", what, why);
+                   "%s: not valid JSON (%s%s)", what, located ? "line " : "",
+                   local->message + (located ? strlen ("<data>:") : 0));
       return NULL;
     }
   root = json_parser_get_root (parser);
