@@ -20,13 +20,18 @@ typedef struct {
   JmemRoot                 *live;  /* what it copies */
   const JmemCaptureOptions *options;
   GPtrArray                *notes;
+  JmemCaptureWritten       *written;
   guint                     timeout_ms;
 } Capture;
 
 static gboolean
 write_file (Capture *c, const char *rel, const char *data, gsize len, GError **error)
 {
-  return jmem_root_write (c->out, rel, data, len, error);
+  if (!jmem_root_write (c->out, rel, data, len, error))
+    return FALSE;
+  c->written->n_files++;
+  c->written->n_bytes += len;
+  return TRUE;
 }
 
 /* The handle header's words, up to UID: which token of a handle row holds
@@ -164,7 +169,7 @@ uid_from_status (const char *status)
 static gboolean
 capture_processes (Capture *c, GHashTable *uids, GError **error)
 {
-  static const char * const files[] = { "smaps_rollup", "cgroup", "cmdline" };
+  static const char * const files[] = { "smaps_rollup", "stat", "cgroup", "cmdline" };
   g_autoptr(GByteArray) buf = g_byte_array_sized_new (16384);
   int proc_fd = jmem_root_open_dir (c->live, "/proc", error);
   int list_fd = proc_fd < 0 ? -1 : fcntl (proc_fd, F_DUPFD_CLOEXEC, 0);
@@ -434,6 +439,7 @@ gboolean
 jmem_capture_write (const char               *dir,
                     const JmemCaptureOptions *options,
                     GPtrArray                *notes,
+                    JmemCaptureWritten       *written,
                     GError                  **error)
 {
   g_autoptr(GHashTable) uids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
@@ -442,10 +448,12 @@ jmem_capture_write (const char               *dir,
   Capture c = {
     .options = options,
     .notes = notes,
+    .written = written,
     .timeout_ms = options->command_timeout_ms ? options->command_timeout_ms
                                               : JMEM_COLLECT_COMMAND_TIMEOUT_MS,
   };
 
+  *written = (JmemCaptureWritten) { 0 };
   out = jmem_root_create (dir, error);
   if (out == NULL)
     return FALSE;

@@ -14,14 +14,22 @@ typedef struct {
   guint    command_timeout_ms; /* 0: default */
 } JmemCaptureOptions;
 
+/* What a capture wrote, for the line that reports it. */
+typedef struct {
+  guint   n_files;
+  guint64 n_bytes;
+} JmemCaptureWritten;
+
 /* Creates @dir (0700) and writes every file (0600) and directory (0700)
  * beneath it through descriptors (jmem_root_create()): refuses an existing
  * @dir unless it is an empty directory owned by the caller that neither
- * group nor others can write; fails when it cannot be created or written. What could not be captured is appended to
- * @notes (strings) and is no failure. */
+ * group nor others can write; fails when it cannot be created or written.
+ * What could not be captured is appended to @notes (strings) and is no
+ * failure. @written counts the files and bytes written, on failure too. */
 gboolean jmem_capture_write (const char               *dir,
                              const JmemCaptureOptions *options,
                              GPtrArray                *notes,
+                             JmemCaptureWritten       *written,
                              GError                  **error);
 
 /* Overwrites, in place, the UID column of each handle row of an

@@ -47,6 +47,7 @@ jmem_cmd_audit_json (int              level,
                      gboolean         allow_interactive,
                      const char      *container,
                      JmemCollectBoot *boot,
+                     JmemDiffFlags    diff_flags,
                      GError         **error)
 {
   g_autoptr(JmemSnapshot) sb = NULL;
@@ -87,7 +88,7 @@ jmem_cmd_audit_json (int              level,
       json_builder_end_object (b);
     }
   json_builder_set_member_name (b, "diff");
-  json_builder_add_value (b, jmem_diff_snapshots (before, after));
+  json_builder_add_value (b, jmem_diff_snapshots (before, after, diff_flags));
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }
@@ -96,6 +97,7 @@ int
 jmem_cmd_audit (int argc, char **argv)
 {
   gboolean json = FALSE, compact = FALSE, no_drop = FALSE, all = FALSE, no_ask = FALSE;
+  gboolean kernel_threads = FALSE;
   int level = 3, interval = -1, top = -2;
   GOptionEntry entries[] = {
     { "level", 0, 0, G_OPTION_ARG_INT, &level, "What to drop: 1 page cache, 2 dentries and inodes, 3 both (default)", "N" },
@@ -105,6 +107,7 @@ jmem_cmd_audit (int argc, char **argv)
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON: {before, after, drop, diff}", NULL },
     { "top", 0, 0, G_OPTION_ARG_INT, &top, "Show the N largest processes (default 10)", "N" },
     { "all", 0, 0, G_OPTION_ARG_NONE, &all, "Show every process", NULL },
+    { "kernel-threads", 0, 0, G_OPTION_ARG_NONE, &kernel_threads, "Compare kernel threads too", NULL },
     { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
     { NULL },
   };
@@ -116,7 +119,8 @@ jmem_cmd_audit (int argc, char **argv)
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
-    "The comparison covers every process; --top and --all only choose what is shown.\n"
+    "The comparison covers every process but kernel threads (--kernel-threads adds them);\n"
+    "--top and --all only choose what is shown.\n"
     "Exit status: 0 ok, 64 usage error, 69 no system bus, helper or polkit, 70 internal error,\n"
     "75 rate-limited, 77 not authorized to drop caches.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
@@ -147,7 +151,8 @@ jmem_cmd_audit (int argc, char **argv)
 
   root = jmem_cmd_audit_json (level, compact, no_drop,
                               (guint) (interval >= 0 ? interval : DEFAULT_INTERVAL_S), top,
-                              interactive, container, NULL, &error);
+                              interactive, container, NULL,
+                              kernel_threads ? JMEM_DIFF_KERNEL_THREADS : JMEM_DIFF_NONE, &error);
   if (root == NULL)
     {
       if (g_str_has_prefix (error->message, JMEM_CMD_NOT_DROPPED))

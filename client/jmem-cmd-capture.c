@@ -1,9 +1,36 @@
 #include "jmem-cmd.h"
 
 #include "jmem-capture.h"
+#include "jmem-text.h"
 
 #include <gio/gio.h>
+#include <string.h>
 #include <unistd.h>
+
+/* @dir as a shell word: as it is when nothing in it needs quoting. */
+static char *
+shell_word (const char *dir)
+{
+  static const char safe[] =
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+,:@%-";
+
+  if (dir[0] != '\0' && strspn (dir, safe) == strlen (dir))
+    return g_strdup (dir);
+  return g_shell_quote (dir);
+}
+
+/* The one line of a capture that worked: what, how much, and what next. */
+static char *
+written_line (const char *dir, const JmemCaptureWritten *w)
+{
+  g_autofree char *size = jmem_text_size ((gint64) ((w->n_bytes + 1023) / 1024));
+  g_autofree char *quoted = shell_word (dir);
+  g_autofree char *word = jmem_text_for_terminal (quoted);
+
+  return g_strdup_printf ("Wrote %u %s (%s) to %s; analyse it with: jmem snapshot --sysroot %s\n",
+                          w->n_files, jmem_text_plural (w->n_files, "file", "files"), size,
+                          word, word);
+}
 
 int
 jmem_cmd_capture (int argc, char **argv)
@@ -18,7 +45,9 @@ jmem_cmd_capture (int argc, char **argv)
   g_autoptr(GOptionContext) context = g_option_context_new ("DIR - record this system for `jmem snapshot --sysroot DIR`");
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
+  g_autofree char *line = NULL;
   JmemCaptureOptions options = { 0 };
+  JmemCaptureWritten written;
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
@@ -33,12 +62,15 @@ jmem_cmd_capture (int argc, char **argv)
   options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
   options.tegrastats_seconds = (guint) tegrastats;
 
-  if (!jmem_capture_write (argv[1], &options, notes, &error))
+  if (!jmem_capture_write (argv[1], &options, notes, &written, &error))
     {
       jmem_cmd_printerr ("jmem capture: %s", error->message);
       return JMEM_EXIT_CANT_CREATE;
     }
   for (guint i = 0; i < notes->len; i++)
     jmem_cmd_printerr ("jmem capture: %s", (char *) g_ptr_array_index (notes, i));
+  line = written_line (argv[1], &written);
+  if (!jmem_cmd_write_stdout (line, strlen (line)))
+    return JMEM_EXIT_CANT_CREATE;
   return JMEM_EXIT_OK;
 }

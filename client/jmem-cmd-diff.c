@@ -62,13 +62,14 @@ load_history (const char *path, JsonNode **before, JsonNode **after)
 int
 jmem_cmd_diff (int argc, char **argv)
 {
-  gboolean json = FALSE, all = FALSE;
+  gboolean json = FALSE, all = FALSE, kernel_threads = FALSE;
   int top = -2;
   g_autofree char *history = NULL;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON (" JMEM_SCHEMADIR "/diff.schema.json)", NULL },
     { "top", 0, 0, G_OPTION_ARG_INT, &top, "Show the N largest changes of each kind (default 10)", "N" },
     { "all", 0, 0, G_OPTION_ARG_NONE, &all, "Show every process", NULL },
+    { "kernel-threads", 0, 0, G_OPTION_ARG_NONE, &kernel_threads, "Compare kernel threads too (left out by default)", NULL },
     { "history", 0, 0, G_OPTION_ARG_FILENAME, &history, "Compare the first and last line of a history written by jmem watch", "FILE" },
     { NULL },
   };
@@ -83,6 +84,9 @@ jmem_cmd_diff (int argc, char **argv)
   g_option_context_set_description (context,
     "BEFORE and AFTER are files written by \"jmem snapshot --json\"; --all there makes the\n"
     "process comparison complete. --json always lists every process.\n"
+    "A process is the same in both when its PID and start time are, even renamed; a reused\n"
+    "PID is one exit and one appearance. Snapshots without start times (older jmem) match\n"
+    "on PID and name. Kernel threads are left out unless --kernel-threads.\n"
     "Exit status: 0 ok, 64 usage error, 65 a file is not a jmem snapshot (malformed JSON,\n"
     "another schema or version), 66 a file is missing or unreadable, 69 a --history with no line.");
   if (!g_option_context_parse (context, &argc, &argv, &error))
@@ -121,7 +125,8 @@ jmem_cmd_diff (int argc, char **argv)
       return load_exit (error);
     }
 
-  diff = jmem_diff_snapshots (before, after);
+  diff = jmem_diff_snapshots (before, after,
+                              kernel_threads ? JMEM_DIFF_KERNEL_THREADS : JMEM_DIFF_NONE);
   if (json)
     {
       g_autofree char *text = json_to_string (diff, TRUE);

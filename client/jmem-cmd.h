@@ -5,6 +5,7 @@
 #include <json-glib/json-glib.h>
 
 #include "jmem-collect.h"
+#include "jmem-diff.h"
 #include "jmem-nvmap.h"
 #include "jmem-snapshot.h"
 
@@ -97,7 +98,8 @@ JsonNode *jmem_cmd_drop_caches_json (int         level,
  * snapshot again: the jmem-audit document (docs/audit.schema.json) with
  * the @top largest processes of each snapshot (every one when < 0). NULL
  * with the error: a refused drop ("caches were not dropped: ...") or a
- * snapshot that could not be taken. @boot (nullable) keeps per-boot facts. */
+ * snapshot that could not be taken. @boot (nullable) keeps per-boot facts;
+ * @diff_flags go to jmem_diff_snapshots(). */
 JsonNode *jmem_cmd_audit_json (int              level,
                                gboolean         compact,
                                gboolean         no_drop,
@@ -106,6 +108,7 @@ JsonNode *jmem_cmd_audit_json (int              level,
                                gboolean         allow_interactive,
                                const char      *container,
                                JmemCollectBoot *boot,
+                               JmemDiffFlags    diff_flags,
                                GError         **error);
 
 /* How the message of a refused drop starts. */

@@ -1,7 +1,8 @@
 /* Processes from /proc/PID. smaps_rollup first: one read gives RSS, PSS and
  * swap, which is all the sort needs. status (name, owner, state) only where
  * smaps_rollup is unreadable and for the processes a report names (see
- * jmem-collect-join.c); cgroup and cmdline only for those. Reading /proc is
+ * jmem-collect-join.c); stat (start time, kernel thread), cgroup and cmdline
+ * only for those. Reading /proc is
  * most of what a snapshot costs, and the kernel charges per file opened. */
 #include "jmem-collect-private.h"
 
@@ -96,6 +97,8 @@ process_new (gint64 pid)
   p->nvmap_kib = -1;
   p->gpu_kib = -1;
   p->footprint_kib = -1;
+  p->start_time_ticks = -1;
+  p->kernel_thread = -1;
   return p;
 }
 
@@ -163,6 +166,10 @@ read_status (JmemCollectContext *ctx,
   p->state = status->state;
   if (ns_levels != NULL)
     *ns_levels = status->ns_pid_levels;
+  /* Until stat says (a tree may hold no stat): kthreadd is PID 2, and the
+   * parent of every other kernel thread. */
+  if (p->kernel_thread < 0 && status->ppid >= 0)
+    p->kernel_thread = p->pid == 2 || status->ppid == 2;
   if (p->pss_kib < 0)
     {
       p->rss_kib = status->vm_rss_kib;
@@ -194,8 +201,9 @@ count_read (JmemCollectContext *ctx,
   return FALSE;
 }
 
-/* Container and command line; a process that exits meanwhile keeps an
- * empty command line. */
+/* Start time, kernel thread, container and command line; a process that
+ * exits meanwhile keeps an empty command line, and a stat that is absent
+ * (a tree) or unreadable an unknown start time. */
 static void
 read_details (JmemCollectContext *ctx,
               const PidFiles     *at,
@@ -203,6 +211,14 @@ read_details (JmemCollectContext *ctx,
 {
   GByteArray *buf = ctx->read_buf;
   JmemCgroupInfo cgroup = { 0 };
+  JmemProcStat stat;
+
+  if (read_pid_file (ctx, at, "stat", JMEM_MAX_SMALL_BYTES, NULL) &&
+      jmem_proc_stat_parse ((const char *) buf->data, buf->len, &stat, NULL))
+    {
+      p->start_time_ticks = stat.start_time_ticks;
+      p->kernel_thread = (stat.flags & JMEM_PROC_PF_KTHREAD) != 0;
+    }
 
   if (read_pid_file (ctx, at, "cgroup", JMEM_MAX_SMALL_BYTES, NULL) &&
       jmem_cgroup_parse ((const char *) buf->data, buf->len, &cgroup, NULL))

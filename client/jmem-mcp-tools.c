@@ -237,7 +237,7 @@ run_audit (JmemMcpTools *tools, JsonObject *args, GError **error)
   root = jmem_cmd_audit_json ((int) arg_int (args, "level", 3), arg_bool (args, "compact"), !drop,
                               (guint) arg_int (args, "wait_seconds", 0),
                               (int) arg_int (args, "top", JMEM_COLLECT_DEFAULT_TOP), FALSE,
-                              tools->container, tools->boot, error);
+                              tools->container, tools->boot, JMEM_DIFF_NONE, error);
   if (root == NULL && g_str_has_prefix ((*error)->message, JMEM_CMD_NOT_DROPPED))
     {
       g_autofree char *action = helper_action (*error, JMEM_ACTION_DROP_CACHES);

@@ -1,9 +1,11 @@
 #include "jmem-diff.h"
 
 #include <gio/gio.h>
+#include <string.h>
 
 #include "jmem-error.h"
 #include "jmem-file.h"
+#include "jmem-glib-compat.h"
 #include "jmem-snapshot-json.h"
 #include "jmem-snapshot.h"
 #include "jmem-text.h"
@@ -128,6 +130,23 @@ check_optional_object (JsonObject *o, const char *name, const char *what, GError
   return invalid (error, what, "%s is not an object", name);
 }
 
+/* start_time_ticks and kernel_thread: absent (an older jmem), null, or a
+ * count of ticks and a boolean. */
+static gboolean
+check_start_and_kind (JsonObject *p, const char *what, const char *where, GError **error)
+{
+  JsonNode *start = json_object_get_member (p, "start_time_ticks");
+  JsonNode *kind = json_object_get_member (p, "kernel_thread");
+
+  if (start != NULL && !JSON_NODE_HOLDS_NULL (start) &&
+      (!node_is_int (start) || json_node_get_int (start) < 0))
+    return invalid (error, what, "%s.start_time_ticks is not a count of clock ticks", where);
+  if (kind != NULL && !JSON_NODE_HOLDS_NULL (kind) &&
+      !(JSON_NODE_HOLDS_VALUE (kind) && json_node_get_value_type (kind) == G_TYPE_BOOLEAN))
+    return invalid (error, what, "%s.kernel_thread is not true, false or null", where);
+  return TRUE;
+}
+
 static gboolean
 check_processes (JsonObject *root, const char *what, GError **error)
 {
@@ -163,6 +182,8 @@ check_processes (JsonObject *root, const char *what, GError **error)
         if (!check_kib (p, process_fields[f], what, where, error))
           return FALSE;
       if (!check_kib (p, "footprint_kib", what, where, error))
+        return FALSE;
+      if (!check_start_and_kind (p, what, where, error))
         return FALSE;
     }
   return TRUE;
@@ -294,8 +315,12 @@ jmem_diff_parse_snapshot (const char *data,
     }
   if (!json_parser_load_from_data (parser, data, (gssize) len, &local))
     {
+      /* json-glib names the buffer "<data>"; @what already names the file. */
+      gboolean located = g_str_has_prefix (local->message, "<data>:");
+
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
-                   "%s: not valid JSON (%s)", what, local->message);
+                   "%s: not valid JSON (%s%s)", what, located ? "line " : "",
+                   local->message + (located ? strlen ("<data>:") : 0));
       return NULL;
     }
   root = json_parser_get_root (parser);
@@ -308,15 +333,12 @@ JsonNode *
 jmem_diff_load_snapshot (const char *path,
                          GError    **error)
 {
-  g_autoptr(GError) local = NULL;
   g_autofree char *data = NULL;
   gsize len = 0;
 
-  if (!jmem_file_read_capped (path, JMEM_DIFF_MAX_FILE_BYTES, &data, &len, &local))
-    {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", path);
-      return NULL;
-    }
+  /* Its errors name @path already ("Cannot open PATH: ..."). */
+  if (!jmem_file_read_capped (path, JMEM_DIFF_MAX_FILE_BYTES, &data, &len, error))
+    return NULL;
   return jmem_diff_parse_snapshot (data, len, path, error);
 }
 
@@ -476,7 +498,8 @@ add_sizes (JsonBuilder *b, const char *name, JsonObject *p)
 static void
 add_match (JsonBuilder *b, const Match *m)
 {
-  JsonObject *p = m->before != NULL ? m->before : m->after;
+  /* A renamed process under the name it has now. */
+  JsonObject *p = m->after != NULL ? m->after : m->before;
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "pid");
@@ -512,12 +535,44 @@ add_match_list (JsonBuilder *b, const char *name, GArray *list)
   json_builder_end_array (b);
 }
 
-/* A PID and a name together: a reused PID with another name is another process. */
-static char *
-process_key (JsonObject *p)
+/* The start time in clock ticks after boot, or -1 when the snapshot has
+ * none (an older jmem, or stat unreadable). */
+static gint64
+start_of (JsonObject *p)
 {
-  return g_strdup_printf ("%" G_GINT64_FORMAT "/%s", json_object_get_int_member (p, "pid"),
-                          string_of (p, "name"));
+  JsonNode *n = json_object_get_member (p, "start_time_ticks");
+
+  return node_is_int (n) && json_node_get_int (n) >= 0 ? json_node_get_int (n) : -1;
+}
+
+/* What the snapshot says; for one without the member (an older jmem) what
+ * a kernel thread looks like there: no command line, no RSS, not a zombie. */
+static gboolean
+is_kernel_thread (JsonObject *p)
+{
+  JsonNode *n = json_object_get_member (p, "kernel_thread");
+  JsonNode *rss = json_object_get_member (p, "rss_kib");
+
+  if (n != NULL && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_BOOLEAN)
+    return json_node_get_boolean (n);
+  if (n != NULL)
+    return FALSE;
+  return g_strcmp0 (string_of (p, "cmdline"), "") == 0 &&
+         (rss == NULL || JSON_NODE_HOLDS_NULL (rss)) &&
+         g_strcmp0 (string_of (p, "state"), "Z") != 0;
+}
+
+/* Whether two entries with one PID are one process: the same start time
+ * when both snapshots know it (a rename keeps it, a reuse does not), else
+ * the same name. */
+static gboolean
+same_process (JsonObject *before, JsonObject *after)
+{
+  gint64 sb = start_of (before), sa = start_of (after);
+
+  if (sb >= 0 && sa >= 0)
+    return sb == sa;
+  return g_strcmp0 (string_of (before, "name"), string_of (after, "name")) == 0;
 }
 
 /* Whether the snapshot lists every process it saw (no --top cut). */
@@ -533,10 +588,25 @@ processes_complete (JsonObject *root)
   return node_is_int (total) && json_node_get_int (total) <= (gint64) json_array_get_length (list);
 }
 
-static void
-build_processes (JsonBuilder *b, JsonObject *before, JsonObject *after)
+static gboolean
+compared (JsonObject *p, JmemDiffFlags flags)
 {
-  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  return (flags & JMEM_DIFF_KERNEL_THREADS) || !is_kernel_thread (p);
+}
+
+static gint64
+pid_of (JsonObject *p)
+{
+  return json_object_get_int_member (p, "pid");
+}
+
+static void
+build_processes (JsonBuilder *b, JsonObject *before, JsonObject *after, JmemDiffFlags flags)
+{
+  /* PID -> its entry in "before", NULL once matched; PIDs seen in "after". */
+  g_autoptr(GHashTable) by_pid = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr(GHashTable) seen_after = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr(GPtrArray) order = g_ptr_array_new ();
   g_autoptr(GArray) changed = g_array_new (FALSE, FALSE, sizeof (Match));
   g_autoptr(GArray) appeared = g_array_new (FALSE, FALSE, sizeof (Match));
   g_autoptr(GArray) exited = g_array_new (FALSE, FALSE, sizeof (Match));
@@ -544,37 +614,44 @@ build_processes (JsonBuilder *b, JsonObject *before, JsonObject *after)
   JsonArray *la = member_array (member_object (after, "processes"), "list");
   guint unchanged = 0, duplicates = 0;
 
-  /* The first of duplicated keys counts; a valid snapshot has none. */
+  /* The first entry of a PID counts; a valid snapshot has one per PID. */
   for (guint i = 0; lb != NULL && i < json_array_get_length (lb); i++)
     {
       JsonObject *p = json_array_get_object_element (lb, i);
-      char *key = process_key (p);
+      gint64 pid = pid_of (p);
 
-      if (g_hash_table_contains (seen, key))
+      if (!compared (p, flags))
+        continue;
+      if (g_hash_table_contains (by_pid, &pid))
         {
           duplicates++;
-          g_free (key);
           continue;
         }
-      g_hash_table_insert (seen, key, p);
+      g_hash_table_insert (by_pid, g_memdup2 (&pid, sizeof pid), p);
+      g_ptr_array_add (order, p);
     }
 
   for (guint i = 0; la != NULL && i < json_array_get_length (la); i++)
     {
       JsonObject *p = json_array_get_object_element (la, i);
-      g_autofree char *key = process_key (p);
-      gpointer value = NULL;
+      gint64 pid = pid_of (p);
+      JsonObject *was;
       Match m = { NULL, p, 0 };
 
-      if (g_hash_table_lookup_extended (seen, key, NULL, &value))
+      if (!compared (p, flags))
+        continue;
+      if (g_hash_table_contains (seen_after, &pid))
         {
-          if (value == NULL)  /* already matched: a duplicate in "after" */
-            {
-              duplicates++;
-              continue;
-            }
-          m.before = value;
-          g_hash_table_insert (seen, g_steal_pointer (&key), NULL);
+          duplicates++;
+          continue;
+        }
+      g_hash_table_add (seen_after, g_memdup2 (&pid, sizeof pid));
+      was = g_hash_table_lookup (by_pid, &pid);
+      /* Another process under a reused PID: "was" stays, and exits. */
+      if (was != NULL && same_process (was, p))
+        {
+          m.before = was;
+          g_hash_table_insert (by_pid, g_memdup2 (&pid, sizeof pid), NULL);
         }
       m.change = match_change (&m);
       if (m.before == NULL)
@@ -585,24 +662,26 @@ build_processes (JsonBuilder *b, JsonObject *before, JsonObject *after)
         unchanged++;
     }
 
-  {
-    GHashTableIter iter;
-    gpointer value;
+  /* In the order of "before", so that ties sort the same every run. */
+  for (guint i = 0; i < order->len; i++)
+    {
+      JsonObject *p = g_ptr_array_index (order, i);
+      gint64 pid = pid_of (p);
 
-    g_hash_table_iter_init (&iter, seen);
-    while (g_hash_table_iter_next (&iter, NULL, &value))
-      if (value != NULL)
+      if (g_hash_table_lookup (by_pid, &pid) == p)
         {
-          Match m = { value, NULL, 0 };
+          Match m = { p, NULL, 0 };
           m.change = match_change (&m);
           g_array_append_val (exited, m);
         }
-  }
+    }
 
   json_builder_set_member_name (b, "processes");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "complete");
   json_builder_add_boolean_value (b, processes_complete (before) && processes_complete (after));
+  json_builder_set_member_name (b, "kernel_threads");
+  json_builder_add_boolean_value (b, (flags & JMEM_DIFF_KERNEL_THREADS) != 0);
   add_match_list (b, "changed", changed);
   add_match_list (b, "appeared", appeared);
   add_match_list (b, "exited", exited);
@@ -673,8 +752,9 @@ build_reclaim (JsonBuilder *b, JsonObject *before, JsonObject *after)
 }
 
 JsonNode *
-jmem_diff_snapshots (JsonNode *before,
-                     JsonNode *after)
+jmem_diff_snapshots (JsonNode      *before,
+                     JsonNode      *after,
+                     JmemDiffFlags  flags)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
   JsonObject *rb = root_object (before), *ra = root_object (after);
@@ -702,7 +782,7 @@ jmem_diff_snapshots (JsonNode *before,
   json_builder_set_member_name (b, "system");
   build_system (b, rb, ra, jmem_diff_system_fields);
   build_reclaim (b, rb, ra);
-  build_processes (b, rb, ra);
+  build_processes (b, rb, ra, flags);
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }

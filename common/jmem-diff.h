@@ -46,9 +46,20 @@ gboolean jmem_diff_check_snapshot (JsonNode   *node,
                                    const char *what,
                                    GError    **error);
 
-/* Compares two checked snapshots; a new JSON object node (docs/diff.schema.json). */
-JsonNode *jmem_diff_snapshots (JsonNode *before,
-                               JsonNode *after);
+typedef enum {
+  JMEM_DIFF_NONE           = 0,
+  JMEM_DIFF_KERNEL_THREADS = 1 << 0,  /* compare kernel threads too */
+} JmemDiffFlags;
+
+/* Compares two checked snapshots; a new JSON object node (docs/diff.schema.json).
+ * A process is the same in both when its PID and start time are
+ * (start_time_ticks), whatever its name; when either snapshot lacks the
+ * start time (an older jmem wrote it, or stat was unreadable), when its PID
+ * and name are. Kernel threads are left out unless @flags has
+ * JMEM_DIFF_KERNEL_THREADS: they come and go and rename themselves. */
+JsonNode *jmem_diff_snapshots (JsonNode      *before,
+                               JsonNode      *after,
+                               JmemDiffFlags  flags);
 
 /* Only the system rows for @fields (NULL-terminated, names as in
  * jmem_diff_system_fields): a JSON array of {field, before_kib, after_kib,

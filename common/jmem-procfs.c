@@ -229,6 +229,94 @@ jmem_proc_status_parse (const char *data, gsize len, GError **error)
   return g_steal_pointer (&st);
 }
 
+/* ---- /proc/PID/stat ---- */
+
+/* A whole token of decimal digits, at most G_MAXINT64; -1 otherwise. */
+static gint64
+stat_number (const char *s, gsize len)
+{
+  gint64 v = 0;
+
+  if (len == 0)
+    return -1;
+  for (gsize i = 0; i < len; i++)
+    {
+      int d = s[i] - '0';
+
+      if (!g_ascii_isdigit (s[i]) || v > (G_MAXINT64 - d) / 10)
+        return -1;
+      v = v * 10 + d;
+    }
+  return v;
+}
+
+static gboolean
+stat_failed (JmemProcStat *out, GError **error, const char *why)
+{
+  *out = (JmemProcStat) { -1, '?', -1, 0, -1 };
+  g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "stat %s", why);
+  return FALSE;
+}
+
+gboolean
+jmem_proc_stat_parse (const char *data, gsize len, JmemProcStat *out, GError **error)
+{
+  const char *open, *close = NULL, *p, *end = data + len;
+  guint field = 3;
+  gint64 flags = -1;
+
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+
+  *out = (JmemProcStat) { -1, '?', -1, 0, -1 };
+  open = len > 0 ? memchr (data, '(', len) : NULL;
+  if (open == NULL)
+    return stat_failed (out, error, "has no (name)");
+  for (const char *c = open; c < end; c++)
+    if (*c == ')')
+      close = c;
+  if (close == NULL || open == data || open[-1] != ' ')
+    return stat_failed (out, error, "has no (name)");
+  out->pid = stat_number (data, (gsize) (open - 1 - data));
+  if (out->pid < 0)
+    return stat_failed (out, error, "has no PID");
+
+  /* Space-separated after the name; the kernel ends the line with "\n". */
+  for (p = close + 1; p < end && field <= 22; field++)
+    {
+      const char *tok;
+
+      if (*p != ' ')
+        break;
+      tok = ++p;
+      while (p < end && *p != ' ' && *p != '\n')
+        p++;
+      switch (field)
+        {
+        case 3:
+          if (p - tok != 1 || !g_ascii_isalpha (*tok))
+            return stat_failed (out, error, "has no state");
+          out->state = *tok;
+          break;
+        case 4:
+          out->ppid = stat_number (tok, (gsize) (p - tok));
+          break;
+        case 9:
+          flags = stat_number (tok, (gsize) (p - tok));
+          break;
+        case 22:
+          out->start_time_ticks = stat_number (tok, (gsize) (p - tok));
+          break;
+        default:
+          break;
+        }
+    }
+  if (field <= 22 || out->ppid < 0 || flags < 0 || flags > G_MAXUINT32 ||
+      out->start_time_ticks < 0)
+    return stat_failed (out, error, "is truncated or holds a field that is not a number");
+  out->flags = (guint64) flags;
+  return TRUE;
+}
+
 /* ---- /proc/PID/smaps_rollup ---- */
 
 typedef struct {

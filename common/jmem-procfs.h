@@ -1,4 +1,4 @@
-/* Parsers for /proc/PID/{status,smaps_rollup,cgroup,cmdline}. Unknown values are -1. */
+/* Parsers for /proc/PID/{status,stat,smaps_rollup,cgroup,cmdline}. Unknown values are -1. */
 #pragma once
 
 #include <glib.h>
@@ -23,6 +23,26 @@ typedef struct {
 void jmem_proc_status_free (JmemProcStatus *status);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemProcStatus, jmem_proc_status_free)
 JmemProcStatus *jmem_proc_status_parse (const char *data, gsize len, GError **error);
+
+/* The fields of /proc/PID/stat jmem reads (proc(5) numbers them from 1). */
+typedef struct {
+  gint64  pid;              /* 1 */
+  char    state;            /* 3 */
+  gint64  ppid;             /* 4 */
+  guint64 flags;            /* 9: PF_* */
+  gint64  start_time_ticks; /* 22: clock ticks (sysconf (_SC_CLK_TCK)) after boot */
+} JmemProcStat;
+
+/* PF_KTHREAD (include/linux/sched.h): set for kernel threads only, which
+ * rename themselves, have no memory of their own and no command line. */
+#define JMEM_PROC_PF_KTHREAD 0x00200000u
+
+/* The name (field 2) sits in parentheses and may hold any byte but NUL,
+ * parentheses, spaces and newlines included; the fields after it start
+ * after the LAST ")". FALSE with @error when a field is missing or not a
+ * number; @out is then all -1 ('?', 0 flags). */
+gboolean jmem_proc_stat_parse (const char *data, gsize len,
+                               JmemProcStat *out, GError **error);
 
 typedef struct {
   gint64 rss_kib;

@@ -413,6 +413,13 @@ add_process (JmemJsonWriter    *b,
       jmem_json_writer_add_null_value (b);
     }
   add_cmdline (b, p->cmdline);
+  /* PID and start time together name one process for as long as it lives. */
+  add_int_or_null (b, "start_time_ticks", p->start_time_ticks);
+  jmem_json_writer_set_member_name (b, "kernel_thread");
+  if (p->kernel_thread < 0)
+    jmem_json_writer_add_null_value (b);
+  else
+    jmem_json_writer_add_boolean_value (b, p->kernel_thread > 0);
   jmem_json_writer_end_object (b);
 }
 

@@ -36,6 +36,8 @@ typedef struct {
   char   *container_runtime;
   char   *container_id;
   char   *cmdline;        /* valid UTF-8, may be "" */
+  gint64  start_time_ticks; /* /proc/PID/stat field 22: clock ticks after boot; -1 unknown */
+  gint    kernel_thread;  /* 1, 0, or -1 when unknown */
 } JmemProcess;
 
 typedef struct {

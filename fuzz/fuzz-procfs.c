@@ -1,5 +1,5 @@
-/* libFuzzer target for the /proc/PID status, smaps_rollup, cgroup and
- * cmdline parsers: the same bytes go through each. */
+/* libFuzzer target for the /proc/PID status, stat, smaps_rollup, cgroup
+ * and cmdline parsers: the same bytes go through each. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +32,21 @@ check_status (const char *text, size_t size)
       if (values[i] < -1)
         abort ();
   }
+}
+
+static void
+check_stat (const char *text, size_t size)
+{
+  g_autoptr(GError) error = NULL;
+  JmemProcStat st;
+  gboolean ok = jmem_proc_stat_parse (text, size, &st, &error);
+
+  if (ok != (error == NULL))
+    abort ();
+  if (ok && (st.pid < 0 || st.ppid < 0 || st.start_time_ticks < 0 || !g_ascii_isalpha (st.state)))
+    abort ();
+  if (!ok && (st.pid != -1 || st.start_time_ticks != -1 || st.flags != 0))
+    abort ();
 }
 
 static void
@@ -83,6 +98,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autofree char *cmd = NULL;
 
   check_status (text, size);
+  check_stat (text, size);
   check_rollup (text, size);
   check_cgroup (text, size);
   cmd = jmem_cmdline_parse (text, size);

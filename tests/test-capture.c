@@ -19,6 +19,7 @@
 #include "jmem-capture.h"
 #include "jmem-glib-compat.h"
 #include "jmem-nvmap.h"
+#include "jmem-text.h"
 
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
@@ -243,7 +244,7 @@ dir_is_empty (const char *path)
 
 /* Every directory 0700, every file 0600, the captured links only links. */
 static void
-check_modes (const char *path, guint *n_files)
+check_modes (const char *path, guint *n_files, guint64 *n_bytes)
 {
   g_autoptr(GDir) d = g_dir_open (path, 0, NULL);
   const char *name;
@@ -259,17 +260,32 @@ check_modes (const char *path, guint *n_files)
         {
           if ((st.st_mode & 07777) != 0700)
             g_error ("%s has mode %04o, not 0700", child, st.st_mode & 07777);
-          check_modes (child, n_files);
+          check_modes (child, n_files, n_bytes);
         }
       else if (S_ISREG (st.st_mode))
         {
           if ((st.st_mode & 07777) != 0600)
             g_error ("%s has mode %04o, not 0600", child, st.st_mode & 07777);
           (*n_files)++;
+          *n_bytes += (guint64) st.st_size;
         }
       else
         g_assert_true (S_ISLNK (st.st_mode));
     }
+}
+
+/* stdout is one line: the files and bytes captured, and the command that
+ * reads them, the directory written as @word. */
+static void
+assert_written_line (const char *out, const char *word,
+                     guint n_files, guint64 n_bytes)
+{
+  g_autofree char *size = jmem_text_size ((gint64) ((n_bytes + 1023) / 1024));
+  g_autofree char *expected =
+    g_strdup_printf ("Wrote %u files (%s) to %s; analyse it with: jmem snapshot --sysroot %s\n",
+                     n_files, size, word, word);
+
+  g_assert_cmpstr (out, ==, expected);
 }
 
 static void
@@ -280,6 +296,7 @@ test_capture_modes (void)
   g_auto(Run) r = { 0 };
   struct stat st;
   guint n_files = 0;
+  guint64 n_bytes = 0;
   mode_t old = umask (022);
 
   capture (dir, &r);
@@ -288,8 +305,9 @@ test_capture_modes (void)
   g_assert_cmpint (stat (dir, &st), ==, 0);
   g_assert_cmpuint (st.st_uid, ==, geteuid ());
   g_assert_cmpint (st.st_mode & 07777, ==, 0700);
-  check_modes (dir, &n_files);
+  check_modes (dir, &n_files, &n_bytes);
   g_assert_cmpuint (n_files, >, 10);
+  assert_written_line (r.out, dir, n_files, n_bytes);
 
   remove_tree (base);
 }
@@ -301,6 +319,7 @@ assert_refused (const char *dir, const char *why)
 
   capture (dir, &r);
   g_assert_cmpint (r.status, ==, 73);
+  g_assert_cmpstr (r.out, ==, "");
   if (strstr (r.err, why) == NULL)
     g_error ("jmem capture %s said \"%s\", not why (%s)", dir, r.err, why);
 }
@@ -396,6 +415,25 @@ test_capture_own_empty (void)
   g_assert_cmpint (stat (dir, &st), ==, 0);
   g_assert_cmpint (st.st_mode & 07777, ==, 0700);
   g_assert_false (dir_is_empty (dir));
+
+  remove_tree (base);
+}
+
+/* A directory name a shell would split is quoted in the command shown. */
+static void
+test_capture_quoted (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (base, "my cap", NULL);
+  g_autofree char *word = g_strdup_printf ("'%s'", dir);
+  g_auto(Run) r = { 0 };
+  guint n_files = 0;
+  guint64 n_bytes = 0;
+
+  capture (dir, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  check_modes (dir, &n_files, &n_bytes);
+  assert_written_line (r.out, word, n_files, n_bytes);
 
   remove_tree (base);
 }
@@ -536,6 +574,7 @@ main (int argc, char **argv)
   g_test_add_func ("/capture/not-empty", test_capture_not_empty);
   g_test_add_func ("/capture/symlink-dir", test_capture_symlink_dir);
   g_test_add_func ("/capture/own-empty", test_capture_own_empty);
+  g_test_add_func ("/capture/quoted", test_capture_quoted);
   g_test_add_func ("/capture/swap-attack", test_capture_swap_attack);
   g_test_add_func ("/capture/allocations-pointers", test_allocations_pointers);
   return g_test_run ();

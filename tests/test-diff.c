@@ -25,9 +25,8 @@ typedef struct {
 } Run;
 
 static void
-run_jmem (Run *r, const char *a1, const char *a2, const char *a3, const char *a4)
+run_argv (Run *r, const char *const *argv)
 {
-  const char *argv[] = { jmem_exe, a1, a2, a3, a4, NULL };
   g_autoptr(GError) error = NULL;
   int wait_status = 0;
 
@@ -38,17 +37,27 @@ run_jmem (Run *r, const char *a1, const char *a2, const char *a3, const char *a4
 }
 
 static void
+run_jmem (Run *r, const char *a1, const char *a2, const char *a3, const char *a4)
+{
+  const char *argv[] = { jmem_exe, a1, a2, a3, a4, NULL };
+
+  run_argv (r, argv);
+}
+
+static void
 run_clear (Run *r)
 {
   g_clear_pointer (&r->out, g_free);
   g_clear_pointer (&r->err, g_free);
 }
 
-/* `jmem snapshot --json --all --sysroot TREE` into PATH. */
+/* `jmem snapshot --json CUT --sysroot TREE` into PATH; TREE under the
+ * fixtures unless absolute. */
 static char *
 snapshot_file (const char *tree, const char *name, const char *cut)
 {
-  g_autofree char *root = g_build_filename (fixtures, tree, NULL);
+  g_autofree char *root = g_path_is_absolute (tree) ? g_strdup (tree)
+                                                    : g_build_filename (fixtures, tree, NULL);
   char *path = g_build_filename (tmpdir, name, NULL);
   const char *argv[] = { jmem_exe, "snapshot", "--json", cut, "--sysroot", root, NULL };
   g_autoptr(GError) error = NULL;
@@ -74,7 +83,7 @@ diff_of (const char *a, const char *b)
   g_assert_no_error (error);
   y = jmem_diff_load_snapshot (b, &error);
   g_assert_no_error (error);
-  return jmem_diff_snapshots (x, y);
+  return jmem_diff_snapshots (x, y, JMEM_DIFF_NONE);
 }
 
 static JmemMeminfo *
@@ -174,7 +183,9 @@ test_processes (void)
   /* largest change first: tracker-miner-f (69 MiB) before nvargus-daemon (25 MiB) */
   g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (exited, 0), "pid"), ==, 3105);
   g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (exited, 0), "change_kib"), <, 0);
-  g_assert_cmpint (json_object_get_int_member (procs, "unchanged"), ==, 6);
+  /* kthreadd (PID 2) is a kernel thread: not compared by default */
+  g_assert_false (json_object_get_boolean_member (procs, "kernel_threads"));
+  g_assert_cmpint (json_object_get_int_member (procs, "unchanged"), ==, 5);
 }
 
 /* A snapshot against itself: nothing moved. A --top cut makes it incomplete. */
@@ -197,7 +208,7 @@ test_same_and_cut (void)
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (procs, "changed")), ==, 0);
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (procs, "appeared")), ==, 0);
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (procs, "exited")), ==, 0);
-  g_assert_cmpint (json_object_get_int_member (procs, "unchanged"), ==, 9);
+  g_assert_cmpint (json_object_get_int_member (procs, "unchanged"), ==, 8);
   g_assert_false (json_object_get_boolean_member (
     json_object_get_object_member (json_node_get_object (cut_diff), "processes"), "complete"));
 }
@@ -260,6 +271,9 @@ test_audit_no_drop (void)
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (procs, "list")), <=, 2);
   g_assert_true (json_object_get_boolean_member (
     json_object_get_object_member (json_object_get_object_member (root, "diff"), "processes"), "complete"));
+  /* the diff's code, kernel threads left out as jmem diff leaves them */
+  g_assert_false (json_object_get_boolean_member (
+    json_object_get_object_member (json_object_get_object_member (root, "diff"), "processes"), "kernel_threads"));
 
   /* the whole output follows the audit schema, which takes in the others */
   g_assert_true (g_file_set_contents (audit_path, out, -1, &error));
@@ -274,6 +288,37 @@ test_audit_no_drop (void)
                 &wait_status, &error);
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
+
+  /* --kernel-threads: this system's kernel threads are compared, and one
+   * that renamed itself meanwhile is not both an exit and an appearance
+   * (no PID is reused within a second) */
+  {
+    const char *with[] = { jmem_exe, "audit", "--no-drop", "--interval", "0", "--json",
+                           "--kernel-threads", NULL };
+    g_autoptr(JsonParser) p2 = json_parser_new ();
+    g_autofree char *out2 = NULL;
+    JsonObject *procs2;
+
+    g_spawn_sync (NULL, (char **) with, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                  &out2, NULL, &wait_status, &error);
+    g_assert_no_error (error);
+    g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
+    json_parser_load_from_data (p2, out2, -1, &error);
+    g_assert_no_error (error);
+    procs2 = json_object_get_object_member (json_object_get_object_member (
+               json_node_get_object (json_parser_get_root (p2)), "diff"), "processes");
+    g_assert_true (json_object_get_boolean_member (procs2, "kernel_threads"));
+    g_assert_cmpint (json_object_get_int_member (procs2, "unchanged"), >=, 1);
+    {
+      JsonArray *gone = json_object_get_array_member (procs2, "exited");
+      JsonArray *came = json_object_get_array_member (procs2, "appeared");
+
+      for (guint i = 0; i < json_array_get_length (gone); i++)
+        for (guint j = 0; j < json_array_get_length (came); j++)
+          g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (gone, i), "pid"), !=,
+                           json_object_get_int_member (json_array_get_object_element (came, j), "pid"));
+    }
+  }
 }
 
 static char *
@@ -284,6 +329,16 @@ write_tmp (const char *name, const char *text, gssize len)
 
   g_assert_true (g_file_set_contents (path, text, len, &error));
   return path;
+}
+
+static guint
+count_of (const char *haystack, const char *needle)
+{
+  guint n = 0;
+
+  for (const char *p = strstr (haystack, needle); p != NULL; p = strstr (p + 1, needle))
+    n++;
+  return n;
 }
 
 /* Bad input: a clear message naming the file and the documented exit code. */
@@ -299,6 +354,8 @@ test_malformed (void)
     { "pid.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"processes\": {\"list\": [{\"pid\": \"1\", \"name\": \"x\"}]}}", -1, "processes.list[0] has no valid pid" },
     { "huge.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"memory\": {\"fields_kib\": {\"MemFree\": 9223372036854775807}}}", -1, "not a possible size" },
     { "negative.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"processes\": {\"list\": [{\"pid\": 5, \"name\": \"x\", \"rss_kib\": -4}]}}", -1, "not a possible size" },
+    { "start.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"processes\": {\"list\": [{\"pid\": 5, \"name\": \"x\", \"start_time_ticks\": -1}]}}", -1, "start_time_ticks is not a count" },
+    { "kthread.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"processes\": {\"list\": [{\"pid\": 5, \"name\": \"x\", \"kernel_thread\": 1}]}}", -1, "kernel_thread is not true" },
     { "float.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"nvmap\": {\"total_kib\": 1.5}}", -1, "not an integer" },
   };
   g_autoptr(GString) deep = g_string_new (NULL);
@@ -334,19 +391,278 @@ test_malformed (void)
 
       run_jmem (&r, "diff", before_path, path, NULL);
       g_assert_cmpint (r.status, ==, 65);
-      g_assert_nonnull (strstr (r.err, cases[i].name));
+      g_assert_cmpuint (count_of (r.err, path), ==, 1);
+      g_assert_null (strstr (r.err, "<data>"));
       g_assert_cmpstr (r.out, ==, "");
       run_clear (&r);
     }
 
+  /* the path once, with why */
   run_jmem (&r, "diff", "/nonexistent/before.json", after_path, NULL);
   g_assert_cmpint (r.status, ==, 66);
-  g_assert_nonnull (strstr (r.err, "/nonexistent/before.json"));
+  g_assert_cmpstr (r.err, ==, "jmem diff: Cannot open /nonexistent/before.json: No such file or directory\n");
   run_clear (&r);
 
   run_jmem (&r, "diff", before_path, NULL, NULL);
   g_assert_cmpint (r.status, ==, 64);
   run_clear (&r);
+}
+
+/* A snapshot document holding @procs (JSON objects, NULL-terminated), all
+ * the processes it saw. */
+static char *
+snapshot_with (const char *name, const char *const *procs)
+{
+  g_autoptr(GString) doc = g_string_new ("{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, "
+                                         "\"collected\": {\"hostname\": \"orin\", \"timestamp_unix\": 1000}, ");
+  g_autofree char *list = g_strjoinv (", ", (char **) procs);
+
+  g_string_append_printf (doc, "\"processes\": {\"total\": %u, \"list\": [%s]}}",
+                          g_strv_length ((char **) procs), list);
+  return write_tmp (name, doc->str, (gssize) doc->len);
+}
+
+/* A process as jmem writes it; @start < 0 and @kthread < 0 leave the member
+ * out, as an older jmem did. */
+static char *
+process_json (gint64 pid, const char *name, gint64 rss, gint64 start, int kthread)
+{
+  g_autoptr(GString) p = g_string_new (NULL);
+
+  g_string_append_printf (p, "{\"pid\": %" G_GINT64_FORMAT ", \"name\": \"%s\", \"state\": \"S\", ",
+                          pid, name);
+  if (rss >= 0)
+    g_string_append_printf (p, "\"rss_kib\": %" G_GINT64_FORMAT ", \"pss_kib\": %" G_GINT64_FORMAT
+                            ", \"cmdline\": \"/usr/bin/%s\"", rss, rss, name);
+  else
+    g_string_append (p, "\"rss_kib\": null, \"pss_kib\": null, \"cmdline\": \"\"");
+  if (start >= 0)
+    g_string_append_printf (p, ", \"start_time_ticks\": %" G_GINT64_FORMAT, start);
+  if (kthread >= 0)
+    g_string_append_printf (p, ", \"kernel_thread\": %s", kthread ? "true" : "false");
+  g_string_append_c (p, '}');
+  return g_string_free (g_steal_pointer (&p), FALSE);
+}
+
+static JsonObject *
+diff_processes (JsonNode *diff)
+{
+  return json_object_get_object_member (json_node_get_object (diff), "processes");
+}
+
+static guint
+n_listed (JsonObject *procs, const char *list)
+{
+  return json_array_get_length (json_object_get_array_member (procs, list));
+}
+
+/* `jmem diff --json A B [--kernel-threads]`, checked against the schema. */
+static JsonNode *
+diff_command (const char *a, const char *b, gboolean kernel_threads)
+{
+  g_autofree char *json_path = g_build_filename (tmpdir, "synthetic-diff.json", NULL);
+  const char *validate[] = { "python3", JMEM_VALIDATOR, JMEM_DIFF_SCHEMA, json_path, NULL };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  const char *argv[] = { jmem_exe, "diff", "--json", a, b,
+                         kernel_threads ? "--kernel-threads" : NULL, NULL };
+  int wait_status = 0;
+  Run r = { 0 };
+
+  run_argv (&r, argv);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_file_set_contents (json_path, r.out, -1, &error));
+  g_spawn_sync (NULL, (char **) validate, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
+                &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
+  json_parser_load_from_data (parser, r.out, -1, &error);
+  g_assert_no_error (error);
+  run_clear (&r);
+  return json_node_copy (json_parser_get_root (parser));
+}
+
+/* A kernel thread renames itself with the work it runs; same PID, same
+ * start time: never an exit and an appearance, and by default not shown. */
+static void
+test_kernel_thread_renamed (void)
+{
+  g_autofree char *kthreadd = process_json (2, "kthreadd", -1, 5, 1);
+  g_autofree char *kw_before = process_json (40, "kworker/0:1-events", -1, 30, 1);
+  g_autofree char *kw_after = process_json (40, "kworker/0:1-mm_percpu_wq", -1, 30, 1);
+  g_autofree char *kw_new = process_json (41, "kworker/0:2-events", -1, 9000, 1);
+  g_autofree char *app_before = process_json (500, "app", 100, 1000, 0);
+  g_autofree char *app_after = process_json (500, "app", 300, 1000, 0);
+  const char *before[] = { kthreadd, kw_before, app_before, NULL };
+  const char *after[] = { kthreadd, kw_after, kw_new, app_after, NULL };
+  g_autofree char *a = snapshot_with ("kt-before.json", before);
+  g_autofree char *b = snapshot_with ("kt-after.json", after);
+  g_autoptr(JsonNode) diff = diff_command (a, b, FALSE);
+  g_autoptr(JsonNode) all = diff_command (a, b, TRUE);
+  JsonObject *procs = diff_processes (diff);
+  JsonObject *with = diff_processes (all);
+  JsonArray *appeared;
+  Run r = { 0 };
+
+  /* by default: only the application */
+  g_assert_false (json_object_get_boolean_member (procs, "kernel_threads"));
+  g_assert_cmpuint (n_listed (procs, "changed"), ==, 1);
+  g_assert_cmpuint (n_listed (procs, "appeared"), ==, 0);
+  g_assert_cmpuint (n_listed (procs, "exited"), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (procs, "unchanged"), ==, 0);
+
+  /* --kernel-threads: the renamed one is unchanged, the new one appeared */
+  g_assert_true (json_object_get_boolean_member (with, "kernel_threads"));
+  g_assert_cmpuint (n_listed (with, "changed"), ==, 1);
+  g_assert_cmpuint (n_listed (with, "exited"), ==, 0);
+  appeared = json_object_get_array_member (with, "appeared");
+  g_assert_cmpuint (json_array_get_length (appeared), ==, 1);
+  g_assert_nonnull (find_process (appeared, 41, "kworker/0:2-events"));
+  g_assert_cmpint (json_object_get_int_member (with, "unchanged"), ==, 2);
+
+  /* what a person sees */
+  run_jmem (&r, "diff", a, b, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "app"));
+  g_assert_null (strstr (r.out, "kworker"));
+  g_assert_null (strstr (r.out, "Processes that exited"));
+  g_assert_null (strstr (r.out, "Processes that appeared"));
+  run_clear (&r);
+}
+
+/* One PID, two processes: another start time is an exit and an appearance,
+ * even under the same name; one start time under a new name is one process. */
+static void
+test_pid_reused (void)
+{
+  g_autofree char *w_before = process_json (700, "worker", 2048, 100, 0);
+  g_autofree char *w_after = process_json (700, "worker", 2048, 5000, 0);
+  g_autofree char *py_before = process_json (701, "python3", 4096, 200, 0);
+  g_autofree char *py_after = process_json (701, "VLLM::EngineCor", 8192, 200, 0);
+  const char *before[] = { w_before, py_before, NULL };
+  const char *after[] = { w_after, py_after, NULL };
+  g_autofree char *a = snapshot_with ("reuse-before.json", before);
+  g_autofree char *b = snapshot_with ("reuse-after.json", after);
+  g_autoptr(JsonNode) diff = diff_command (a, b, FALSE);
+  JsonObject *procs = diff_processes (diff);
+  JsonArray *changed = json_object_get_array_member (procs, "changed");
+
+  g_assert_cmpuint (n_listed (procs, "appeared"), ==, 1);
+  g_assert_nonnull (find_process (json_object_get_array_member (procs, "appeared"), 700, "worker"));
+  g_assert_cmpuint (n_listed (procs, "exited"), ==, 1);
+  g_assert_nonnull (find_process (json_object_get_array_member (procs, "exited"), 700, "worker"));
+  g_assert_cmpuint (json_array_get_length (changed), ==, 1);
+  /* the renamed process under its name now, grown by 4 MiB */
+  g_assert_nonnull (find_process (changed, 701, "VLLM::EngineCor"));
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (changed, 0), "change_kib"),
+                   ==, 4096);
+}
+
+/* Snapshots of an older jmem carry neither start times nor kernel_thread:
+ * PID and name still match, a new name is another process, and what looks
+ * like a kernel thread there (no command line, no RSS) is left out. */
+static void
+test_old_format (void)
+{
+  g_autofree char *kthreadd = process_json (2, "kthreadd", -1, -1, -1);
+  g_autofree char *kw_before = process_json (40, "kworker/0:1-events", -1, -1, -1);
+  g_autofree char *kw_after = process_json (40, "kworker/0:1-mm_percpu_wq", -1, -1, -1);
+  g_autofree char *a_before = process_json (800, "app", 100, -1, -1);
+  g_autofree char *a_after = process_json (800, "app", 100, -1, -1);
+  g_autofree char *b_before = process_json (801, "old-name", 100, -1, -1);
+  g_autofree char *b_after = process_json (801, "new-name", 100, -1, -1);
+  /* a newer "after" against an older "before": the start time is one-sided */
+  g_autofree char *a_new = process_json (800, "app", 100, 777, 0);
+  const char *before[] = { kthreadd, kw_before, a_before, b_before, NULL };
+  const char *after[] = { kthreadd, kw_after, a_after, b_after, NULL };
+  const char *mixed[] = { a_new, NULL };
+  g_autofree char *a = snapshot_with ("old-before.json", before);
+  g_autofree char *b = snapshot_with ("old-after.json", after);
+  g_autofree char *m = snapshot_with ("new-after.json", mixed);
+  g_autoptr(JsonNode) diff = diff_command (a, b, FALSE);
+  g_autoptr(JsonNode) all = diff_command (a, b, TRUE);
+  g_autoptr(JsonNode) one_sided = diff_command (a, m, FALSE);
+  JsonObject *procs = diff_processes (diff);
+  JsonObject *with = diff_processes (all);
+
+  g_assert_cmpint (json_object_get_int_member (procs, "unchanged"), ==, 1);
+  g_assert_cmpuint (n_listed (procs, "changed"), ==, 0);
+  g_assert_nonnull (find_process (json_object_get_array_member (procs, "exited"), 801, "old-name"));
+  g_assert_nonnull (find_process (json_object_get_array_member (procs, "appeared"), 801, "new-name"));
+  g_assert_cmpuint (n_listed (procs, "exited"), ==, 1);
+  g_assert_cmpuint (n_listed (procs, "appeared"), ==, 1);
+
+  /* with them, by name as well: the renamed kworker cannot be told apart */
+  g_assert_cmpint (json_object_get_int_member (with, "unchanged"), ==, 2);
+  g_assert_nonnull (find_process (json_object_get_array_member (with, "exited"), 40, "kworker/0:1-events"));
+
+  procs = diff_processes (one_sided);
+  g_assert_cmpint (json_object_get_int_member (procs, "unchanged"), ==, 1);
+  g_assert_cmpuint (n_listed (procs, "appeared"), ==, 0);
+  g_assert_cmpuint (n_listed (procs, "exited"), ==, 1);  /* old-name */
+}
+
+static void
+copy_fixture (const char *from, const char *tree, const char *to)
+{
+  g_autofree char *src = g_build_filename (fixtures, from, NULL);
+  g_autofree char *dest = g_build_filename (tmpdir, tree, to, NULL);
+  g_autofree char *dir = g_path_get_dirname (dest);
+  g_autofree char *data = NULL;
+  gsize len = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_get_contents (src, &data, &len, NULL));
+  g_assert_true (g_file_set_contents (dest, data, (gssize) len, NULL));
+}
+
+/* The snapshot reads each process's stat next to its status: start time
+ * and kernel thread from it, a forged name notwithstanding; without stat
+ * the start time is unknown, and the kernel thread told by its parent. */
+static void
+test_start_time_from_tree (void)
+{
+  g_autofree char *tree = g_build_filename (tmpdir, "stat-tree", NULL);
+  g_autofree char *path = NULL;
+  g_autoptr(JsonNode) diff = NULL;
+  g_autoptr(JsonNode) all = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  JsonArray *list;
+  JsonObject *p;
+
+  copy_fixture ("trees/orin-agx-nvgpu/proc/meminfo", "stat-tree", "proc/meminfo");
+  copy_fixture ("procfs/status.this-machine-kthread.txt", "stat-tree", "proc/10/status");
+  copy_fixture ("procfs/stat.this-machine-kthread.txt", "stat-tree", "proc/10/stat");
+  copy_fixture ("procfs/status.this-machine-bash.txt", "stat-tree", "proc/4242/status");
+  copy_fixture ("procfs/stat.hostile-comm-parens.txt", "stat-tree", "proc/4242/stat");
+  copy_fixture ("procfs/status.this-machine-bash.txt", "stat-tree", "proc/77/status");
+  copy_fixture ("procfs/status.this-machine-kthread.txt", "stat-tree", "proc/12/status");
+  path = snapshot_file (tree, "stat-tree.json", "--all");
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  json_parser_load_from_data (parser, text, -1, &error);
+  g_assert_no_error (error);
+  list = json_object_get_array_member (json_object_get_object_member (
+           json_node_get_object (json_parser_get_root (parser)), "processes"), "list");
+
+  p = find_process (list, 10, "kworker/0:0H-events_highpri");
+  g_assert_cmpint (json_object_get_int_member (p, "start_time_ticks"), ==, 25);
+  g_assert_true (json_object_get_boolean_member (p, "kernel_thread"));
+  p = find_process (list, 4242, "bash");
+  g_assert_cmpint (json_object_get_int_member (p, "start_time_ticks"), ==, 123456);
+  g_assert_false (json_object_get_boolean_member (p, "kernel_thread"));
+  p = find_process (list, 77, "bash");
+  g_assert_true (json_object_get_null_member (p, "start_time_ticks"));
+  g_assert_false (json_object_get_boolean_member (p, "kernel_thread"));
+  p = find_process (list, 12, "kworker/0:0H-events_highpri");  /* PPid 2 */
+  g_assert_true (json_object_get_null_member (p, "start_time_ticks"));
+  g_assert_true (json_object_get_boolean_member (p, "kernel_thread"));
+
+  diff = diff_command (path, path, FALSE);
+  g_assert_cmpint (json_object_get_int_member (diff_processes (diff), "unchanged"), ==, 2);
+  all = diff_command (path, path, TRUE);
+  g_assert_cmpint (json_object_get_int_member (diff_processes (all), "unchanged"), ==, 4);
 }
 
 /* Hostile names reach a terminal escaped, and never shift onto another row. */
@@ -462,6 +778,10 @@ main (int argc, char **argv)
   g_test_add_func ("/diff/command", test_command);
   g_test_add_func ("/diff/malformed", test_malformed);
   g_test_add_func ("/diff/hostile-name", test_hostile_name);
+  g_test_add_func ("/diff/kernel-thread-renamed", test_kernel_thread_renamed);
+  g_test_add_func ("/diff/pid-reused", test_pid_reused);
+  g_test_add_func ("/diff/old-format", test_old_format);
+  g_test_add_func ("/diff/start-time-from-tree", test_start_time_from_tree);
   g_test_add_func ("/diff/container", test_container);
   g_test_add_func ("/diff/audit-no-drop", test_audit_no_drop);
   g_test_add_func ("/diff/no-bus-hint", test_no_bus_hint);

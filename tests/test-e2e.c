@@ -971,6 +971,10 @@ test_root_capture (void)
   run_as (NULL, capture, &result);
   g_assert_true (WIFEXITED (result.status));
   g_assert_cmpint (WEXITSTATUS (result.status), ==, 0);
+  /* one line: what it wrote and the command that reads it */
+  g_assert_true (g_str_has_prefix (result.out, "Wrote "));
+  g_assert_nonnull (strstr (result.out, "; analyse it with: jmem snapshot --sysroot "));
+  g_assert_true (strchr (result.out, '\n') == result.out + strlen (result.out) - 1);
   g_assert_true (g_file_get_contents (copy_path, &copy, &copy_len, NULL));
 
   /* Only UID digits differ, each now a zero; the fixture's pointers are gone. */

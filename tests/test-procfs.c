@@ -326,6 +326,100 @@ test_cmdline (void)
     }
 }
 
+static void
+stat_fixture (const char *name, JmemProcStat *st)
+{
+  gsize len;
+  g_autofree char *data = load (name, &len);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (jmem_proc_stat_parse (data, len, st, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_stat_real (void)
+{
+  JmemProcStat st;
+
+  stat_fixture ("stat.this-machine-cat.txt", &st);
+  g_assert_cmpint (st.pid, ==, 16910);
+  g_assert_cmpint (st.state, ==, 'R');
+  g_assert_cmpint (st.ppid, ==, 16907);
+  g_assert_cmpuint (st.flags, ==, 4194304);
+  g_assert_false (st.flags & JMEM_PROC_PF_KTHREAD);
+  g_assert_cmpint (st.start_time_ticks, ==, 129493);
+
+  stat_fixture ("stat.this-machine-kthread.txt", &st);
+  g_assert_cmpint (st.pid, ==, 10);
+  g_assert_cmpint (st.state, ==, 'I');
+  g_assert_cmpint (st.ppid, ==, 2);
+  g_assert_true (st.flags & JMEM_PROC_PF_KTHREAD);
+  g_assert_cmpint (st.start_time_ticks, ==, 25);
+}
+
+/* Names that hold ")", spaces, "(" and newlines: the fields are those after
+ * the last ")", never ones the name forged. */
+static void
+test_stat_hostile_comm (void)
+{
+  JmemProcStat st;
+
+  stat_fixture ("stat.hostile-comm-parens.txt", &st);
+  g_assert_cmpint (st.pid, ==, 4242);
+  g_assert_cmpint (st.state, ==, 'S');
+  g_assert_cmpint (st.ppid, ==, 1);
+  g_assert_false (st.flags & JMEM_PROC_PF_KTHREAD);
+  g_assert_cmpint (st.start_time_ticks, ==, 123456);
+
+  stat_fixture ("stat.hostile-comm-newline.txt", &st);
+  g_assert_cmpint (st.pid, ==, 77);
+  g_assert_cmpint (st.state, ==, 'S');
+  g_assert_cmpint (st.ppid, ==, 9);
+  g_assert_cmpint (st.start_time_ticks, ==, 5);
+
+  stat_fixture ("stat.hostile-comm-space.txt", &st);
+  g_assert_cmpint (st.start_time_ticks, ==, G_GINT64_CONSTANT (999999999999));
+}
+
+/* Truncated, overflowing or unterminated: refused, every field unknown. */
+static void
+test_stat_malformed (void)
+{
+  static const char *const files[] = {
+    "stat.hostile-truncated.txt", "stat.hostile-huge.txt", "stat.hostile-no-close.txt",
+    "status.this-machine-bash.txt", "status.hostile-garbage.bin", "status.hostile-empty.txt",
+  };
+  static const char *const texts[] = {
+    "(x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5",  /* no PID */
+    "1 (x) S -1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0",  /* negative PPID */
+    "1 (x)S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0",  /* no space after the name */
+    "1 (x) SS 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0",  /* a state of two letters */
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (files) + G_N_ELEMENTS (texts); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *data = NULL;
+      gsize len;
+      JmemProcStat st;
+
+      if (i < G_N_ELEMENTS (files))
+        data = load (files[i], &len);
+      else
+        {
+          data = g_strdup (texts[i - G_N_ELEMENTS (files)]);
+          len = strlen (data);
+        }
+      if (jmem_proc_stat_parse (data, len, &st, &error))
+        g_error ("case %" G_GSIZE_FORMAT " parsed", i);
+      g_assert_error (error, JMEM_ERROR, JMEM_ERROR_FAILED);
+      g_assert_cmpint (st.pid, ==, -1);
+      g_assert_cmpint (st.start_time_ticks, ==, -1);
+      g_assert_cmpuint (st.flags, ==, 0);
+    }
+}
+
 /* The test process knows its own pid, uid and argv[0]. */
 static void
 test_live_self (void)
@@ -352,6 +446,21 @@ test_live_self (void)
   g_assert_cmpint (st->threads, >=, 1);
   g_assert_cmpstr (st->name, ==, "ev\nil\\x\357\277\275");
   g_clear_pointer (&data, g_free);
+
+  /* The same name in stat, where it is not escaped at all. */
+  {
+    JmemProcStat pst;
+
+    jmem_file_read_capped ("/proc/self/stat", 1 << 20, &data, &len, &error);
+    g_assert_no_error (error);
+    g_assert_true (jmem_proc_stat_parse (data, len, &pst, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (pst.pid, ==, getpid ());
+    g_assert_cmpint (pst.ppid, ==, getppid ());
+    g_assert_cmpint (pst.start_time_ticks, >, 0);
+    g_assert_false (pst.flags & JMEM_PROC_PF_KTHREAD);
+    g_clear_pointer (&data, g_free);
+  }
 
   jmem_file_read_capped ("/proc/self/cmdline", 1 << 20, &data, &len, &error);
   g_assert_no_error (error);
@@ -388,6 +497,9 @@ main (int argc, char **argv)
   g_test_add_func ("/procfs/status/truncated", test_status_truncated);
   g_test_add_func ("/procfs/status/huge", test_status_huge);
   g_test_add_func ("/procfs/status/garbage", test_status_garbage);
+  g_test_add_func ("/procfs/stat/real", test_stat_real);
+  g_test_add_func ("/procfs/stat/hostile-comm", test_stat_hostile_comm);
+  g_test_add_func ("/procfs/stat/malformed", test_stat_malformed);
   g_test_add_func ("/procfs/smaps-rollup/values", test_smaps_rollup);
   g_test_add_func ("/procfs/smaps-rollup/hostile", test_smaps_rollup_hostile);
   g_test_add_func ("/procfs/cgroup/runtimes", test_cgroup);

@@ -1,6 +1,6 @@
 /* The floor for `jmem snapshot --json --all`: read the /proc files it reads
- * (status, smaps_rollup, cgroup, cmdline) of every process, and nothing
- * else. bench-snapshot compares jmem's CPU with this loop's. */
+ * (status, smaps_rollup, stat, cgroup, cmdline) of every process, and
+ * nothing else. bench-snapshot compares jmem's CPU with this loop's. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 int
 main (void)
 {
-  static const char *files[] = { "status", "smaps_rollup", "cgroup", "cmdline" };
+  static const char *files[] = { "status", "smaps_rollup", "stat", "cgroup", "cmdline" };
   static char buf[65536];
   unsigned long total = 0;
   struct dirent *e;
