@@ -69,8 +69,12 @@ read_pid_file (JmemCollectContext *ctx,
 {
   char name[64];
 
+  if (at->prefix[0] == '\0')
+    return jmem_root_read_record_at (ctx->files, at->fd, at->dir, file, max_bytes, ctx->read_buf,
+                                     error);
   g_snprintf (name, sizeof name, "%s%s", at->prefix, file);
-  return jmem_root_read_at (ctx->files, at->fd, at->dir, name, max_bytes, ctx->read_buf, error);
+  return jmem_root_read_record_at (ctx->files, at->fd, at->dir, name, max_bytes, ctx->read_buf,
+                                   error);
 }
 
 static gboolean

@@ -18,11 +18,13 @@ open_failed (const char *path,
   return FALSE;
 }
 
-/* Reads @fd to its end into @buf (replacing its contents), then closes it. */
+/* Reads @fd to its end into @buf (replacing its contents), then closes it.
+ * With @one_record a read shorter than asked is the end. */
 static gboolean
 read_fd_capped (int         fd,
                 const char *path,
                 gsize       max_bytes,
+                gboolean    one_record,
                 GByteArray *buf,
                 GError    **error)
 {
@@ -51,7 +53,7 @@ read_fd_capped (int         fd,
                        "Cannot read %s: %s", path, g_strerror (saved));
           return FALSE;
         }
-      if (n == 0)
+      if (n == 0 || (one_record && (guint) n < room && buf->len <= max_bytes))
         break;
       if (buf->len > max_bytes)
         {
@@ -88,7 +90,7 @@ jmem_file_read_capped (const char *path,
     return open_failed (path, error);
 
   buf = g_byte_array_sized_new (4096);
-  if (!read_fd_capped (fd, path, max_bytes, buf, error))
+  if (!read_fd_capped (fd, path, max_bytes, FALSE, buf, error))
     return FALSE;
 
   if (length != NULL)
@@ -108,15 +110,16 @@ jmem_file_read_fd (int         fd,
   g_return_val_if_fail (fd >= 0, FALSE);
   g_return_val_if_fail (buffer != NULL, FALSE);
 
-  return read_fd_capped (fd, name, max_bytes, buffer, error);
+  return read_fd_capped (fd, name, max_bytes, FALSE, buffer, error);
 }
 
-gboolean
-jmem_file_read_at (int         dirfd,
-                   const char *name,
-                   gsize       max_bytes,
-                   GByteArray *buffer,
-                   GError    **error)
+static gboolean
+read_at (int         dirfd,
+         const char *name,
+         gsize       max_bytes,
+         gboolean    one_record,
+         GByteArray *buffer,
+         GError    **error)
 {
   int fd;
 
@@ -126,5 +129,25 @@ jmem_file_read_at (int         dirfd,
   fd = openat (dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0)
     return open_failed (name, error);
-  return read_fd_capped (fd, name, max_bytes, buffer, error);
+  return read_fd_capped (fd, name, max_bytes, one_record, buffer, error);
+}
+
+gboolean
+jmem_file_read_at (int         dirfd,
+                   const char *name,
+                   gsize       max_bytes,
+                   GByteArray *buffer,
+                   GError    **error)
+{
+  return read_at (dirfd, name, max_bytes, FALSE, buffer, error);
+}
+
+gboolean
+jmem_file_read_record_at (int         dirfd,
+                          const char *name,
+                          gsize       max_bytes,
+                          GByteArray *buffer,
+                          GError    **error)
+{
+  return read_at (dirfd, name, max_bytes, TRUE, buffer, error);
 }

@@ -25,6 +25,17 @@ gboolean jmem_file_read_at (int         dirfd,
                             GByteArray *buffer,
                             GError    **error);
 
+/* jmem_file_read_at() for a file the kernel writes whole at each read: the
+ * /proc/PID files made by one seq_file record (status, stat, smaps_rollup,
+ * cgroup) and cmdline. A read shorter than asked is then the end, which
+ * spares the read that would answer 0: a fifth of the system calls of a
+ * snapshot of every process. Not for smaps, maps or regular files. */
+gboolean jmem_file_read_record_at (int         dirfd,
+                                   const char *name,
+                                   gsize       max_bytes,
+                                   GByteArray *buffer,
+                                   GError    **error);
+
 /* Reads the open @fd to its end into @buffer as jmem_file_read_at() does,
  * then closes it; @name is for messages. */
 gboolean jmem_file_read_fd (int         fd,

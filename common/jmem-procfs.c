@@ -521,6 +521,20 @@ cgroup_line (const char *line, gsize len, gpointer user_data)
   return TRUE;
 }
 
+/* Whether container_from_path() could find anything in @path: every form it
+ * knows names its runtime. Most processes are in no container, and this
+ * spares them the split and the copies. */
+static gboolean
+may_name_container (const char *path, gsize len)
+{
+  static const char *const runtimes[] = { "docker", "containerd", "crio", "libpod", "kubepods" };
+
+  for (gsize k = 0; k < G_N_ELEMENTS (runtimes); k++)
+    if (memmem (path, len, runtimes[k], strlen (runtimes[k])) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
 static gboolean
 seen_before (GArray * const *order, gsize o, guint i)
 {
@@ -567,7 +581,7 @@ jmem_cgroup_parse (const char *data, gsize len,
         g_autofree char *path = NULL;
 
         /* the root holds no container */
-        if (p->len <= 1 || seen_before (order, o, i))
+        if (p->len <= 1 || !may_name_container (p->path, p->len) || seen_before (order, o, i))
           continue;
         /* The path is valid UTF-8 from here on: it may end up in JSON. */
         path = jmem_text_make_valid (p->path, (gssize) p->len);

@@ -297,6 +297,22 @@ open_regular (JmemRoot *root, int dirfd, const char *dir, const char *name, GErr
   return fd;
 }
 
+static gboolean
+tree_read_at (JmemRoot   *root,
+              int         dirfd,
+              const char *dir,
+              const char *name,
+              gsize       max_bytes,
+              GByteArray *buffer,
+              GError    **error)
+{
+  int fd = open_regular (root, dirfd, dir, name, error);
+
+  if (fd < 0)
+    return FALSE;
+  return jmem_file_read_fd (fd, name, max_bytes, buffer, error);
+}
+
 gboolean
 jmem_root_read_at (JmemRoot   *root,
                    int         dirfd,
@@ -306,16 +322,28 @@ jmem_root_read_at (JmemRoot   *root,
                    GByteArray *buffer,
                    GError    **error)
 {
-  int fd;
-
   g_return_val_if_fail (name != NULL && name[0] != '/', FALSE);
 
   if (root->kind == ROOT_LIVE)
     return jmem_file_read_at (dirfd, name, max_bytes, buffer, error);
-  fd = open_regular (root, dirfd, dir, name, error);
-  if (fd < 0)
-    return FALSE;
-  return jmem_file_read_fd (fd, name, max_bytes, buffer, error);
+  return tree_read_at (root, dirfd, dir, name, max_bytes, buffer, error);
+}
+
+gboolean
+jmem_root_read_record_at (JmemRoot   *root,
+                          int         dirfd,
+                          const char *dir,
+                          const char *name,
+                          gsize       max_bytes,
+                          GByteArray *buffer,
+                          GError    **error)
+{
+  g_return_val_if_fail (name != NULL && name[0] != '/', FALSE);
+
+  if (root->kind == ROOT_LIVE)
+    return jmem_file_read_record_at (dirfd, name, max_bytes, buffer, error);
+  /* In a tree it is a regular file: read to its end. */
+  return tree_read_at (root, dirfd, dir, name, max_bytes, buffer, error);
 }
 
 gboolean

@@ -63,6 +63,16 @@ gboolean jmem_root_read_at (JmemRoot   *root,
                             GByteArray *buffer,
                             GError    **error);
 
+/* jmem_root_read_at() for the files jmem_file_read_record_at() names: on
+ * the live system a short read is their end; in a tree, read to the end. */
+gboolean jmem_root_read_record_at (JmemRoot   *root,
+                                   int         dirfd,
+                                   const char *dir,
+                                   const char *name,
+                                   gsize       max_bytes,
+                                   GByteArray *buffer,
+                                   GError    **error);
+
 /* A directory's descriptor (O_RDONLY|O_DIRECTORY|O_CLOEXEC), or -1 with
  * @error. */
 int jmem_root_open_dir (JmemRoot   *root,

@@ -3,8 +3,11 @@
 #include "jmem-glib-compat.h"
 #include "jmem-procfs.h"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char *
@@ -485,6 +488,56 @@ test_live_self (void)
   jmem_cgroup_info_clear (&info);
 }
 
+static void
+own_process_group (gpointer data)
+{
+  setpgid (0, 0);
+}
+
+/* A short read is the end of these files: what jmem_file_read_record_at()
+ * returns is what reading to the end returns, for a command line three
+ * times the read size too. The process is a waiting shell, so its files
+ * hold still between the two reads. */
+static void
+test_live_record_reads (void)
+{
+  const char *files[] = { "status", "stat", "cgroup", "smaps_rollup", "cmdline" };
+  g_autofree char *long_arg = g_strnfill (50000, 'x');
+  const char *argv[] = { "/bin/sh", "-c", "sleep 60", long_arg, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = NULL;
+  GPid pid;
+  int dirfd;
+
+  /* Its own process group, so that the shell's sleep goes with it. */
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL,
+                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL |
+                                G_SPAWN_STDERR_TO_DEV_NULL,
+                                own_process_group, NULL, &pid, &error));
+  g_assert_no_error (error);
+  g_usleep (200 * 1000);
+  dir = g_strdup_printf ("/proc/%d", (int) pid);
+  dirfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  g_assert_cmpint (dirfd, >=, 0);
+  for (gsize i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autoptr(GByteArray) record = g_byte_array_new ();
+      g_autofree char *path = g_build_filename (dir, files[i], NULL);
+      g_autofree char *whole = NULL;
+      gsize len = 0;
+
+      if (!jmem_file_read_capped (path, 1 << 20, &whole, &len, NULL))
+        continue;  /* smaps_rollup of another user's process */
+      g_assert_true (jmem_file_read_record_at (dirfd, files[i], 1 << 20, record, &error));
+      g_assert_no_error (error);
+      g_assert_cmpmem (record->data, record->len, whole, len);
+    }
+  close (dirfd);
+  kill (-pid, SIGKILL);
+  waitpid (pid, NULL, 0);
+  g_spawn_close_pid (pid);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -507,5 +560,6 @@ main (int argc, char **argv)
   g_test_add_func ("/procfs/cgroup/hostile", test_cgroup_hostile);
   g_test_add_func ("/procfs/cmdline", test_cmdline);
   g_test_add_func ("/procfs/live-self", test_live_self);
+  g_test_add_func ("/procfs/live-record-reads", test_live_record_reads);
   return g_test_run ();
 }
