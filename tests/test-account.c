@@ -19,12 +19,14 @@ static GArray *created;
  * (userdel also removes the group useradd made for it). What still runs as
  * the account is this test's, left behind (a hung stand-in in a process
  * group of its own survives a kill of the test's group), and would make
- * userdel refuse: it is killed first. */
+ * userdel refuse: it is killed first. So are the directories the test
+ * gave the account in /tmp (jmem-*: the account is the test's own). */
 static const char watcher_script[] =
   "cat >/dev/null\n"
   "for i in $(seq 50); do\n"
   "  getent passwd \"$1\" >/dev/null || exit 0\n"
   "  pkill -KILL -U \"$1\"; pkill -KILL -u \"$1\"\n"
+  "  find /tmp -maxdepth 1 -user \"$1\" -name 'jmem-*' -exec rm -rf -- {} +\n"
   "  userdel \"$1\" && exit 0\n"
   "  sleep 0.2\n"
   "done\n"

@@ -40,9 +40,15 @@ run_mode (const char *mode)
   gid_t gid;
   struct rlimit no_core = { 0, 0 };
 
+  g_autofree char *dir = NULL;
+
   if (!test_account_get (ACCOUNT, &uid, &gid))
     return CANNOT_CREATE;
-  printf ("created %u\n", (guint) uid);
+  /* a directory of the account's, as the tests give it one to work in */
+  dir = g_dir_make_tmp ("jmem-test-accounts-XXXXXX", NULL);
+  if (dir == NULL || chown (dir, uid, gid) != 0)
+    return 1;
+  printf ("created %u %s\n", (guint) uid, dir);
   fflush (stdout);
   if (strcmp (mode, "return") == 0)
     {
@@ -155,6 +161,17 @@ made (int status, const char *out)
   return TRUE;
 }
 
+/* The account's directory named in @out is gone too. */
+static void
+assert_dir_gone (const char *out)
+{
+  g_auto(GStrv) words = g_strsplit_set (out, " \n", 4);
+
+  g_assert_cmpuint (g_strv_length (words), >=, 3);
+  g_assert_true (g_str_has_prefix (words[2], g_get_tmp_dir ()));
+  g_assert_false (g_file_test (words[2], G_FILE_TEST_EXISTS));
+}
+
 static void
 test_removed_on_return (void)
 {
@@ -171,6 +188,7 @@ test_removed_on_return (void)
   /* test_account_remove_created() returns once it is gone */
   g_assert_cmpint (getent ("passwd"), ==, 2);
   g_assert_cmpint (getent ("group"), ==, 2);
+  assert_dir_gone (out);
 }
 
 static void
@@ -188,6 +206,7 @@ test_removed_after_failed_assertion (void)
   g_assert_true (WIFSIGNALED (status));
   g_assert_cmpint (WTERMSIG (status), ==, SIGABRT);
   assert_gone_soon ();
+  assert_dir_gone (out);
 }
 
 /* Whether @pid runs (a zombie waiting for its parent counts as gone). */
@@ -222,7 +241,7 @@ test_removed_after_sigkill_of_group (void)
   g_assert_no_error (error);
   channel = g_io_channel_unix_new (out_fd);
   g_io_channel_set_close_on_unref (channel, TRUE);
-  /* "created UID" once the account is made, "waiting, PID runs as it"
+  /* "created UID DIR" once the account is made, "waiting, PID runs as it"
    * once a program does; end of file where it could not get that far */
   g_io_channel_read_line (channel, &created, NULL, NULL, NULL);
   g_io_channel_read_line (channel, &waiting, NULL, NULL, NULL);
@@ -237,6 +256,7 @@ test_removed_after_sigkill_of_group (void)
   g_assert_true (WIFSIGNALED (status));
   g_assert_cmpint (WTERMSIG (status), ==, SIGKILL);
   assert_gone_soon ();
+  assert_dir_gone (created);
   /* the program left running as it was killed first */
   g_assert_false (runs (left));
 }
