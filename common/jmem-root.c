@@ -297,17 +297,27 @@ open_regular (JmemRoot *root, int dirfd, const char *dir, const char *name, GErr
   return fd;
 }
 
+/* On the live system /proc/PID files need no more checks, and the
+ * per-process path stays one open and its reads; in a tree a regular file
+ * beneath it, read to its end. */
 static gboolean
-tree_read_at (JmemRoot   *root,
-              int         dirfd,
-              const char *dir,
-              const char *name,
-              gsize       max_bytes,
-              GByteArray *buffer,
-              GError    **error)
+read_at (JmemRoot   *root,
+         int         dirfd,
+         const char *dir,
+         const char *name,
+         gsize       max_bytes,
+         gboolean    one_record,
+         GByteArray *buffer,
+         GError    **error)
 {
-  int fd = open_regular (root, dirfd, dir, name, error);
+  int fd;
 
+  g_return_val_if_fail (name != NULL && name[0] != '/', FALSE);
+
+  if (root->kind == ROOT_LIVE)
+    return one_record ? jmem_file_read_record_at (dirfd, name, max_bytes, buffer, error)
+                      : jmem_file_read_at (dirfd, name, max_bytes, buffer, error);
+  fd = open_regular (root, dirfd, dir, name, error);
   if (fd < 0)
     return FALSE;
   return jmem_file_read_fd (fd, name, max_bytes, buffer, error);
@@ -322,11 +332,7 @@ jmem_root_read_at (JmemRoot   *root,
                    GByteArray *buffer,
                    GError    **error)
 {
-  g_return_val_if_fail (name != NULL && name[0] != '/', FALSE);
-
-  if (root->kind == ROOT_LIVE)
-    return jmem_file_read_at (dirfd, name, max_bytes, buffer, error);
-  return tree_read_at (root, dirfd, dir, name, max_bytes, buffer, error);
+  return read_at (root, dirfd, dir, name, max_bytes, FALSE, buffer, error);
 }
 
 gboolean
@@ -338,12 +344,7 @@ jmem_root_read_record_at (JmemRoot   *root,
                           GByteArray *buffer,
                           GError    **error)
 {
-  g_return_val_if_fail (name != NULL && name[0] != '/', FALSE);
-
-  if (root->kind == ROOT_LIVE)
-    return jmem_file_read_record_at (dirfd, name, max_bytes, buffer, error);
-  /* In a tree it is a regular file: read to its end. */
-  return tree_read_at (root, dirfd, dir, name, max_bytes, buffer, error);
+  return read_at (root, dirfd, dir, name, max_bytes, TRUE, buffer, error);
 }
 
 gboolean
