@@ -2,6 +2,8 @@
  * read, so a long history costs memory per process, not per line. */
 #include "jmem-triage-history.h"
 
+#include "jmem-glib-compat.h"
+
 #include "jmem-triage-private.h"
 
 #include <string.h>
@@ -103,35 +105,43 @@ member_string (JsonObject *o, const char *name)
   return json_node_get_string (n);
 }
 
-/* The series of @pid under @name: a PID reused by another program starts
- * a series of its own. */
+/* The series of one process: @pid with its start time @start where the
+ * snapshot has it (the same process however often it renames itself, and
+ * a PID's next owner is another), else @pid under @name (a PID reused by
+ * another program starts a series of its own). The latest name is shown. */
 static Series *
-series_get (GHashTable *table, gint64 pid, const char *name)
+series_get (GHashTable *table, gint64 pid, const char *name, gint64 start)
 {
-  g_autofree char *key = g_strdup_printf ("%" G_GINT64_FORMAT "\x1f%s", pid, name ? name : "");
+  g_autofree char *key = start >= 0
+    ? g_strdup_printf ("%" G_GINT64_FORMAT "\x1f@%" G_GINT64_FORMAT, pid, start)
+    : g_strdup_printf ("%" G_GINT64_FORMAT "\x1f%s", pid, name ? name : "");
   Series *s = g_hash_table_lookup (table, key);
 
   if (s == NULL)
     {
       s = g_new0 (Series, 1);
       s->pid = pid;
-      s->name = g_strdup (name ? name : "?");
       s->points = g_array_new (FALSE, FALSE, sizeof (Point));
       s->last_sample = G_MAXUINT;
       g_hash_table_insert (table, g_steal_pointer (&key), s);
+    }
+  if (s->name == NULL || (name != NULL && strcmp (s->name, name) != 0))
+    {
+      g_free (s->name);
+      s->name = g_strdup (name ? name : "?");
     }
   return s;
 }
 
 static void
-series_add (GHashTable *table, gint64 pid, const char *name, gint64 t, gint64 kib)
+series_add (GHashTable *table, gint64 pid, const char *name, gint64 start, gint64 t, gint64 kib)
 {
   Series *s;
   Point p = { t, kib };
 
   if (pid <= 0 || kib < 0)
     return;
-  s = series_get (table, pid, name);
+  s = series_get (table, pid, name, start);
   /* a PID listed twice in one sample (never by jmem) counts once */
   if (s->points->len > 0 && g_array_index (s->points, Point, s->points->len - 1).t == t && t >= 0)
     return;
@@ -148,8 +158,18 @@ jmem_triage_history_add (JmemTriageHistory *h,
   JsonArray *list = member_array (member_object (root, "processes"), "list");
   gint64 t = member_int (member_object (root, "collected"), "timestamp_unix");
   guint sample = h->n_samples++;
+  g_autoptr(GHashTable) starts = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
 
   h->last_t = t;
+  /* NvMap rows carry no start time: their process's row does */
+  for (guint i = 0; list != NULL && i < json_array_get_length (list); i++)
+    {
+      JsonObject *p = json_array_get_object_element (list, i);
+      gint64 pid = member_int (p, "pid"), start = member_int (p, "start_time_ticks");
+
+      if (pid > 0 && start >= 0)
+        g_hash_table_insert (starts, g_memdup2 (&pid, sizeof pid), g_memdup2 (&start, sizeof start));
+    }
   for (guint i = 0; by_pid != NULL && i < json_array_get_length (by_pid); i++)
     {
       JsonObject *row = json_array_get_object_element (by_pid, i);
@@ -157,11 +177,13 @@ jmem_triage_history_add (JmemTriageHistory *h,
       const char *name = member_string (row, "process");
       JsonNode *exists = row ? json_object_get_member (row, "pid_exists") : NULL;
 
-      series_add (h->nvmap, pid, name, t, kib);
+      const gint64 *start = g_hash_table_lookup (starts, &pid);
+
+      series_add (h->nvmap, pid, name, start ? *start : -1, t, kib);
       if (pid > 0 && kib > 0 && exists != NULL && JSON_NODE_HOLDS_VALUE (exists) &&
           json_node_get_value_type (exists) == G_TYPE_BOOLEAN && !json_node_get_boolean (exists))
         {
-          Series *s = series_get (h->orphans, pid, name);
+          Series *s = series_get (h->orphans, pid, name, -1);
 
           if (s->last_sample == sample)
             continue;
@@ -180,8 +202,8 @@ jmem_triage_history_add (JmemTriageHistory *h,
     {
       JsonObject *p = json_array_get_object_element (list, i);
 
-      series_add (h->pss, member_int (p, "pid"), member_string (p, "name"), t,
-                  member_int (p, "pss_kib"));
+      series_add (h->pss, member_int (p, "pid"), member_string (p, "name"),
+                  member_int (p, "start_time_ticks"), t, member_int (p, "pss_kib"));
     }
 }
 

@@ -29,6 +29,7 @@ typedef struct {
   const char *name;
   gint64      kib;
   gboolean    exists;
+  gint64      start;  /* start_time_ticks of a process row; 0: null */
 } Row;
 
 /* One sample at @t: @nvmap as nvmap.by_pid, @procs (kib = PSS) as the
@@ -71,6 +72,10 @@ sample (gint64 t, const Row *nvmap, guint n_nvmap, const Row *procs, guint n_pro
       json_object_set_int_member (proto, "pid", procs[i].pid);
       json_object_set_string_member (proto, "name", procs[i].name);
       json_object_set_int_member (proto, "pss_kib", procs[i].kib);
+      if (procs[i].start > 0)
+        json_object_set_int_member (proto, "start_time_ticks", procs[i].start);
+      else
+        json_object_set_null_member (proto, "start_time_ticks");
       json_array_add_element (list, p);
     }
   json_object_set_array_member (json_object_get_object_member (root, "processes"), "list", list);
@@ -231,6 +236,76 @@ test_pid_reused (void)
     }
   f = jmem_triage_history_run (h);
   g_assert_cmpuint (f->len, ==, 0);
+}
+
+/* 16 MiB a minute from 1 GiB over 13 samples (+192 MiB, 18.75 %) for PID
+ * 4242, as NvMap and PSS, named and started as @name_of and @start_of say
+ * for each sample. */
+static GPtrArray *
+growth_with_identity (const char *(*name_of) (guint), gint64 (*start_of) (guint))
+{
+  g_autoptr(JmemTriageHistory) h = jmem_triage_history_new ();
+
+  for (guint i = 0; i < 13; i++)
+    {
+      Row rows[] = { { 4242, name_of (i), 1024 * MIB + (gint64) i * 16 * MIB, TRUE, start_of (i) } };
+      g_autoptr(JsonNode) s = sample (T0 + 60 * (gint64) i, rows, 1, rows, 1);
+
+      jmem_triage_history_add (h, s);
+    }
+  return jmem_triage_history_run (h);
+}
+
+static const char *
+renamed_halfway (guint i)
+{
+  return i < 6 ? "python3" : "pt_main_thread";
+}
+
+static gint64
+started_once (guint i)
+{
+  return 5000;
+}
+
+static const char *
+same_name (guint i)
+{
+  return "worker";
+}
+
+static gint64
+restarted_halfway (guint i)
+{
+  return i < 7 ? 1000 : 2000;
+}
+
+/* A process that renames itself is one series while its start time stays:
+ * both rules fire, naming it by its latest name. */
+static void
+test_renamed_same_start (void)
+{
+  g_autoptr(GPtrArray) f = growth_with_identity (renamed_halfway, started_once);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      const JmemFinding *n = jmem_triage_find (f, i == 0 ? "nvmap-growing" : "pss-growing");
+
+      g_assert_nonnull (n);
+      assert_number (n, "growth_kib", 192.0 * MIB);
+      g_assert_nonnull (strstr (n->message, "PID 4242 (pt_main_thread)"));
+    }
+}
+
+/* The same PID and name under a new start time is another process: two
+ * series, neither of which grew 10 %, where one series of both would have. */
+static void
+test_restarted_same_name (void)
+{
+  g_autoptr(GPtrArray) f = growth_with_identity (same_name, restarted_halfway);
+
+  g_assert_null (jmem_triage_find (f, "nvmap-growing"));
+  g_assert_null (jmem_triage_find (f, "pss-growing"));
 }
 
 /* PID 777 holds 300 MiB with no /proc entry in @gone[i] of the samples. */
@@ -424,6 +499,8 @@ main (int argc, char **argv)
   g_test_add_func ("/triage-history/small-growth", test_small_growth);
   g_test_add_func ("/triage-history/too-short", test_too_short);
   g_test_add_func ("/triage-history/pid-reused", test_pid_reused);
+  g_test_add_func ("/triage-history/renamed-same-start", test_renamed_same_start);
+  g_test_add_func ("/triage-history/restarted-same-name", test_restarted_same_name);
   g_test_add_func ("/triage-history/orphaned", test_orphaned);
   g_test_add_func ("/triage-history/command", test_command);
   g_test_add_func ("/triage-history/command-errors", test_command_errors);
