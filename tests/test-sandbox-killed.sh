@@ -1,8 +1,9 @@
 #!/bin/bash
-# The sandbox's accounts go even when the sandbox is killed (meson's timeout
-# ends with SIGKILL, which runs no trap): the sandbox is started in a session
-# of its own, its whole group is killed once the accounts exist, and they
-# must be gone within 15 s, with nothing left running as them.
+# The sandbox's accounts and state directory go even when the sandbox is
+# killed (meson's timeout ends with SIGKILL, which runs no trap): the
+# sandbox is started in a session of its own, its whole group is killed once
+# the accounts exist, and they must be gone within 15 s, with its
+# /tmp/jmem-sandbox.* directory.
 # Usage: test-sandbox-killed.sh SANDBOX BUILD_DIR
 set -u
 sandbox=$1
@@ -18,6 +19,7 @@ for a in "${accounts[@]}"; do
 done
 getent group jmem >/dev/null && { echo "SKIP: group jmem exists already"; exit 77; }
 
+states_before=$(ls -d /tmp/jmem-sandbox.* 2>/dev/null | sort)
 setsid "$sandbox" --build-dir "$build" -- sleep 120 </dev/null >/dev/null 2>&1 &
 leader=$!
 for _ in $(seq 100); do
@@ -34,6 +36,8 @@ for _ in $(seq 150); do
   left=""
   for a in "${accounts[@]}"; do getent passwd "$a" >/dev/null && left="$left $a"; done
   getent group jmem >/dev/null && left="$left group:jmem"
+  states=$(comm -13 <(printf '%s\n' "$states_before") <(ls -d /tmp/jmem-sandbox.* 2>/dev/null | sort))
+  [ -z "$states" ] || left="$left $states"
   [ -z "$left" ] && break
   sleep 0.1
 done
@@ -41,4 +45,4 @@ if [ -n "$left" ]; then
   echo "FAIL: left behind after the kill:$left"
   exit 1
 fi
-echo "ok: accounts and group removed after SIGKILL"
+echo "ok: accounts, group and state directory removed after SIGKILL"
