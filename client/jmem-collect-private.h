@@ -29,7 +29,7 @@ typedef struct {
 /* Why smaps_rollup gave a process no PSS, as root sees it. */
 typedef enum {
   JMEM_PSS_UNKNOWN_REFUSED = 1,
-  JMEM_PSS_UNKNOWN_KERNEL_THREAD,  /* no memory map: empty smaps_rollup or ESRCH */
+  JMEM_PSS_UNKNOWN_KERNEL_THREAD,  /* PID 2 or a child of it: no memory map */
   JMEM_PSS_UNKNOWN_PID_NAMESPACE,  /* refused, and in a PID namespace below jmem's */
   JMEM_PSS_UNKNOWN_EXITED,         /* its memory map went away while it was read */
 } JmemPssUnknown;

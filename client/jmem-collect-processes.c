@@ -2,8 +2,9 @@
  * swap, which is all the sort needs. status (name, owner, state) only where
  * smaps_rollup is unreadable and for the processes a report names (see
  * jmem-collect-join.c); stat (start time, kernel thread), cgroup and cmdline
- * only for those. Reading /proc is
- * most of what a snapshot costs, and the kernel charges per file opened. */
+ * only for those. Under --all every process is named, and all of it is read
+ * in the first pass. Reading /proc is most of what a snapshot costs, and the
+ * kernel charges per file opened. */
 #include "jmem-collect-private.h"
 
 #include "jmem-names.h"
@@ -134,14 +135,17 @@ read_rollup (JmemCollectContext *ctx,
   return ROLLUP_READ;
 }
 
-/* Why @p, its status read, has no PSS: with no RSS either it has no memory
- * map at all; with one, the map went away in between. NSpid lists a PID per
- * namespace from /proc's down to the process's. */
+/* Why @p, its status read, has no PSS: a kernel thread (as read_status()
+ * tells one) has no memory map; any other process without one lost it in
+ * between. NSpid lists a PID per namespace from /proc's down to the
+ * process's. */
 static JmemPssUnknown
 pss_unknown (RollupRead rollup, const JmemProcess *p, guint ns_levels)
 {
+  if (p->kernel_thread > 0)
+    return JMEM_PSS_UNKNOWN_KERNEL_THREAD;
   if (rollup == ROLLUP_NO_MAP)
-    return p->rss_kib < 0 ? JMEM_PSS_UNKNOWN_KERNEL_THREAD : JMEM_PSS_UNKNOWN_EXITED;
+    return JMEM_PSS_UNKNOWN_EXITED;
   return ns_levels > 1 ? JMEM_PSS_UNKNOWN_PID_NAMESPACE : JMEM_PSS_UNKNOWN_REFUSED;
 }
 
@@ -205,6 +209,14 @@ count_read (JmemCollectContext *ctx,
   return FALSE;
 }
 
+/* A process whose directory could not be opened: gone, or refused. */
+static gboolean
+count_unopened (JmemCollectContext *ctx,
+                const GError       *error)
+{
+  return count_read (ctx, error != NULL && !exited (error) ? PROCESS_REFUSED : PROCESS_EXITED);
+}
+
 /* Start time, kernel thread, container and command line; a process that
  * exits meanwhile keeps an empty command line, and a stat that is absent
  * (a tree) or unreadable an unknown start time. */
@@ -237,8 +249,8 @@ read_details (JmemCollectContext *ctx,
                  : g_strdup ("");
 }
 
-/* Name, owner and state where the first pass left them unread, then
- * container and command line. */
+/* Name, owner and state where the first pass left them unread, then the
+ * details read_details() reads. */
 static gboolean
 read_named (JmemCollectContext *ctx,
             const PidFiles     *at,
@@ -263,7 +275,7 @@ jmem_collect_process_named (JmemCollectContext *ctx,
   if (ctx->proc_fd < 0 || !pid_files_open (ctx, p->pid, &at, &error))
     {
       if (p->name == NULL)
-        return count_read (ctx, error != NULL && !exited (error) ? PROCESS_REFUSED : PROCESS_EXITED);
+        return count_unopened (ctx, error);
       p->cmdline = g_strdup ("");
       return TRUE;
     }
@@ -308,7 +320,7 @@ read_process (JmemCollectContext *ctx,
       return read_usage (ctx, &at, p);
     }
   if (!pid_files_open (ctx, p->pid, &at, &error))
-    return count_read (ctx, exited (error) ? PROCESS_EXITED : PROCESS_REFUSED);
+    return count_unopened (ctx, error);
   kept = read_usage (ctx, &at, p) && read_named (ctx, &at, p);
   close (at.fd);
   return kept;
