@@ -1,5 +1,5 @@
 /* The snapshot: everything one `jmem snapshot` reports. Collected by the
- * client (client/jmem-collect*.c), written by jmem-snapshot-json.c and the
+ * client (client/collect/jmem-collect*.c), written by jmem-snapshot-json.c and the
  * human view. Unknown numbers are -1 and print as null. */
 #pragma once
 
