@@ -8,9 +8,10 @@ static const GDBusErrorEntry jmem_error_entries[] = {
   { JMEM_ERROR_TOO_LARGE,        "dev.jmem.Error.TooLarge" },
   { JMEM_ERROR_RATE_LIMITED,     "dev.jmem.Error.RateLimited" },
   { JMEM_ERROR_INVALID_ARGUMENT, "dev.jmem.Error.InvalidArgument" },
+  { JMEM_ERROR_POLKIT_UNAVAILABLE, "dev.jmem.Error.PolkitUnavailable" },
 };
 
-G_STATIC_ASSERT (G_N_ELEMENTS (jmem_error_entries) == JMEM_ERROR_INVALID_ARGUMENT + 1);
+G_STATIC_ASSERT (G_N_ELEMENTS (jmem_error_entries) == JMEM_ERROR_POLKIT_UNAVAILABLE + 1);
 
 GQuark
 jmem_error_quark (void)

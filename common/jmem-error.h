@@ -11,6 +11,7 @@ typedef enum {
   JMEM_ERROR_TOO_LARGE,        /* dev.jmem.Error.TooLarge: input above its size cap */
   JMEM_ERROR_RATE_LIMITED,     /* dev.jmem.Error.RateLimited */
   JMEM_ERROR_INVALID_ARGUMENT, /* dev.jmem.Error.InvalidArgument */
+  JMEM_ERROR_POLKIT_UNAVAILABLE, /* dev.jmem.Error.PolkitUnavailable: no answer from polkit, so refused */
 } JmemError;
 
 #define JMEM_ERROR (jmem_error_quark ())

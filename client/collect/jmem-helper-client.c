@@ -400,6 +400,8 @@ jmem_helper_error_action (const GError *error)
       case JMEM_ERROR_FAILED:
       case JMEM_ERROR_INVALID_ARGUMENT:
         return NULL;
+      case JMEM_ERROR_POLKIT_UNAVAILABLE:
+        return "install and start polkit (package polkitd; sudo systemctl start polkit)";
       }
   return NULL;
 }
