@@ -19,6 +19,7 @@
 #include "jmem-capture.h"
 #include "jmem-glib-compat.h"
 #include "jmem-nvmap.h"
+#include "jmem-root.h"
 #include "jmem-text.h"
 
 #ifndef RENAME_EXCHANGE
@@ -504,6 +505,42 @@ test_capture_swap_attack (void)
   remove_tree (base);
 }
 
+/* ---- capture: a file planted under a name jmem writes ------------------ */
+
+/* A hard link planted where the capture writes a file (here by the
+ * directory's owner, between two writes) to a file outside: the write
+ * fails and the file outside is untouched. */
+static void
+test_capture_hard_link (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (base, "cap", NULL);
+  g_autofree char *sentinel = g_build_filename (base, "sentinel", NULL);
+  g_autofree char *proc = g_build_filename (dir, "proc", NULL);
+  g_autofree char *planted = g_build_filename (dir, "proc", "meminfo", NULL);
+  g_autofree char *data = NULL;
+  g_autoptr(JmemRoot) root = NULL;
+  g_autoptr(GError) error = NULL;
+  struct stat st;
+
+  g_assert_true (g_file_set_contents (sentinel, "SENTINEL", -1, NULL));
+  g_assert_cmpint (chmod (sentinel, 0640), ==, 0);
+  root = jmem_root_create (dir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_mkdir (proc, 0700), ==, 0);
+  g_assert_cmpint (link (sentinel, planted), ==, 0);
+
+  g_assert_false (jmem_root_write (root, "/proc/meminfo", "MemTotal: 1 kB\n", 15, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
+  data = NULL;
+  g_assert_true (g_file_get_contents (sentinel, &data, NULL, NULL));
+  g_assert_cmpstr (data, ==, "SENTINEL");
+  g_assert_cmpint (stat (sentinel, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 07777, ==, 0640);
+
+  remove_tree (base);
+}
+
 /* ---- the copied iovmm/allocations ------------------------------------- */
 
 static void
@@ -576,6 +613,7 @@ main (int argc, char **argv)
   g_test_add_func ("/capture/own-empty", test_capture_own_empty);
   g_test_add_func ("/capture/quoted", test_capture_quoted);
   g_test_add_func ("/capture/swap-attack", test_capture_swap_attack);
+  g_test_add_func ("/capture/hard-link", test_capture_hard_link);
   g_test_add_func ("/capture/allocations-pointers", test_allocations_pointers);
   return g_test_run ();
 }
