@@ -25,6 +25,19 @@ jmem_cmd_collect (const char               *command,
   return snapshot;
 }
 
+void
+jmem_cmd_print_capture_warnings (const char         *command,
+                                 const JmemSnapshot *snapshot)
+{
+  for (guint i = 0; i < snapshot->warnings->len; i++)
+    {
+      const JmemWarning *w = g_ptr_array_index (snapshot->warnings, i);
+
+      if (g_strcmp0 (w->source, JMEM_COLLECT_CAPTURE_SOURCE) == 0)
+        jmem_cmd_printerr ("%s: %s: %s", command, w->message, w->action);
+    }
+}
+
 typedef struct {
   GMainLoop         *loop;
   JmemCmdSampleFunc  func;
