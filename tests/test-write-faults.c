@@ -88,6 +88,7 @@ static gboolean
 need_namespace (void)
 {
   const char *argv[] = { "unshare", "-m", "--propagation", "private", "true", NULL };
+  g_autofree char *unshare = g_find_program_in_path ("unshare");
   g_auto(TestRun) r = { 0 };
 
   if (geteuid () != 0)
@@ -95,7 +96,7 @@ need_namespace (void)
       g_test_skip ("needs root to mount a small tmpfs in a private mount namespace");
       return FALSE;
     }
-  if (g_find_program_in_path ("unshare") == NULL)
+  if (unshare == NULL)
     {
       g_test_skip ("unshare is not installed");
       return FALSE;
@@ -170,6 +171,19 @@ kept_status (const char *base, const char *name)
   return (int) g_ascii_strtoll (text, NULL, 10);
 }
 
+/* The environment of a traced jmem: LeakSanitizer cannot run under ptrace
+ * and would fail a sanitized build's jmem at its exit. */
+static GStrv
+traced_env (void)
+{
+  const char *asan = g_getenv ("ASAN_OPTIONS");
+  GStrv env = g_new0 (char *, 2);
+
+  env[0] = g_strdup_printf ("ASAN_OPTIONS=%s%sdetect_leaks=0", asan != NULL ? asan : "",
+                            asan != NULL && *asan != '\0' ? ":" : "");
+  return env;
+}
+
 /* `strace -f` delivering @spec (signal=SIG, delay_exit=US) to jmem when it
  * first enters a system call of @calls (strace's syntax; @path, when given,
  * keeps only those on that file), then ARGS... */
@@ -177,6 +191,7 @@ static void
 run_tampered (TestRun *r, const char *calls, const char *path, const char *spec, ...)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_auto(GStrv) env = NULL;
   va_list ap;
   const char *arg;
 
@@ -202,7 +217,8 @@ run_tampered (TestRun *r, const char *calls, const char *path, const char *spec,
     g_ptr_array_add (argv, g_strdup (arg));
   va_end (ap);
   g_ptr_array_add (argv, NULL);
-  test_run_argv ((const char * const *) argv->pdata, NULL, r);
+  env = traced_env ();
+  test_run_argv ((const char * const *) argv->pdata, (const char * const *) env, r);
 }
 
 /* ---- jmem capture ---------------------------------------------------------- */
@@ -305,21 +321,24 @@ static void
 test_capture_signals (void)
 {
   g_autofree char *base = NULL;
+  /* each on a path under the capture (strace follows it to the descriptors
+   * open on it): other code may make the same calls */
   struct {
     const char *calls;
     const char *spec;
+    const char *on;
   } faults[] = {
-    { "pwrite64", "signal=SIGKILL:when=1" },
-    { "pwrite64", "signal=SIGKILL:when=2" },
-    { "pwrite64", "signal=SIGTERM:when=3" },
-    { "pwrite64", "signal=SIGKILL:when=4" },
-    { "pwrite64", "signal=SIGINT:when=5" },
-    { "pwrite64", "signal=SIGKILL:when=6" },
-    { "pwrite64", "signal=SIGKILL:when=7" },
-    { "syncfs", "signal=SIGKILL" },
-    { "syncfs", "signal=SIGTERM" },
+    { "pwrite64", "signal=SIGKILL:when=1", "jmem/capture-incomplete" },
+    { "pwrite64", "signal=SIGKILL:when=2", "jmem/capture-incomplete" },
+    { "pwrite64", "signal=SIGTERM:when=3", "jmem/capture-incomplete" },
+    { "pwrite64", "signal=SIGKILL:when=4", "jmem/capture-incomplete" },
+    { "pwrite64", "signal=SIGINT:when=5", "jmem/capture-incomplete" },
+    { "pwrite64", "signal=SIGKILL:when=6", "jmem/capture-incomplete" },
+    { "pwrite64", "signal=SIGKILL:when=7", "jmem/capture-incomplete" },
+    { "syncfs", "signal=SIGKILL", "" },
+    { "syncfs", "signal=SIGTERM", "" },
     /* SIGKILL: a signal jmem does not catch lets the system call run */
-    { "unlinkat", "signal=SIGKILL" },
+    { "unlinkat", "signal=SIGKILL", "jmem" },
   };
 
   if (!need_strace ())
@@ -328,10 +347,11 @@ test_capture_signals (void)
   for (gsize i = 0; i < G_N_ELEMENTS (faults); i++)
     {
       g_autofree char *dir = g_strdup_printf ("%s/cap%" G_GSIZE_FORMAT, base, i);
+      g_autofree char *on = g_build_filename (dir, faults[i].on, NULL);
       g_auto(TestRun) r = { 0 };
 
-      run_tampered (&r, faults[i].calls, NULL, faults[i].spec, "capture", "--no-ask-password",
-                    dir, NULL);
+      run_tampered (&r, faults[i].calls, on, faults[i].spec,
+                    "capture", "--no-ask-password", dir, NULL);
       if (r.status == 0)
         g_error ("jmem capture was not stopped at %s:%s", faults[i].calls, faults[i].spec);
       assert_read_as_incomplete (dir);
@@ -343,7 +363,7 @@ test_capture_signals (void)
     g_auto(TestRun) r = { 0 };
     g_auto(TestRun) s = { 0 };
 
-    run_tampered (&r, "pwrite64", NULL, "signal=SIGKILL:when=8", "capture", "--no-ask-password",
+    run_tampered (&r, "pwrite64", marker, "signal=SIGKILL:when=8", "capture", "--no-ask-password",
                   dir, NULL);
     g_assert_cmpint (r.status, ==, 0);
     g_assert_false (g_file_test (marker, G_FILE_TEST_EXISTS));
@@ -570,8 +590,10 @@ test_watch_sigterm_after_overrun (void)
   g_autofree char *pid_file = NULL;
   g_autofree char *data = NULL;
   g_autofree char *shell = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GSubprocess) proc = NULL;
   g_autoptr(GError) error = NULL;
+  g_auto(GStrv) env = NULL;
   gint64 pid = 0;
 
   if (!need_strace ())
@@ -581,12 +603,16 @@ test_watch_sigterm_after_overrun (void)
   pid_file = g_build_filename (base, "pid", NULL);
   /* the shell's PID becomes jmem's: the signal goes to jmem, not strace */
   shell = g_strdup ("echo $$ >\"$0\"; exec \"$@\"");
-  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE, &error,
-                           "timeout", "120", "strace", "-f", "-qq", "-o", "/dev/null", "-P", path,
-                           "-e", "trace=write", "-e", "inject=write:delay_exit=2500000:when=1",
-                           "sh", "-c", shell, pid_file,
-                           jmem_exe, "watch", "--sysroot", orin, "--interval", "1",
-                           "--output", path, NULL);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE);
+  env = traced_env ();
+  g_subprocess_launcher_setenv (launcher, "ASAN_OPTIONS", env[0] + strlen ("ASAN_OPTIONS="), TRUE);
+  proc = g_subprocess_launcher_spawn (launcher, &error,
+                                      "timeout", "120", "strace", "-f", "-qq", "-o", "/dev/null",
+                                      "-P", path, "-e", "trace=write",
+                                      "-e", "inject=write:delay_exit=2500000:when=1",
+                                      "sh", "-c", shell, pid_file,
+                                      jmem_exe, "watch", "--sysroot", orin, "--interval", "1",
+                                      "--output", path, NULL);
   g_assert_no_error (error);
   for (guint tries = 0; tries < 600; tries++)
     {

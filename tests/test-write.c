@@ -268,7 +268,7 @@ need_account (void)
 }
 
 /* A child that is the account: its real, effective and saved ids, no
- * supplementary group. Only system calls run in it. */
+ * supplementary group. Only system calls run in it; it never returns. */
 static pid_t
 fork_as_account (void)
 {
@@ -282,16 +282,6 @@ fork_as_account (void)
   return pid;
 }
 
-static void
-wait_child (pid_t pid)
-{
-  int status = 0;
-
-  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
-  g_assert_true (WIFEXITED (status));
-  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
-}
-
 /* A directory of the account's (mode 0755). */
 static void
 account_dir (const char *path)
@@ -300,23 +290,22 @@ account_dir (const char *path)
   g_assert_cmpint (chown (path, account_uid, account_gid), ==, 0);
 }
 
-/* A file the account makes itself (where it may), of @mode, holding
- * @content. */
+/* A file the account makes itself (where it may, never over an existing
+ * one), of @mode, holding @content: through setpriv, as the other tests run
+ * programs as an account. */
 static void
 account_makes (const char *path, mode_t mode, const char *content)
 {
-  gsize len = strlen (content);
-  pid_t pid = fork_as_account ();
+  g_autofree char *reuid = g_strdup_printf ("--reuid=%u", (guint) account_uid);
+  g_autofree char *regid = g_strdup_printf ("--regid=%u", (guint) account_gid);
+  g_autofree char *octal = g_strdup_printf ("%o", (guint) mode);
+  const char *argv[] = { "setpriv", reuid, regid, "--clear-groups", "sh", "-c",
+                         "set -C; printf %s \"$2\" >\"$1\" && chmod \"$3\" \"$1\"",
+                         "sh", path, content, octal, NULL };
+  g_auto(TestRun) r = { 0 };
 
-  if (pid == 0)
-    {
-      int fd = open (path, O_WRONLY | O_CREAT | O_EXCL, 0600);
-
-      if (fd < 0 || write (fd, content, len) != (ssize_t) len || fchmod (fd, mode) != 0)
-        _exit (1);
-      _exit (close (fd) == 0 ? 0 : 1);
-    }
-  wait_child (pid);
+  test_run_argv (argv, NULL, &r);
+  g_assert_cmpint (r.status, ==, 0);
 }
 
 /* A directory the account owns, jmem run as root into it: refused, and
