@@ -63,10 +63,10 @@ display_name (const JmemWriteDir *dir, const char *name)
 static gboolean
 still_named (int dirfd, const char *name, int fd)
 {
-  struct stat named, open;
+  struct stat named, opened;
 
-  return fstatat (dirfd, name, &named, AT_SYMLINK_NOFOLLOW) == 0 && fstat (fd, &open) == 0 &&
-         named.st_dev == open.st_dev && named.st_ino == open.st_ino;
+  return fstatat (dirfd, name, &named, AT_SYMLINK_NOFOLLOW) == 0 && fstat (fd, &opened) == 0 &&
+         named.st_dev == opened.st_dev && named.st_ino == opened.st_ino;
 }
 
 gboolean

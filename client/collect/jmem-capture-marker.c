@@ -202,7 +202,7 @@ jmem_capture_marker_describe (JmemRoot *tree)
   out = g_string_new (NULL);
   g_string_append_printf (out, "%s is an incomplete capture (it holds %s): jmem capture was "
                           "stopped (killed, or the disk was full) ",
-                          jmem_root_get_path (tree), JMEM_CAPTURE_MARKER_PATH + 1);
+                          jmem_root_get_path (tree), JMEM_CAPTURE_MARKER_NAME);
   if (state.stopped < 0)
     {
       g_string_append (out, "at a step it does not name, so any part of it may be missing");

@@ -12,7 +12,9 @@
 
 G_BEGIN_DECLS
 
-#define JMEM_CAPTURE_MARKER_PATH "/jmem/capture-incomplete"
+/* Relative to the capture, as messages name it; and as a path in it. */
+#define JMEM_CAPTURE_MARKER_NAME "jmem/capture-incomplete"
+#define JMEM_CAPTURE_MARKER_PATH "/" JMEM_CAPTURE_MARKER_NAME
 
 /* In the order jmem capture writes them. */
 typedef enum {

@@ -125,7 +125,7 @@ jmem_nvmap_source_choose (const JmemNvmapSourceContext *ctx,
                    "the capture holds no NvMap data (no %s)%s", JMEM_NVMAP_CLIENTS_PATH,
                    root != NULL && jmem_capture_marker_lacks (root, JMEM_CAPTURE_STEP_NVMAP)
                      ? ": jmem capture was stopped before it wrote NvMap (the capture holds "
-                       "jmem/capture-incomplete)" : "");
+                       JMEM_CAPTURE_MARKER_NAME ")" : "");
       return NULL;
     }
 
