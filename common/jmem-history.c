@@ -4,22 +4,26 @@
 
 #include "jmem-diff.h"
 #include "jmem-error.h"
+#include "jmem-write.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <gio/gio.h>
-#include <glib/gstdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 struct _JmemHistoryWriter {
-  char    *path;
-  int      fd;
-  gboolean regular;
-  guint64  size;
-  guint64  max_bytes;
+  char         *path;
+  JmemWriteDir *dir;     /* opened once: the trim works beneath it */
+  char         *name;    /* the file's name in it */
+  int           fd;
+  guint64       size;
+  guint64       max_bytes;
 };
+
+/* A history names every listed process's command line. */
+#define HISTORY_MODE 0600
 
 static gboolean
 set_errno_error (GError **error, int errsv, const char *path, const char *doing)
@@ -27,23 +31,6 @@ set_errno_error (GError **error, int errsv, const char *path, const char *doing)
   g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
                "%s: cannot %s: %s", path, doing, g_strerror (errsv));
   return FALSE;
-}
-
-static gboolean
-write_all (int fd, const char *data, gsize len)
-{
-  while (len > 0)
-    {
-      ssize_t n = write (fd, data, len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      data += n;
-      len -= (gsize) n;
-    }
-  return TRUE;
 }
 
 static gboolean
@@ -92,14 +79,25 @@ jmem_history_writer_open (const char *path,
                           GError    **error)
 {
   g_autoptr(JmemHistoryWriter) w = g_new0 (JmemHistoryWriter, 1);
+  g_autoptr(GError) local = NULL;
   struct stat st;
 
   w->path = g_strdup (path);
+  w->fd = -1;
   w->max_bytes = MAX (max_bytes, JMEM_HISTORY_MIN_MAX_BYTES);
-  w->fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+  w->dir = jmem_write_dir_open_parent (path, &w->name, error);
+  if (w->dir == NULL)
+    return NULL;
+  /* what a trim killed mid-way left beside the file */
+  jmem_write_remove_stale (w->dir, w->name);
+  w->fd = jmem_write_open_append (w->dir, w->name, HISTORY_MODE, &local);
   if (w->fd < 0)
     {
-      set_errno_error (error, errno, path, errno == ELOOP ? "write through a symbolic link" : "open");
+      if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE))
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE, "%s; to feed a pipe, leave "
+                     "out --output and redirect standard output", local->message);
+      else
+        g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
   if (fstat (w->fd, &st) != 0)
@@ -107,21 +105,9 @@ jmem_history_writer_open (const char *path,
       set_errno_error (error, errno, path, "stat");
       return NULL;
     }
-  w->regular = S_ISREG (st.st_mode);
-  w->size = w->regular ? (guint64) st.st_size : 0;
-  if (w->regular)
-    {
-      /* the rewrite reads the file back through this descriptor */
-      close (w->fd);
-      w->fd = open (path, O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-      if (w->fd < 0)
-        {
-          set_errno_error (error, errno, path, "open");
-          return NULL;
-        }
-      if (!drop_torn_tail (w, error))
-        return NULL;
-    }
+  w->size = (guint64) st.st_size;
+  if (!drop_torn_tail (w, error))
+    return NULL;
   return g_steal_pointer (&w);
 }
 
@@ -131,16 +117,11 @@ static gboolean
 rewrite (JmemHistoryWriter *w, const char *line, gsize line_len, GError **error)
 {
   guint64 budget = w->max_bytes / 100 * JMEM_HISTORY_REWRITE_PERCENT;
-  g_autofree char *dir = g_path_get_dirname (w->path);
-  g_autofree char *base = g_path_get_basename (w->path);
-  g_autofree char *tmp = g_strdup_printf ("%s/.%s.XXXXXX", dir, base);
+  g_autoptr(JmemWriteTemp) temp = NULL;
   g_autofree char *data = NULL;
   gsize keep_from = (gsize) w->size;
-  struct stat st;
-  int tfd, dfd, fd;
+  int tfd, fd;
 
-  if (fstat (w->fd, &st) != 0)
-    return set_errno_error (error, errno, w->path, "stat");
   data = g_malloc (w->size + 1);
   if (!read_all_at (w->fd, data, w->size))
     return set_errno_error (error, errno ? errno : EIO, w->path, "read");
@@ -158,38 +139,18 @@ rewrite (JmemHistoryWriter *w, const char *line, gsize line_len, GError **error)
       keep_from = i;
     }
 
-  tfd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0600);
-  if (tfd < 0)
-    return set_errno_error (error, errno, tmp, "create");
-  if (fchmod (tfd, st.st_mode & 07777) != 0 ||
-      !write_all (tfd, data + keep_from, (gsize) w->size - keep_from) ||
-      !write_all (tfd, line, line_len) || !write_all (tfd, "\n", 1) ||
-      fsync (tfd) != 0)
-    {
-      int errsv = errno ? errno : EIO;
-
-      close (tfd);
-      g_unlink (tmp);
-      return set_errno_error (error, errsv, tmp, "write");
-    }
-  close (tfd);
-  if (rename (tmp, w->path) != 0)
-    {
-      int errsv = errno;
-
-      g_unlink (tmp);
-      return set_errno_error (error, errsv, w->path, "replace");
-    }
-  /* the rename itself must survive a crash */
-  dfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0)
-    {
-      fsync (dfd);
-      close (dfd);
-    }
-  fd = open (w->path, O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+  /* a new file of the history's own mode, never the old file's */
+  temp = jmem_write_temp_new (w->dir, w->name, HISTORY_MODE, error);
+  if (temp == NULL)
+    return FALSE;
+  tfd = jmem_write_temp_get_fd (temp);
+  if (!jmem_write_all (tfd, data + keep_from, (gsize) w->size - keep_from) ||
+      !jmem_write_all (tfd, line, line_len) || !jmem_write_all (tfd, "\n", 1))
+    return set_errno_error (error, errno, w->path, "write its trimmed copy");
+  /* the renamed file, already open: nothing is opened again by name */
+  fd = jmem_write_temp_commit (temp, error);
   if (fd < 0)
-    return set_errno_error (error, errno, w->path, "open");
+    return FALSE;
   close (w->fd);
   w->fd = fd;
   w->size = w->size - keep_from + line_len + 1;
@@ -203,15 +164,38 @@ jmem_history_writer_append (JmemHistoryWriter *w,
 {
   gsize len = strlen (line);
   g_autofree char *with_newline = NULL;
+  gssize written = 0;
 
   g_return_val_if_fail (strchr (line, '\n') == NULL, FALSE);
 
-  if (w->regular && w->size + len + 1 > w->max_bytes)
+  if (w->size + len + 1 > w->max_bytes)
     return rewrite (w, line, len, error);
   /* one write: a concurrent reader at most sees an unterminated last line */
   with_newline = g_strconcat (line, "\n", NULL);
-  if (!write_all (w->fd, with_newline, len + 1))
-    return set_errno_error (error, errno ? errno : ENOSPC, w->path, "write");
+  while ((gsize) written < len + 1)
+    {
+      ssize_t n = write (w->fd, with_newline + written, len + 1 - (gsize) written);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          int errsv = n < 0 ? errno : ENOSPC;
+
+          /* A full disk took part of the line: cut it back to the last
+           * complete one, so the file stays whole and can be continued. */
+          if (written > 0)
+            {
+              off_t end = lseek (w->fd, 0, SEEK_CUR);
+
+              if (end < written || ftruncate (w->fd, end - written) != 0)
+                return set_errno_error (error, errsv, w->path,
+                                        "write (and its partial last line could not be cut)");
+            }
+          return set_errno_error (error, errsv, w->path, "write");
+        }
+      written += n;
+    }
   w->size += len + 1;
   return TRUE;
 }
@@ -223,6 +207,8 @@ jmem_history_writer_free (JmemHistoryWriter *w)
     return;
   if (w->fd >= 0)
     close (w->fd);
+  g_clear_pointer (&w->dir, jmem_write_dir_free);
+  g_free (w->name);
   g_free (w->path);
   g_free (w);
 }

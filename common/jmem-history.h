@@ -20,21 +20,24 @@ G_BEGIN_DECLS
 
 typedef struct _JmemHistoryWriter JmemHistoryWriter;
 
-/* Opens @path for appending, creating it (mode 0600) when missing. A
- * regular file whose last line is unterminated (a writer killed mid-line)
- * is cut back to its last complete line. @max_bytes caps a regular file;
- * other files (a FIFO, /dev/stdout) are only appended to. Symbolic links
- * are refused. */
+/* Opens @path for appending through jmem_write_open_append(), creating it
+ * (mode 0600) when missing; what a trim killed mid-way left beside it is
+ * removed. A file whose last line is unterminated (a writer killed
+ * mid-line) is cut back to its last complete line. Only a regular file is
+ * taken: a symbolic link, a FIFO or a device is refused at once, as root
+ * also a file another user owns or could write (jmem-write.h). */
 JmemHistoryWriter *jmem_history_writer_open (const char *path,
                                              guint64     max_bytes,
                                              GError    **error);
 
-/* Appends @line (one JSON document without a newline) and a newline. When
- * that would pass the cap, the file is rewritten without its oldest lines
- * (down to JMEM_HISTORY_REWRITE_PERCENT of the cap, the new line included)
- * into a temporary file in the same directory, synced and renamed over it:
- * a reader sees the old file or the new one, never a torn line. A line
- * larger than the cap alone is kept alone. */
+/* Appends @line (one JSON document without a newline) and a newline; when
+ * the disk takes only part of it, that part is cut off again, so the file
+ * always ends with a complete line. When the line would pass the cap, the
+ * file is rewritten without its oldest lines (down to
+ * JMEM_HISTORY_REWRITE_PERCENT of the cap, the new line included) into a
+ * temporary file in the same directory (mode 0600, never the old file's),
+ * synced and renamed over it: a reader sees the old file or the new one,
+ * never a torn line. A line larger than the cap alone is kept alone. */
 gboolean jmem_history_writer_append (JmemHistoryWriter *writer,
                                      const char        *line,
                                      GError           **error);

@@ -7,7 +7,7 @@
  * blocking. A tree and a capture allow no symbolic link at all and nothing
  * that resolves outside them; a tree's refused paths are remembered so the
  * report can name them. Reading is jmem-root.c, writing a capture
- * jmem-root-capture.c. */
+ * jmem-root-capture.c (through jmem-write.h, as every file jmem writes). */
 #pragma once
 
 #include <glib.h>
@@ -23,8 +23,9 @@ JmemRoot *jmem_root_open (const char *path,
 
 /* A capture's root: creates @path (mode 0700) in its existing parent, or
  * takes an existing empty directory owned by the caller that neither group
- * nor others can write (then made 0700). Anything else is refused with a message that says
- * why (G_IO_ERROR_EXISTS, G_IO_ERROR_PERMISSION_DENIED, ...). */
+ * nor others can write (then made 0700); jmem_write_dir_open() checks it.
+ * Anything else is refused with a message that says why
+ * (G_IO_ERROR_EXISTS, G_IO_ERROR_PERMISSION_DENIED, ...). */
 JmemRoot *jmem_root_create (const char *path,
                             GError    **error);
 
@@ -120,5 +121,20 @@ gboolean jmem_root_symlink (JmemRoot   *root,
                             const char *path,
                             const char *target,
                             GError    **error);
+
+/* Capture roots only: a new empty file as jmem_root_write() makes it, open
+ * for writing (the caller closes it); -1 with @error. */
+int jmem_root_create_file (JmemRoot   *root,
+                           const char *path,
+                           GError    **error);
+
+/* Capture roots only: removes the file @path this root wrote. */
+gboolean jmem_root_remove (JmemRoot   *root,
+                           const char *path,
+                           GError    **error);
+
+/* Capture roots only: every file written so far on its way to the disk. */
+gboolean jmem_root_sync (JmemRoot *root,
+                         GError  **error);
 
 G_END_DECLS

@@ -19,6 +19,7 @@
 #include "jmem-capture.h"
 #include "jmem-glib-compat.h"
 #include "jmem-nvmap.h"
+#include "jmem-root.h"
 #include "jmem-text.h"
 
 #ifndef RENAME_EXCHANGE
@@ -504,6 +505,137 @@ test_capture_swap_attack (void)
   remove_tree (base);
 }
 
+/* ---- capture: a file planted under a name jmem writes ------------------ */
+
+/* A hard link planted where the capture writes a file (here by the
+ * directory's owner, between two writes) to a file outside: the write
+ * fails and the file outside is untouched. */
+static void
+test_capture_hard_link (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (base, "cap", NULL);
+  g_autofree char *sentinel = g_build_filename (base, "sentinel", NULL);
+  g_autofree char *proc = g_build_filename (dir, "proc", NULL);
+  g_autofree char *planted = g_build_filename (dir, "proc", "meminfo", NULL);
+  g_autofree char *data = NULL;
+  g_autoptr(JmemRoot) root = NULL;
+  g_autoptr(GError) error = NULL;
+  struct stat st;
+
+  g_assert_true (g_file_set_contents (sentinel, "SENTINEL", -1, NULL));
+  g_assert_cmpint (chmod (sentinel, 0640), ==, 0);
+  root = jmem_root_create (dir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_mkdir (proc, 0700), ==, 0);
+  g_assert_cmpint (link (sentinel, planted), ==, 0);
+
+  g_assert_false (jmem_root_write (root, "/proc/meminfo", "MemTotal: 1 kB\n", 15, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);
+  data = NULL;
+  g_assert_true (g_file_get_contents (sentinel, &data, NULL, NULL));
+  g_assert_cmpstr (data, ==, "SENTINEL");
+  g_assert_cmpint (stat (sentinel, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 07777, ==, 0640);
+
+  remove_tree (base);
+}
+
+/* ---- reading a capture that was stopped before its end ------------------ */
+
+static void
+write_marker (const char *tree, const char *text)
+{
+  g_autofree char *path = g_build_filename (tree, "jmem", "capture-incomplete", NULL);
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+}
+
+static void
+run_on (const char *tree, const char *command, Run *r)
+{
+  const char *argv[] = { "timeout", "60", jmem_exe, command, "--no-ask-password", "--sysroot", tree,
+                         NULL };
+
+  run_argv (argv, r);
+  g_assert_cmpint (r->status, !=, 124);
+}
+
+/* Every reader says what the marker says: the step the capture stopped in
+ * and what it did not capture; allocations refuses what may be cut short. */
+static void
+test_incomplete_readers (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *tree = copy_tree (base);
+  static const char expected[] =
+    "is an incomplete capture (it holds jmem/capture-incomplete): jmem capture was stopped "
+    "(killed, or the disk was full) while writing NvMap, which may be partial; not captured: "
+    "thermal zones, disk and service states";
+  static const char * const quiet[] = { "metrics", "triage", "summary" };
+  g_autoptr(JsonNode) before = NULL;
+  g_autoptr(JsonNode) snap = NULL;
+  g_auto(Run) r0 = { 0 };
+  g_auto(Run) r = { 0 };
+
+  /* a capture without the marker (as older jmem wrote them) reads as whole */
+  before = snapshot_of (tree, &r0);
+  g_assert_false (has_warning (before, "capture", "incomplete"));
+
+  write_marker (tree, "plan host processes accounts programs nvmap thermal system\n"
+                      "step nvmap       \n");
+  snap = snapshot_of (tree, &r);
+  g_assert_true (has_warning (snap, "capture", expected));
+  {
+    g_auto(Run) human = { 0 };
+
+    run_on (tree, "snapshot", &human);
+    g_assert_cmpint (human.status, ==, 0);
+    g_assert_nonnull (strstr (human.out, "capture: "));
+    g_assert_nonnull (strstr (human.out, "make a new capture"));
+  }
+  {
+    g_auto(Run) alloc = { 0 };
+
+    run_on (tree, "allocations", &alloc);
+    g_assert_cmpint (alloc.status, ==, 69);
+    g_assert_nonnull (strstr (alloc.err, "NvMap allocations are missing or cut short"));
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS (quiet); i++)
+    {
+      g_auto(Run) q = { 0 };
+
+      run_on (tree, quiet[i], &q);
+      g_assert_cmpint (q.status, ==, 0);
+      if (strstr (q.err, expected) == NULL)
+        g_error ("jmem %s said nothing of the incomplete capture: %s", quiet[i], q.err);
+    }
+
+  /* stopped after NvMap: its allocations are whole */
+  write_marker (tree, "plan host processes accounts programs nvmap thermal system\n"
+                      "step thermal     \n");
+  {
+    g_auto(Run) alloc = { 0 };
+
+    run_on (tree, "allocations", &alloc);
+    g_assert_cmpint (alloc.status, ==, 0);
+  }
+
+  /* a marker naming no step jmem knows (hostile, or cut short) */
+  write_marker (tree, "step \033[2J../../etc\n");
+  {
+    g_autoptr(JsonNode) odd = NULL;
+    g_auto(Run) r2 = { 0 };
+
+    odd = snapshot_of (tree, &r2);
+    g_assert_true (has_warning (odd, "capture", "at a step it does not name, so any part of "
+                                                "it may be missing"));
+    g_assert_null (strstr (r2.out, "../../etc"));
+  }
+
+  remove_tree (base);
+}
+
 /* ---- the copied iovmm/allocations ------------------------------------- */
 
 static void
@@ -576,6 +708,8 @@ main (int argc, char **argv)
   g_test_add_func ("/capture/own-empty", test_capture_own_empty);
   g_test_add_func ("/capture/quoted", test_capture_quoted);
   g_test_add_func ("/capture/swap-attack", test_capture_swap_attack);
+  g_test_add_func ("/capture/hard-link", test_capture_hard_link);
+  g_test_add_func ("/capture/incomplete-readers", test_incomplete_readers);
   g_test_add_func ("/capture/allocations-pointers", test_allocations_pointers);
   return g_test_run ();
 }

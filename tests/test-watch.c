@@ -404,6 +404,55 @@ test_refusals (void)
     }
 }
 
+/* A FIFO as --output is refused at once, with what to do instead: opening
+ * it to write would wait for a reader forever. */
+static void
+test_fifo_refused (void)
+{
+  g_autofree char *fifo = temp_path ("fifo.jsonl");
+  const char *args[] = { "watch", "--sysroot", orin, "--count", "1", "--output", fifo, NULL };
+  g_auto(Run) r = { 0 };
+  gint64 start;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  start = g_get_monotonic_time ();
+  alarm (20);  /* a regression blocks in open() */
+  run_jmem (&r, args);
+  alarm (0);
+  g_assert_cmpint (r.status, ==, 73);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
+  g_assert_nonnull (strstr (r.err, "is a FIFO, not a regular file"));
+  g_assert_nonnull (strstr (r.err, "redirect standard output"));
+  g_assert_cmpstr (r.out, ==, "");
+}
+
+/* The trim writes a new file of the history's own mode (0600): the old
+ * file's mode (here 0640, or a set-id bit) is never carried over. */
+static void
+test_trim_mode (void)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, "trim-mode", NULL);
+  g_autofree char *path = g_build_filename (dir, "h.jsonl", NULL);
+  g_autoptr(JmemHistoryWriter) w = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *big = g_strnfill (3000, 'x');
+  struct stat st;
+
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, "{\"old\": 1}\n", -1, NULL));
+  g_assert_cmpint (chmod (path, 0640), ==, 0);
+  w = jmem_history_writer_open (path, 4096, &error);
+  g_assert_no_error (error);
+  g_assert_true (jmem_history_writer_append (w, big, &error));
+  g_assert_true (jmem_history_writer_append (w, big, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 07777, ==, 0600);
+  /* the trim happened: one line left, and no temporary file */
+  g_assert_cmpint (st.st_size, ==, 3001);
+  g_assert_cmpuint (count_entries (dir), ==, 1);
+}
+
 static char *
 size_text (gint64 kib)
 {
@@ -554,6 +603,8 @@ main (int argc, char **argv)
   g_test_add_func ("/watch/cap-command", test_cap_command);
   g_test_add_func ("/watch/torn-tail", test_torn_tail);
   g_test_add_func ("/watch/refusals", test_refusals);
+  g_test_add_func ("/watch/fifo-refused", test_fifo_refused);
+  g_test_add_func ("/watch/trim-mode", test_trim_mode);
   g_test_add_func ("/summary/line", test_summary);
   g_test_add_func ("/summary/hostile", test_summary_hostile);
   g_test_add_func ("/summary/watch", test_summary_watch);

@@ -53,7 +53,8 @@ jmem_cmd_capture (int argc, char **argv)
   g_option_context_set_description (context,
     "jmem creates DIR (mode 0700) in an existing parent; an existing DIR must be an empty\n"
     "directory of yours that neither group nor others can write. Files are 0600, directories\n"
-    "0700. The layout is described in docs/capture-format.md.\n"
+    "0700. Until it is whole the capture holds jmem/capture-incomplete, which every reader\n"
+    "reports. The layout is described in docs/capture-format.md.\n"
     "Exit status: 0 ok, 64 usage error, 73 DIR refused, or cannot create DIR or write into it.");
   if (!jmem_cmd_parse (context, &argc, &argv, 1, "exactly one directory"))
     return JMEM_EXIT_USAGE;

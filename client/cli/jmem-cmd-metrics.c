@@ -86,6 +86,8 @@ jmem_cmd_metrics (int argc, char **argv)
                JMEM_EXIT_NO_DATA : JMEM_EXIT_INTERNAL;
     }
 
+  jmem_cmd_print_capture_warnings ("jmem metrics", snapshot);
+
   /* which NvMap source this run used, so the helper gets a series only
    * where it is the way in */
   source_ctx.root = sysroot;

@@ -25,6 +25,19 @@ jmem_cmd_collect (const char               *command,
   return snapshot;
 }
 
+void
+jmem_cmd_print_capture_warnings (const char         *command,
+                                 const JmemSnapshot *snapshot)
+{
+  for (guint i = 0; i < snapshot->warnings->len; i++)
+    {
+      const JmemWarning *w = g_ptr_array_index (snapshot->warnings, i);
+
+      if (g_strcmp0 (w->source, JMEM_COLLECT_CAPTURE_SOURCE) == 0)
+        jmem_cmd_printerr ("%s: %s: %s", command, w->message, w->action);
+    }
+}
+
 typedef struct {
   GMainLoop         *loop;
   JmemCmdSampleFunc  func;
@@ -33,6 +46,7 @@ typedef struct {
   guint              done;
   guint              first_id;
   int                status;
+  gboolean           stopping;  /* a signal came: no sample after it */
 } Repeat;
 
 static void
@@ -49,7 +63,10 @@ sample (Repeat *r)
 static gboolean
 on_timer (gpointer data)
 {
-  sample (data);
+  Repeat *r = data;
+
+  if (!r->stopping)
+    sample (r);
   return G_SOURCE_CONTINUE;
 }
 
@@ -59,7 +76,8 @@ on_first (gpointer data)
   Repeat *r = data;
 
   r->first_id = 0;
-  sample (r);
+  if (!r->stopping)
+    sample (r);
   return G_SOURCE_REMOVE;
 }
 
@@ -68,6 +86,7 @@ on_signal (gpointer data)
 {
   Repeat *r = data;
 
+  r->stopping = TRUE;
   g_main_loop_quit (r->loop);
   return G_SOURCE_CONTINUE;
 }
@@ -79,11 +98,14 @@ jmem_cmd_repeat (guint             interval_s,
                  gpointer          user_data)
 {
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
-  Repeat r = { loop, func, user_data, count, 0, 0, JMEM_EXIT_OK };
+  Repeat r = { loop, func, user_data, count, 0, 0, JMEM_EXIT_OK, FALSE };
   guint sigint, sigterm, timer;
 
-  sigint = g_unix_signal_add (SIGINT, on_signal, &r);
-  sigterm = g_unix_signal_add (SIGTERM, on_signal, &r);
+  /* A signal that came during a sample that overran its interval is ready
+   * together with the timer when the sample ends; above the timer's
+   * priority, it is dispatched alone, and no sample follows it. */
+  sigint = g_unix_signal_add_full (G_PRIORITY_HIGH, SIGINT, on_signal, &r, NULL);
+  sigterm = g_unix_signal_add_full (G_PRIORITY_HIGH, SIGTERM, on_signal, &r, NULL);
   /* GLib measures each interval from the start of the last sample, so the
    * collection's own time does not add up over a long run. */
   timer = g_timeout_add ((guint) MIN ((guint64) interval_s * 1000, G_MAXUINT), on_timer, &r);

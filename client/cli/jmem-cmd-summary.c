@@ -113,6 +113,8 @@ summary_sample (guint index, gpointer data)
   s = jmem_cmd_collect ("jmem summary", &sum->options, &status);
   if (s == NULL)
     return status;
+  if (index == 0)
+    jmem_cmd_print_capture_warnings ("jmem summary", s);
   line = summary_line (s);
   if (sum->timestamps)
     {

@@ -171,6 +171,7 @@ jmem_cmd_triage (int argc, char **argv)
                JMEM_EXIT_NO_DATA : JMEM_EXIT_INTERNAL;
     }
 
+  jmem_cmd_print_capture_warnings ("jmem triage", snapshot);
   if (snapshot->warnings->len > 0)
     g_printerr ("jmem triage: %u inputs could not be read, so some rules could not look; "
                 "`jmem snapshot` lists them under Warnings\n", snapshot->warnings->len);

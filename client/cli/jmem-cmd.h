@@ -42,6 +42,11 @@ JmemSnapshot *jmem_cmd_collect (const char               *command,
                                 const JmemCollectOptions *options,
                                 int                      *exit_status);
 
+/* Prints @snapshot's warnings that its capture is incomplete, as
+ * "@command: ...", for the commands whose output shows no warnings. */
+void jmem_cmd_print_capture_warnings (const char         *command,
+                                      const JmemSnapshot *snapshot);
+
 /* One sample of a repeating command (@index counts from 0); returns
  * JMEM_EXIT_OK to go on, any other status to stop with it. */
 typedef int (*JmemCmdSampleFunc) (guint index, gpointer user_data);

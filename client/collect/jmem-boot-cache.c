@@ -1,7 +1,7 @@
 #include "jmem-boot-cache.h"
 
 #include "jmem-file.h"
-#include "jmem-textfile.h"
+#include "jmem-write.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,27 +47,9 @@ refuse (GError **error, const char *path, const char *why)
   return FALSE;
 }
 
-/* @dir opened without following a link, or -1: it must be ours and
- * writable by nobody else, or another user could plant the facts. */
-static int
-open_dir (const char *dir, GError **error)
-{
-  struct stat st;
-  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-  if (fd < 0)
-    {
-      errno_error (error, errno, "cannot open", dir);
-      return -1;
-    }
-  if (fstat (fd, &st) < 0 || st.st_uid != geteuid () || (st.st_mode & 022) != 0)
-    {
-      close (fd);
-      refuse (error, dir, "not a directory of this user's alone");
-      return -1;
-    }
-  return fd;
-}
+/* The directory must be ours and writable by nobody else, or another user
+ * could plant the facts. */
+#define CACHE_DIR_FLAGS JMEM_WRITE_DIR_PRIVATE
 
 GBytes *
 jmem_boot_cache_load (const char *dir,
@@ -75,21 +57,21 @@ jmem_boot_cache_load (const char *dir,
 {
   g_autoptr(GByteArray) buf = g_byte_array_new ();
   g_autofree char *path = g_build_filename (dir, JMEM_BOOT_CACHE_NAME, NULL);
+  g_autoptr(JmemWriteDir) d = jmem_write_dir_open (dir, CACHE_DIR_FLAGS, error);
   struct stat st;
-  int dirfd, fd;
+  int fd;
 
-  dirfd = open_dir (dir, error);
-  if (dirfd < 0)
+  if (d == NULL)
     return NULL;
-  fd = openat (dirfd, JMEM_BOOT_CACHE_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  close (dirfd);
+  fd = openat (jmem_write_dir_get_fd (d), JMEM_BOOT_CACHE_NAME,
+               O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0)
     {
       errno_error (error, errno, "cannot open", path);
       return NULL;
     }
   if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || st.st_uid != geteuid () ||
-      (st.st_mode & 07777) != 0600 || st.st_size > (off_t) JMEM_BOOT_CACHE_MAX_BYTES)
+      (st.st_mode & 07777) != JMEM_BOOT_CACHE_MODE || st.st_size > (off_t) JMEM_BOOT_CACHE_MAX_BYTES)
     {
       close (fd);
       refuse (error, dir, JMEM_BOOT_CACHE_NAME " is not a regular file of this user's, "
@@ -109,17 +91,21 @@ jmem_boot_cache_store (const char *dir,
                        gsize       len,
                        GError    **error)
 {
-  gboolean ok;
-  int dirfd;
+  g_autoptr(JmemWriteDir) d = NULL;
 
   if (len > JMEM_BOOT_CACHE_MAX_BYTES)
     return refuse (error, dir, "the per-boot facts would be too large");
-  if (create && mkdir (dir, 0700) < 0 && errno != EEXIST)
-    return errno_error (error, errno, "cannot make", dir);
-  dirfd = open_dir (dir, error);
-  if (dirfd < 0)
-    return FALSE;
-  ok = jmem_textfile_replace_at (dirfd, dir, JMEM_BOOT_CACHE_NAME, data, len, 0600, error);
-  close (dirfd);
-  return ok;
+  if (create)
+    {
+      /* $XDG_RUNTIME_DIR, which sudo may keep from another user: jmem makes
+       * its directory only in one of the caller's own */
+      g_autofree char *parent = g_path_get_dirname (dir);
+      g_autoptr(JmemWriteDir) p = jmem_write_dir_open (parent, CACHE_DIR_FLAGS, error);
+
+      if (p == NULL)
+        return FALSE;
+    }
+  d = jmem_write_dir_open (dir, CACHE_DIR_FLAGS | (create ? JMEM_WRITE_DIR_CREATE : 0), error);
+  return d != NULL &&
+         jmem_write_replace (d, JMEM_BOOT_CACHE_NAME, data, len, JMEM_BOOT_CACHE_MODE, error);
 }

@@ -9,6 +9,8 @@ G_BEGIN_DECLS
 
 #define JMEM_BOOT_CACHE_NAME "boot-cache"
 #define JMEM_BOOT_CACHE_MAX_BYTES (256u * 1024u)
+/* private to the caller, and refused at any other mode */
+#define JMEM_BOOT_CACHE_MODE 0600
 
 /* Where the file goes: the first entry of $RUNTIME_DIRECTORY (set by
  * systemd for a unit with RuntimeDirectory=), else $XDG_RUNTIME_DIR/jmem
@@ -23,9 +25,11 @@ char *jmem_boot_cache_dir_from_env (gboolean *create);
 GBytes *jmem_boot_cache_load (const char *dir,
                               GError    **error);
 
-/* Replaces @dir/boot-cache atomically (a temporary file, mode 0600, renamed
- * over it), after the same checks on @dir; with @create, makes @dir 0700
- * first when it does not exist. */
+/* Replaces @dir/boot-cache atomically through jmem_write_replace() (a
+ * temporary file, mode 0600, renamed over it; what a killed run left is
+ * removed first), after the same checks on @dir; with @create, makes @dir
+ * 0700 first when it does not exist, in a parent that passes the same
+ * checks ($XDG_RUNTIME_DIR: sudo may keep another user's). */
 gboolean jmem_boot_cache_store (const char *dir,
                                 gboolean    create,
                                 const char *data,

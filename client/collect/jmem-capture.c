@@ -1,5 +1,7 @@
 #include "jmem-capture.h"
 
+#include "jmem-capture-marker.h"
+
 #include "jmem-collect-private.h"
 #include "jmem-glib-compat.h"
 #include "jmem-names.h"
@@ -20,6 +22,7 @@ typedef struct {
   JmemRoot                 *live;  /* what it copies */
   const JmemCaptureOptions *options;
   GPtrArray                *notes;
+  GHashTable               *uids;  /* of the captured processes, for etc/passwd */
   JmemCaptureWritten       *written;
   guint                     timeout_ms;
 } Capture;
@@ -167,7 +170,7 @@ uid_from_status (const char *status)
 }
 
 static gboolean
-capture_processes (Capture *c, GHashTable *uids, GError **error)
+capture_processes (Capture *c, GError **error)
 {
   static const char * const files[] = { "smaps_rollup", "stat", "cgroup", "cmdline" };
   g_autoptr(GByteArray) buf = g_byte_array_sized_new (16384);
@@ -214,7 +217,7 @@ capture_processes (Capture *c, GHashTable *uids, GError **error)
           }
         uid = uid_from_status (status);
         if (uid >= 0)
-          g_hash_table_add (uids, g_memdup2 (&uid, sizeof uid));
+          g_hash_table_add (c->uids, g_memdup2 (&uid, sizeof uid));
       }
       for (gsize i = 0; ok && i < G_N_ELEMENTS (files); i++)
         {
@@ -237,7 +240,7 @@ capture_processes (Capture *c, GHashTable *uids, GError **error)
 
 /* Only the account lines of users that own a captured process. */
 static gboolean
-capture_passwd (Capture *c, GHashTable *uids, GError **error)
+capture_passwd (Capture *c, GError **error)
 {
   g_autofree char *data = NULL;
   g_auto(GStrv) lines = NULL;
@@ -254,7 +257,7 @@ capture_passwd (Capture *c, GHashTable *uids, GError **error)
       if (g_strv_length (f) < 3)
         continue;
       uid = g_ascii_strtoll (f[2], NULL, 10);
-      if (g_hash_table_contains (uids, &uid))
+      if (g_hash_table_contains (c->uids, &uid))
         g_string_append_printf (out, "%s:x:%s:::\n", f[0], f[2]);
     }
   return write_file (c, "/etc/passwd", out->str, out->len, error);
@@ -435,6 +438,20 @@ capture_tegrastats (Capture *c, GError **error)
                           c->options->tegrastats_seconds * 1000 + 500, error);
 }
 
+/* Each step as the marker records it, in order. */
+typedef gboolean (*CaptureStepFunc) (Capture *c, GError **error);
+
+static const CaptureStepFunc capture_steps[JMEM_CAPTURE_N_STEPS] = {
+  [JMEM_CAPTURE_STEP_HOST] = capture_host,
+  [JMEM_CAPTURE_STEP_PROCESSES] = capture_processes,
+  [JMEM_CAPTURE_STEP_ACCOUNTS] = capture_passwd,
+  [JMEM_CAPTURE_STEP_PROGRAMS] = capture_gpu,
+  [JMEM_CAPTURE_STEP_NVMAP] = capture_nvmap,
+  [JMEM_CAPTURE_STEP_THERMAL] = capture_thermal,
+  [JMEM_CAPTURE_STEP_SYSTEM] = capture_collected,
+  [JMEM_CAPTURE_STEP_TEGRASTATS] = capture_tegrastats,
+};
+
 gboolean
 jmem_capture_write (const char               *dir,
                     const JmemCaptureOptions *options,
@@ -445,10 +462,14 @@ jmem_capture_write (const char               *dir,
   g_autoptr(GHashTable) uids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   g_autoptr(JmemRoot) out = NULL;
   g_autoptr(JmemRoot) live = jmem_root_open (NULL, error);
+  g_autoptr(JmemCaptureMarker) marker = NULL;
+  g_autoptr(GError) local = NULL;
+  gboolean tegrastats = options->tegrastats_seconds > 0;
   Capture c = {
     .options = options,
     .notes = notes,
     .written = written,
+    .uids = uids,
     .timeout_ms = options->command_timeout_ms ? options->command_timeout_ms
                                               : JMEM_COLLECT_COMMAND_TIMEOUT_MS,
   };
@@ -459,12 +480,15 @@ jmem_capture_write (const char               *dir,
     return FALSE;
   c.out = out;
   c.live = live;
-  return capture_host (&c, error) &&
-         capture_processes (&c, uids, error) &&
-         capture_passwd (&c, uids, error) &&
-         capture_gpu (&c, error) &&
-         capture_nvmap (&c, error) &&
-         capture_thermal (&c, error) &&
-         capture_collected (&c, error) &&
-         (options->tegrastats_seconds == 0 || capture_tegrastats (&c, error));
+  /* first of all, so that a capture stopped anywhere says so */
+  marker = jmem_capture_marker_begin (out, tegrastats, &local);
+  for (guint step = 0; marker != NULL && step < JMEM_CAPTURE_N_STEPS; step++)
+    if ((step != JMEM_CAPTURE_STEP_TEGRASTATS || tegrastats) &&
+        (!jmem_capture_marker_step (marker, step, &local) || !capture_steps[step] (&c, &local)))
+      break;
+  if (local == NULL && jmem_capture_marker_finish (marker, &local))
+    return TRUE;
+  g_set_error (error, local->domain, local->code, "%s; %s holds an incomplete capture%s: remove "
+               "it and capture again", local->message, dir, marker != NULL ? ", marked as such" : "");
+  return FALSE;
 }

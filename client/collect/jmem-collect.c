@@ -1,5 +1,6 @@
 #include "jmem-collect-private.h"
 
+#include "jmem-capture-marker.h"
 #include "jmem-error.h"
 
 #include <unistd.h>
@@ -32,6 +33,18 @@ warn_refused (JmemSnapshot *snapshot, JmemRoot *root)
                                (const char *) g_ptr_array_index (refused, i));
 }
 
+/* A capture that was stopped before its end is not a whole board: say so,
+ * and what it lacks, before anyone reads its numbers as complete. */
+static void
+warn_incomplete (JmemSnapshot *snapshot, JmemRoot *root)
+{
+  g_autofree char *incomplete = jmem_capture_marker_describe (root);
+
+  if (incomplete != NULL)
+    jmem_snapshot_add_warning (snapshot, JMEM_COLLECT_CAPTURE_SOURCE, JMEM_CAPTURE_MARKER_ACTION,
+                               "%s", incomplete);
+}
+
 JmemSnapshot *
 jmem_collect_snapshot (const JmemCollectOptions *options,
                        GError                  **error)
@@ -52,12 +65,14 @@ jmem_collect_snapshot (const JmemCollectOptions *options,
       if (!sysroot_has_data (files))
         {
           const GPtrArray *refused = jmem_root_get_refused (files);
+          g_autofree char *incomplete = jmem_capture_marker_describe (files);
 
           g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE,
                        "%s holds no capture: neither proc/meminfo nor proc/PID "
-                       "directories%s%s (write one with `jmem capture DIR`)", root,
+                       "directories%s%s%s%s (write one with `jmem capture DIR`)", root,
                        refused->len > 0 ? "; " : "",
-                       refused->len > 0 ? (const char *) g_ptr_array_index (refused, 0) : "");
+                       refused->len > 0 ? (const char *) g_ptr_array_index (refused, 0) : "",
+                       incomplete != NULL ? "; " : "", incomplete != NULL ? incomplete : "");
           return NULL;
         }
     }
@@ -90,6 +105,8 @@ jmem_collect_snapshot (const JmemCollectOptions *options,
     jmem_collect_tegrastats (&ctx);
   jmem_collect_join (&ctx);
   warn_refused (snapshot, files);
+  if (root != NULL)
+    warn_incomplete (snapshot, files);
   jmem_collect_boot_save (&ctx);
   if (ctx.proc_fd >= 0)
     close (ctx.proc_fd);

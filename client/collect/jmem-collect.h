@@ -11,6 +11,11 @@ G_BEGIN_DECLS
 #define JMEM_COLLECT_DEFAULT_TOP 10
 #define JMEM_COLLECT_COMMAND_TIMEOUT_MS 5000
 
+/* The source of the warning that a captured tree is incomplete (jmem
+ * capture was stopped before its end): commands that print no snapshot
+ * warnings print these on stderr. */
+#define JMEM_COLLECT_CAPTURE_SOURCE "capture"
+
 typedef struct {
   const char *sysroot;             /* NULL or "/" for the live system */
   int         top;                 /* processes kept after sorting; < 0 keeps all */
@@ -21,7 +26,7 @@ typedef struct {
 } JmemCollectOptions;
 
 /* Never fails for a missing or unreadable source: that becomes a warning in
- * the snapshot. Fails (JMEM_ERROR_NOT_AVAILABLE) only when @sysroot is not a
+ * the snapshot, as does a capture that was stopped before its end. Fails (JMEM_ERROR_NOT_AVAILABLE) only when @sysroot is not a
  * directory or holds neither /proc/meminfo nor any process. */
 JmemSnapshot *jmem_collect_snapshot (const JmemCollectOptions *options,
                                      GError                  **error);

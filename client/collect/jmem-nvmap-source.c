@@ -1,5 +1,7 @@
 #include "jmem-nvmap-source.h"
 
+#include "jmem-capture-marker.h"
+
 #include "jmem-error.h"
 #include "jmem-root.h"
 #include "jmem-helper-client.h"
@@ -57,8 +59,18 @@ files_read_allocations (const JmemNvmapSourceContext *ctx,
   JmemNvmapAllocations *allocations;
   gsize len = 0;
 
-  if (root == NULL ||
-      !jmem_root_read (root, JMEM_NVMAP_ALLOCATIONS_PATH, JMEM_MAX_DEBUGFS_BYTES, &data, &len, error))
+  if (root == NULL)
+    return NULL;
+  /* a file the capture may have been stopped in the middle of */
+  if (ctx->root != NULL && jmem_capture_marker_lacks (root, JMEM_CAPTURE_STEP_NVMAP))
+    {
+      g_autofree char *incomplete = jmem_capture_marker_describe (root);
+
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE,
+                   "%s: its NvMap allocations are missing or cut short", incomplete);
+      return NULL;
+    }
+  if (!jmem_root_read (root, JMEM_NVMAP_ALLOCATIONS_PATH, JMEM_MAX_DEBUGFS_BYTES, &data, &len, error))
     return NULL;
   allocations = jmem_nvmap_allocations_parse (data, len, error);
   if (allocations != NULL)
@@ -110,7 +122,10 @@ jmem_nvmap_source_choose (const JmemNvmapSourceContext *ctx,
       if (root != NULL && jmem_root_exists (root, JMEM_NVMAP_CLIENTS_PATH))
         return &sources[0];
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE,
-                   "the capture holds no NvMap data (no %s)", JMEM_NVMAP_CLIENTS_PATH);
+                   "the capture holds no NvMap data (no %s)%s", JMEM_NVMAP_CLIENTS_PATH,
+                   root != NULL && jmem_capture_marker_lacks (root, JMEM_CAPTURE_STEP_NVMAP)
+                     ? ": jmem capture was stopped before it wrote NvMap (the capture holds "
+                       JMEM_CAPTURE_MARKER_NAME ")" : "");
       return NULL;
     }
 
