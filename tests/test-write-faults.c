@@ -609,7 +609,9 @@ test_watch_sigterm_after_overrun (void)
   proc = g_subprocess_launcher_spawn (launcher, &error,
                                       "timeout", "120", "strace", "-f", "-qq", "-o", "/dev/null",
                                       "-P", path, "-e", "trace=write",
-                                      "-e", "inject=write:delay_exit=2500000:when=1",
+                                      /* long enough that a loaded machine still
+                                       * signals while the first write is held */
+                                      "-e", "inject=write:delay_exit=8000000:when=1",
                                       "sh", "-c", shell, pid_file,
                                       jmem_exe, "watch", "--sysroot", orin, "--interval", "1",
                                       "--output", path, NULL);
