@@ -5,8 +5,10 @@
 
 #include "jmem-error.h"
 
+#include <errno.h>
 #include <glib-unix.h>
 #include <signal.h>
+#include <unistd.h>
 
 JmemSnapshot *
 jmem_cmd_collect (const char               *command,
@@ -46,13 +48,30 @@ typedef struct {
   guint              done;
   guint              first_id;
   int                status;
-  gboolean           stopping;  /* a signal came: no sample after it */
 } Repeat;
+
+/* SIGINT or SIGTERM has come. GLib's own signal sources learn of a signal
+ * only once its worker thread has run, which can be after a sample that
+ * overran returns to a loop whose timer is already due; a flag the handler
+ * sets itself is seen before any next sample, whichever thread ran it. */
+static volatile sig_atomic_t stop_requested;
+static int stop_pipe[2] = { -1, -1 };
+
+static void
+on_stop_signal (int signum)
+{
+  int saved_errno = errno;
+
+  stop_requested = signum;
+  /* only wakes the loop: a full pipe has woken it already */
+  (void) !write (stop_pipe[1], "", 1);
+  errno = saved_errno;
+}
 
 static void
 sample (Repeat *r)
 {
-  /* The sample runs to its end here: a signal meanwhile is only dispatched
+  /* The sample runs to its end here: a signal meanwhile is only acted on
    * afterwards, so the last line written is always complete. */
   r->status = r->func (r->done, r->user_data);
   r->done++;
@@ -65,7 +84,9 @@ on_timer (gpointer data)
 {
   Repeat *r = data;
 
-  if (!r->stopping)
+  if (stop_requested)
+    g_main_loop_quit (r->loop);
+  else
     sample (r);
   return G_SOURCE_CONTINUE;
 }
@@ -76,17 +97,15 @@ on_first (gpointer data)
   Repeat *r = data;
 
   r->first_id = 0;
-  if (!r->stopping)
-    sample (r);
+  on_timer (r);
   return G_SOURCE_REMOVE;
 }
 
 static gboolean
-on_signal (gpointer data)
+on_stop_fd (gint fd, GIOCondition condition, gpointer data)
 {
   Repeat *r = data;
 
-  r->stopping = TRUE;
   g_main_loop_quit (r->loop);
   return G_SOURCE_CONTINUE;
 }
@@ -98,23 +117,37 @@ jmem_cmd_repeat (guint             interval_s,
                  gpointer          user_data)
 {
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
-  Repeat r = { loop, func, user_data, count, 0, 0, JMEM_EXIT_OK, FALSE };
-  guint sigint, sigterm, timer;
+  g_autoptr(GError) error = NULL;
+  Repeat r = { loop, func, user_data, count, 0, 0, JMEM_EXIT_OK };
+  struct sigaction stop = { .sa_handler = on_stop_signal };
+  struct sigaction old_int, old_term;
+  guint wake, timer;
 
-  /* A signal that came during a sample that overran its interval is ready
-   * together with the timer when the sample ends; above the timer's
-   * priority, it is dispatched alone, and no sample follows it. */
-  sigint = g_unix_signal_add_full (G_PRIORITY_HIGH, SIGINT, on_signal, &r, NULL);
-  sigterm = g_unix_signal_add_full (G_PRIORITY_HIGH, SIGTERM, on_signal, &r, NULL);
+  if (!g_unix_open_pipe (stop_pipe, FD_CLOEXEC, &error) ||
+      !g_unix_set_fd_nonblocking (stop_pipe[1], TRUE, &error))
+    {
+      jmem_cmd_printerr ("%s: %s", g_get_prgname (), error->message);
+      return JMEM_EXIT_INTERNAL;
+    }
+  stop_requested = 0;
+  sigemptyset (&stop.sa_mask);
+  stop.sa_flags = SA_RESTART;
+  sigaction (SIGINT, &stop, &old_int);
+  sigaction (SIGTERM, &stop, &old_term);
+  wake = g_unix_fd_add_full (G_PRIORITY_HIGH, stop_pipe[0], G_IO_IN, on_stop_fd, &r, NULL);
   /* GLib measures each interval from the start of the last sample, so the
    * collection's own time does not add up over a long run. */
   timer = g_timeout_add ((guint) MIN ((guint64) interval_s * 1000, G_MAXUINT), on_timer, &r);
   r.first_id = g_idle_add (on_first, &r);
   g_main_loop_run (loop);
-  g_source_remove (sigint);
-  g_source_remove (sigterm);
+  g_source_remove (wake);
   g_source_remove (timer);
   if (r.first_id != 0)
     g_source_remove (r.first_id);
+  sigaction (SIGINT, &old_int, NULL);
+  sigaction (SIGTERM, &old_term, NULL);
+  close (stop_pipe[0]);
+  close (stop_pipe[1]);
+  stop_pipe[0] = stop_pipe[1] = -1;
   return r.status;
 }
