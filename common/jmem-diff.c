@@ -130,20 +130,71 @@ check_optional_object (JsonObject *o, const char *name, const char *what, GError
   return invalid (error, what, "%s is not an object", name);
 }
 
+/* @name in @o is absent, null, or an integer of at least @min; else the
+ * error says it is not @expected. */
+static gboolean
+check_optional_int (JsonObject *o, const char *name, gint64 min, const char *expected,
+                    const char *what, const char *where, GError **error)
+{
+  JsonNode *n = json_object_get_member (o, name);
+
+  if (n == NULL || JSON_NODE_HOLDS_NULL (n) || (node_is_int (n) && json_node_get_int (n) >= min))
+    return TRUE;
+  return invalid (error, what, "%s.%s is not %s", where, name, expected);
+}
+
+/* @name in @o is absent, null, or a value of @type. */
+static gboolean
+check_optional_value (JsonObject *o, const char *name, GType type, const char *expected,
+                      const char *what, const char *where, GError **error)
+{
+  JsonNode *n = json_object_get_member (o, name);
+
+  if (n == NULL || JSON_NODE_HOLDS_NULL (n) ||
+      (JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == type))
+    return TRUE;
+  return invalid (error, what, "%s.%s is not %s", where, name, expected);
+}
+
 /* start_time_ticks and kernel_thread: absent (an older jmem), null, or a
  * count of ticks and a boolean. */
 static gboolean
 check_start_and_kind (JsonObject *p, const char *what, const char *where, GError **error)
 {
-  JsonNode *start = json_object_get_member (p, "start_time_ticks");
-  JsonNode *kind = json_object_get_member (p, "kernel_thread");
+  return check_optional_int (p, "start_time_ticks", 0, "a count of clock ticks",
+                             what, where, error) &&
+         check_optional_value (p, "kernel_thread", G_TYPE_BOOLEAN, "true, false or null",
+                               what, where, error);
+}
 
-  if (start != NULL && !JSON_NODE_HOLDS_NULL (start) &&
-      (!node_is_int (start) || json_node_get_int (start) < 0))
-    return invalid (error, what, "%s.start_time_ticks is not a count of clock ticks", where);
-  if (kind != NULL && !JSON_NODE_HOLDS_NULL (kind) &&
-      !(JSON_NODE_HOLDS_VALUE (kind) && json_node_get_value_type (kind) == G_TYPE_BOOLEAN))
-    return invalid (error, what, "%s.kernel_thread is not true, false or null", where);
+/* nvmap.by_pid: what the rules over time read of each row. */
+static gboolean
+check_nvmap_rows (JsonObject *nvmap, const char *what, GError **error)
+{
+  JsonNode *node = json_object_get_member (nvmap, "by_pid");
+  JsonArray *rows;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    return invalid (error, what, "nvmap.by_pid is not an array");
+  rows = json_node_get_array (node);
+  for (guint i = 0; i < json_array_get_length (rows); i++)
+    {
+      JsonNode *n = json_array_get_element (rows, i);
+      g_autofree char *where = g_strdup_printf ("nvmap.by_pid[%u]", i);
+      JsonObject *row;
+
+      if (!JSON_NODE_HOLDS_OBJECT (n))
+        return invalid (error, what, "%s is not an object", where);
+      row = json_node_get_object (n);
+      if (!check_optional_int (row, "pid", 0, "a PID", what, where, error) ||
+          !check_optional_value (row, "process", G_TYPE_STRING, "a string", what, where, error) ||
+          !check_kib (row, "size_kib", what, where, error) ||
+          !check_optional_value (row, "pid_exists", G_TYPE_BOOLEAN, "true, false or null",
+                                 what, where, error))
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -194,7 +245,7 @@ jmem_diff_check_snapshot (JsonNode   *node,
                           const char *what,
                           GError    **error)
 {
-  JsonObject *root, *memory, *fields, *nvmap, *gpu;
+  JsonObject *root, *collected, *memory, *fields, *nvmap, *gpu;
   JsonArray *devices;
   const char *schema;
   JsonNode *version;
@@ -236,8 +287,15 @@ jmem_diff_check_snapshot (JsonNode   *node,
           return FALSE;
     }
 
+  collected = member_object (root, "collected");
+  if (collected != NULL &&
+      !check_optional_int (collected, "timestamp_unix", 1, "a time in seconds since 1970",
+                           what, "collected", error))
+    return FALSE;
+
   nvmap = member_object (root, "nvmap");
-  if (nvmap != NULL && !check_kib (nvmap, "total_kib", what, "nvmap", error))
+  if (nvmap != NULL && (!check_kib (nvmap, "total_kib", what, "nvmap", error) ||
+                        !check_nvmap_rows (nvmap, what, error)))
     return FALSE;
 
   gpu = member_object (root, "gpu");

@@ -40,7 +40,8 @@ JsonNode *jmem_diff_parse_snapshot (const char *data,
                                     GError    **error);
 
 /* Checks that @node is a snapshot this code can compare: the schema name and
- * version, and every field the comparison reads of the right type and range.
+ * version, and every field the comparison and the rules over time
+ * (jmem-triage-history.h) read of the right type and range.
  * @what names the document in the error (a file name, "before"). */
 gboolean jmem_diff_check_snapshot (JsonNode   *node,
                                    const char *what,

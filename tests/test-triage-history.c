@@ -440,6 +440,32 @@ test_command (void)
   }
 }
 
+/* Rows no check has seen (the rules are also fuzzed alone): rows that are
+ * no objects are passed over without a critical warning, which the test
+ * makes fatal, and a size no machine has grows nothing. */
+static void
+test_unchecked_rows (void)
+{
+  g_autoptr(JmemTriageHistory) h = jmem_triage_history_new ();
+  g_autoptr(GPtrArray) f = NULL;
+
+  for (guint i = 0; i < 4; i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "{\"collected\": {\"timestamp_unix\": %u}, \"nvmap\": {\"by_pid\": [1, \"x\", null, []"
+        ", {\"pid\": 7, \"process\": \"big\", \"size_kib\": %" G_GINT64_FORMAT "}]},"
+        " \"processes\": {\"list\": [2, {\"pid\": 8, \"name\": \"p\", \"pss_kib\": %" G_GINT64_FORMAT "}]}}",
+        1000 + i * 60, G_MAXINT64 / 4 * i, G_MAXINT64 / 4 * i);
+      g_autoptr(JsonNode) node = json_from_string (text, NULL);
+
+      g_assert_nonnull (node);
+      jmem_triage_history_add (h, node);
+    }
+  g_assert_cmpuint (jmem_triage_history_get_n_samples (h), ==, 4);
+  f = jmem_triage_history_run (h);
+  g_assert_cmpuint (f->len, ==, 0);
+}
+
 /* A damaged line is an error naming the line; a missing file and an empty
  * one have their own exit codes. */
 static void
@@ -503,6 +529,7 @@ main (int argc, char **argv)
   g_test_add_func ("/triage-history/restarted-same-name", test_restarted_same_name);
   g_test_add_func ("/triage-history/orphaned", test_orphaned);
   g_test_add_func ("/triage-history/command", test_command);
+  g_test_add_func ("/triage-history/unchecked-rows", test_unchecked_rows);
   g_test_add_func ("/triage-history/command-errors", test_command_errors);
   rc = g_test_run ();
 
