@@ -6,6 +6,7 @@
 #include "jmem-error.h"
 #include "jmem-file.h"
 #include "jmem-glib-compat.h"
+#include "jmem-json-reader.h"
 #include "jmem-snapshot-json.h"
 #include "jmem-snapshot.h"
 #include "jmem-text.h"
@@ -313,78 +314,40 @@ jmem_diff_check_snapshot (JsonNode   *node,
   return check_processes (root, what, error);
 }
 
-/* A snapshot nests about six levels deep; the JSON parser recurses once per
- * level, so a hostile file of nested brackets must be refused before it. */
-#define MAX_DEPTH 64
-
-static gboolean
-nesting_ok (const char *data, gsize len)
-{
-  gboolean in_string = FALSE, escaped = FALSE;
-  guint depth = 0;
-
-  for (gsize i = 0; i < len; i++)
-    {
-      char c = data[i];
-
-      if (in_string)
-        {
-          if (escaped)
-            escaped = FALSE;
-          else if (c == '\\')
-            escaped = TRUE;
-          else if (c == '"')
-            in_string = FALSE;
-        }
-      else if (c == '"')
-        in_string = TRUE;
-      else if (c == '{' || c == '[')
-        {
-          if (++depth > MAX_DEPTH)
-            return FALSE;
-        }
-      else if ((c == '}' || c == ']') && depth > 0)
-        depth--;
-    }
-  return TRUE;
-}
-
 JsonNode *
 jmem_diff_parse_snapshot (const char *data,
                           gsize       len,
                           const char *what,
                           GError    **error)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) local = NULL;
-  JsonNode *root;
+  g_autoptr(JsonNode) root = jmem_json_read (data, len, JMEM_DIFF_MAX_FILE_BYTES, &local);
 
-  if (!g_utf8_validate (data, (gssize) len, NULL))
+  if (root == NULL)
     {
-      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
-                   "%s: not a jmem snapshot (not UTF-8 text)", what);
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT, "%s: %s (%s)", what,
+                   g_error_matches (local, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT) ?
+                     "not valid JSON" : "not a jmem snapshot",
+                   local->message);
       return NULL;
     }
-  if (!nesting_ok (data, len))
-    {
-      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
-                   "%s: not a jmem snapshot (JSON nested deeper than %d levels)", what, MAX_DEPTH);
-      return NULL;
-    }
-  if (!json_parser_load_from_data (parser, data, (gssize) len, &local))
-    {
-      /* json-glib names the buffer "<data>"; @what already names the file. */
-      gboolean located = g_str_has_prefix (local->message, "<data>:");
-
-      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
-                   "%s: not valid JSON (%s%s)", what, located ? "line " : "",
-                   local->message + (located ? strlen ("<data>:") : 0));
-      return NULL;
-    }
-  root = json_parser_get_root (parser);
   if (!jmem_diff_check_snapshot (root, what, error))
     return NULL;
-  return json_node_copy (root);
+  return g_steal_pointer (&root);
+}
+
+/* Whether @data is a history (one snapshot per line) rather than one
+ * snapshot: its first line alone is a snapshot. */
+static gboolean
+is_history (const char *data, gsize len)
+{
+  const char *nl = memchr (data, '\n', len);
+  g_autoptr(JsonNode) first = NULL;
+
+  if (nl == NULL)
+    return FALSE;
+  first = jmem_json_read (data, (gsize) (nl - data), JMEM_DIFF_MAX_FILE_BYTES, NULL);
+  return first != NULL && jmem_diff_check_snapshot (first, "", NULL);
 }
 
 JsonNode *
@@ -392,12 +355,25 @@ jmem_diff_load_snapshot (const char *path,
                          GError    **error)
 {
   g_autofree char *data = NULL;
+  g_autoptr(GError) local = NULL;
   gsize len = 0;
+  JsonNode *root;
 
   /* Its errors name @path already ("Cannot open PATH: ..."). */
-  if (!jmem_file_read_capped (path, JMEM_DIFF_MAX_FILE_BYTES, &data, &len, error))
+  if (!jmem_file_read_regular_capped (path, JMEM_DIFF_MAX_FILE_BYTES, &data, &len, error))
     return NULL;
-  return jmem_diff_parse_snapshot (data, len, path, error);
+  root = jmem_diff_parse_snapshot (data, len, path, &local);
+  if (root == NULL && is_history (data, len))
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                   "%s holds a snapshot per line, a history written by jmem watch, not one "
+                   "snapshot: compare its first and last line with jmem diff --history",
+                   path);
+      return NULL;
+    }
+  if (root == NULL)
+    g_propagate_error (error, g_steal_pointer (&local));
+  return root;
 }
 
 /* ---- comparing ------------------------------------------------------------ */

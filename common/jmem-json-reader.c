@@ -49,7 +49,11 @@ fail_at (Scan *s, const char *at, JmemError code, const char *format, ...)
   text = g_strdup_vprintf (format, ap);
   va_end (ap);
   locate (s, at, &line, &column);
-  g_set_error (s->error, JMEM_ERROR, code, "line %u, column %u: %s", line, column, text);
+  /* one line (an MCP message, a line of a history) needs no line number */
+  if (memchr (s->data, '\n', (gsize) (s->end - s->data)) == NULL)
+    g_set_error (s->error, JMEM_ERROR, code, "column %u: %s", column, text);
+  else
+    g_set_error (s->error, JMEM_ERROR, code, "line %u, column %u: %s", line, column, text);
   return FALSE;
 }
 
@@ -351,6 +355,8 @@ scan_document (Scan *s)
           skip_space (s);
           if (depth == 0)
             {
+              if (s->p < s->end && *s->p == '/')
+                return unexpected (s, "the end");
               if (s->p < s->end)
                 return fail_at (s, s->p, JMEM_ERROR_INVALID_ARGUMENT,
                                 "more after the end of the JSON value: one value is read, "

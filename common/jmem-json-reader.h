@@ -18,7 +18,8 @@ G_BEGIN_DECLS
 
 /* Parses @len bytes of @data, which must hold exactly one JSON value
  * (whitespace around it aside) in strict RFC 8259 syntax, as UTF-8.
- * Errors (JMEM_ERROR), each message giving the line and column:
+ * Errors (JMEM_ERROR), each message giving the column (and the line, in
+ * text of more than one):
  * - JMEM_ERROR_INVALID_ARGUMENT: not JSON jmem reads: bytes that are not
  *   UTF-8, a syntax error (comments, single quotes, hexadecimal numbers,
  *   NaN, a trailing comma, an unescaped control character, a second value

@@ -67,6 +67,7 @@ test_refuses (void)
     /* json-glib accepts these three; JSON has none of them */
     { "line comment", "{\"a\": 1 // one\n}", -1, JMEM_ERROR_INVALID_ARGUMENT, "line 1, column 9: a comment" },
     { "block comment", "/* c */ {}", -1, JMEM_ERROR_INVALID_ARGUMENT, "a comment" },
+    { "comment after", "{} /* c */", -1, JMEM_ERROR_INVALID_ARGUMENT, "column 4: a comment" },
     { "single quotes", "{\"a\": 'b'}", -1, JMEM_ERROR_INVALID_ARGUMENT, "column 7: a single quote" },
     { "single-quoted name", "{'a': 1}", -1, JMEM_ERROR_INVALID_ARGUMENT, "a single quote" },
     { "hexadecimal", "{\"id\": 0x10}", -1, JMEM_ERROR_INVALID_ARGUMENT, "hexadecimal" },
