@@ -1,5 +1,7 @@
 #include "jmem-json-writer.h"
 
+#include "jmem-text.h"
+
 #include <string.h>
 
 /* Deeper than any document jmem writes; a mistake, not input. */
@@ -63,7 +65,14 @@ static void
 append_escaped (GString *out, const char *s)
 {
   static const char hex[] = "0123456789abcdef";
-  const char *run = s;
+  g_autofree char *valid = NULL;
+  const char *run;
+
+  /* the document is UTF-8 whatever a caller passes: a process name, a
+   * message holding one */
+  if (!g_utf8_validate (s, -1, NULL))
+    s = valid = jmem_text_make_valid (s, -1);
+  run = s;
 
   g_string_append_c (out, '"');
   for (; *s != '\0'; s++)
