@@ -5,6 +5,7 @@
 #include "jmem-diff.h"
 #include "jmem-error.h"
 #include "jmem-file.h"
+#include "jmem-text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -341,8 +342,12 @@ jmem_history_read (const char     *path,
     g_ptr_array_add (warnings, g_strdup_printf ("%s: the unterminated last line (a watch stopped "
                                                 "mid-write) was skipped", path));
   if (r.n_damaged > JMEM_HISTORY_MAX_NAMED_DAMAGE && warnings != NULL)
-    g_ptr_array_add (warnings, g_strdup_printf ("%s: %u more damaged lines skipped", path,
-                                                r.n_damaged - JMEM_HISTORY_MAX_NAMED_DAMAGE));
+    {
+      guint more = r.n_damaged - JMEM_HISTORY_MAX_NAMED_DAMAGE;
+
+      g_ptr_array_add (warnings, g_strdup_printf ("%s: %u more damaged %s skipped", path, more,
+                                                  jmem_text_plural (more, "line", "lines")));
+    }
   if (r.n_docs == 0 && first_damage != NULL)
     {
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,

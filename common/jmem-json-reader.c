@@ -145,21 +145,21 @@ scan_string (Scan *s)
           break;
         default:
           return fail_at (s, s->p, JMEM_ERROR_INVALID_ARGUMENT,
-                          "\\%.*s is not a JSON escape", (int) g_utf8_skip[(guchar) s->p[1]],
-                          s->p + 1);
+                          "a backslash before '%.*s' is not a JSON escape",
+                          (int) g_utf8_skip[(guchar) s->p[1]], s->p + 1);
         }
       {
         int unit = read_u_escape (s, s->p + 2);
 
         if (unit < 0)
           return fail_at (s, s->p, JMEM_ERROR_INVALID_ARGUMENT,
-                          "\\u needs four hexadecimal digits");
+                          "a 'u' escape needs four hexadecimal digits");
         if (unit == 0)
           return fail_at (s, s->p, JMEM_ERROR_INVALID_ARGUMENT,
-                          "\\u0000 (NUL) inside a string: jmem reads no string that holds one");
+                          "U+0000 (NUL) inside a string: jmem reads no string that holds one");
         if (unit >= 0xdc00 && unit <= 0xdfff)
           return fail_at (s, s->p, JMEM_ERROR_INVALID_ARGUMENT,
-                          "\\u%04x is the second half of a UTF-16 surrogate pair without the "
+                          "U+%04X is the second half of a UTF-16 surrogate pair without the "
                           "first: no character", (guint) unit);
         if (unit >= 0xd800 && unit <= 0xdbff)
           {
@@ -168,7 +168,7 @@ scan_string (Scan *s)
 
             if (low < 0xdc00 || low > 0xdfff)
               return fail_at (s, s->p, JMEM_ERROR_INVALID_ARGUMENT,
-                              "\\u%04x is the first half of a UTF-16 surrogate pair without the "
+                              "U+%04X is the first half of a UTF-16 surrogate pair without the "
                               "second: no character", (guint) unit);
             s->p += 6;
           }
@@ -406,12 +406,17 @@ jmem_json_read (const char *data,
                 gsize       max_bytes,
                 GError    **error)
 {
-  Scan s = { data, data, data + len, error };
+  Scan s;
   g_autoptr(JsonParser) parser = NULL;
   g_autoptr(GError) local = NULL;
   JsonNode *root;
 
   g_return_val_if_fail (data != NULL || len == 0, NULL);
+
+  /* an empty GByteArray's data is NULL: no arithmetic on it */
+  if (data == NULL)
+    data = "";
+  s = (Scan) { data, data, data + len, error };
 
   if (len > max_bytes)
     {

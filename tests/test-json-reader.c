@@ -52,6 +52,17 @@ test_accepts (void)
   g_assert_cmpfloat (json_node_get_double (tiny), ==, 0.0);
 }
 
+/* An empty buffer may come without one (an empty GByteArray's data). */
+static void
+test_null_empty (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = jmem_json_read (NULL, 0, MAX_BYTES, &error);
+
+  g_assert_null (node);
+  g_assert_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE);
+}
+
 typedef struct {
   const char *name;
   const char *text;
@@ -92,10 +103,10 @@ test_refuses (void)
     { "two lines", "{\"a\":1}\n{\"a\":2}\n", -1, JMEM_ERROR_INVALID_ARGUMENT, "line 2, column 1: more after the end" },
     { "raw newline in string", "[\"a\nb\"]", -1, JMEM_ERROR_INVALID_ARGUMENT, "control character 0x0a inside a string" },
     { "raw tab in string", "[\"a\tb\"]", -1, JMEM_ERROR_INVALID_ARGUMENT, "control character 0x09" },
-    { "bad escape", "[\"\\x41\"]", -1, JMEM_ERROR_INVALID_ARGUMENT, "\\x is not a JSON escape" },
-    { "short \\u", "[\"\\u12\"]", -1, JMEM_ERROR_INVALID_ARGUMENT, "four hexadecimal digits" },
+    { "bad escape", "[\"\\x41\"]", -1, JMEM_ERROR_INVALID_ARGUMENT, "a backslash before 'x' is not a JSON escape" },
+    { "short \\u", "[\"\\u12\"]", -1, JMEM_ERROR_INVALID_ARGUMENT, "'u' escape needs four hexadecimal digits" },
     /* json-glib would cut the string at the NUL */
-    { "escaped NUL", "{\"method\":\"ping\\u0000x\"}", -1, JMEM_ERROR_INVALID_ARGUMENT, "\\u0000 (NUL)" },
+    { "escaped NUL", "{\"method\":\"ping\\u0000x\"}", -1, JMEM_ERROR_INVALID_ARGUMENT, "U+0000 (NUL)" },
     /* json-glib would make bytes that are not UTF-8 of these */
     { "lone high surrogate", "[\"\\ud800\"]", -1, JMEM_ERROR_INVALID_ARGUMENT, "first half" },
     { "high surrogate then text", "[\"\\ud800x\\udc00\"]", -1, JMEM_ERROR_INVALID_ARGUMENT, "first half" },
@@ -303,6 +314,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/json-reader/accepts", test_accepts);
   g_test_add_func ("/json-reader/refuses", test_refuses);
+  g_test_add_func ("/json-reader/null-empty", test_null_empty);
   g_test_add_func ("/json-reader/limits", test_limits);
   g_test_add_func ("/json-reader/small-stack", test_small_stack);
   g_test_add_func ("/json-reader/file", test_file);

@@ -264,7 +264,11 @@ handle_message (Server *server, const char *line, gsize len)
   if (g_str_equal (name, "initialize"))
     send_result (server, id, initialize_result (params));
   else if (g_str_equal (name, "ping"))
-    send_result (server, id, json_node_init_object (json_node_alloc (), json_object_new ()));
+    {
+      g_autoptr(JsonObject) empty = json_object_new ();
+
+      send_result (server, id, json_node_init_object (json_node_alloc (), empty));
+    }
   else if (g_str_equal (name, "tools/list"))
     {
       g_autoptr(JsonObject) result = json_object_new ();
