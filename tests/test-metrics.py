@@ -124,9 +124,11 @@ def hostile_label():
         status = os.path.join(tree, 'proc', '1731', 'status')
         with open(status) as f:
             lines = f.read().split('\n')
-        # the kernel writes a backslash as \\ and a newline as \n in Name:
-        lines = ['Name:\tev"il\\\\x\\n} 1\\nnl' if l.startswith('Name:') else l for l in lines]
-        with open(status, 'w') as f:
+        # the kernel writes a backslash as \\ and a newline as \n in Name:, the
+        # other bytes as they are: ESC (a terminal sequence), CR, C1's CSI, RLO
+        lines = ['Name:\tev"il\\\\x\\n} 1\\nnl\x1b[2J\r\u009b\u202e' if l.startswith('Name:') else l
+                 for l in lines]
+        with open(status, 'w', encoding='utf-8') as f:
             f.write('\n'.join(lines))
         with open(os.path.join(tree, 'proc', '1731', 'cmdline'), 'wb') as f:
             f.write(b'/usr/bin/secret-token\0--password=hunter2\0')
@@ -134,7 +136,15 @@ def hostile_label():
         assert r.returncode == 0, r.stderr
         promtool_ok(r.stdout, 'hostile label')
         rows = [l for l in r.stdout.splitlines() if 'pid="1731"' in l]
-        assert rows and all('comm="ev\\"il\\\\x\\n} 1\\nnl"' in l for l in rows), rows
+        # the label value is what the human output shows (\\, \n, \x1b, \x0d,
+        # \x9b, \u202e), with the exposition format's own escaping over it
+        shown = 'ev\\"il\\\\\\\\x\\\\n} 1\\\\nnl\\\\x1b[2J\\\\x0d\\\\x9b\\\\u202e'
+        assert rows and all('comm="%s"' % shown in l for l in rows), (shown, rows)
+        for raw in ('\x1b', '\r', '\u009b', '\u202e'):
+            assert raw not in r.stdout, repr(raw)
+        human = subprocess.run([JMEM, 'snapshot', '--all', '--sysroot', tree, '--width', '200'],
+                               capture_output=True, text=True, timeout=120)
+        assert 'ev"il\\\\x\\n} 1\\nnl\\x1b[2J\\x0d\\x9b\\u202e' in human.stdout, human.stdout
         assert 'secret-token' not in r.stdout and 'hunter2' not in r.stdout
 
 
