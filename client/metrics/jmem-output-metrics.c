@@ -403,8 +403,13 @@ jmem_output_metrics (const JmemSnapshot       *snapshot,
   write_meminfo (snapshot, out);
   write_nvmap (snapshot, out);
   write_gpus (snapshot, out);
-  write_processes (snapshot, MAX (options->top, 0), out);
-  write_containers (snapshot, out);
+  /* who holds what: the textfile is world-readable and served by
+   * node_exporter, so only where the operator asked for it */
+  if (!options->board_only)
+    {
+      write_processes (snapshot, MAX (options->top, 0), out);
+      write_containers (snapshot, out);
+    }
   write_lfb (snapshot, out);
   write_sources (snapshot, options, out);
   write_findings (snapshot, out);

@@ -18,6 +18,8 @@ G_BEGIN_DECLS
 #define JMEM_METRICS_MAX_LABEL_BYTES 256u
 
 typedef struct {
+  gboolean    board_only;  /* no per-process and per-container series: only
+                            * what describes the whole board */
   int         top;         /* per-process series for the @top largest (>= 0) */
   const char *helper_via;  /* the NvMap source a live run would use
                             * ("helper", "debugfs", "sysroot") or NULL */
