@@ -352,6 +352,24 @@ test_orphaned (void)
   g_assert_null (jmem_triage_find (fc, "nvmap-orphaned"));
 }
 
+/* Number @name of the first finding @id in a `triage --json` document;
+ * -1 when no such finding fired. */
+static gint64
+finding_number (JsonNode *doc, const char *id, const char *name)
+{
+  JsonArray *findings = json_object_get_array_member (json_node_get_object (doc), "findings");
+
+  for (guint i = 0; i < json_array_get_length (findings); i++)
+    {
+      JsonObject *f = json_array_get_object_element (findings, i);
+
+      if (g_str_equal (json_object_get_string_member (f, "id"), id))
+        return json_object_get_int_member (
+          json_object_get_object_member (json_object_get_object_member (f, "numbers"), name), "value");
+    }
+  return -1;
+}
+
 /* The command: a generated history file through `jmem triage --history
  * --json`, and `jmem diff --history` over its first and last line. */
 static void
@@ -363,9 +381,7 @@ test_command (void)
   g_autofree char *out = NULL;
   g_autofree char *err = NULL;
   g_autoptr(JsonNode) doc = NULL;
-  JsonArray *findings;
   int status = 0;
-  gboolean saw_growing = FALSE;
 
   w = jmem_history_writer_open (path, JMEM_HISTORY_DEFAULT_MAX_BYTES, &error);
   g_assert_no_error (error);
@@ -388,21 +404,7 @@ test_command (void)
   doc = json_from_string (out, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (doc), "schema"), ==, "jmem-triage");
-  findings = json_object_get_array_member (json_node_get_object (doc), "findings");
-  for (guint i = 0; i < json_array_get_length (findings); i++)
-    {
-      JsonObject *f = json_array_get_object_element (findings, i);
-
-      if (g_str_equal (json_object_get_string_member (f, "id"), "nvmap-growing"))
-        {
-          JsonObject *n = json_object_get_object_member (f, "numbers");
-
-          saw_growing = TRUE;
-          g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (n, "growth_kib"), "value"),
-                           ==, 160 * MIB);
-        }
-    }
-  g_assert_true (saw_growing);
+  g_assert_cmpint (finding_number (doc, "nvmap-growing", "growth_kib"), ==, 160 * MIB);
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 
@@ -566,8 +568,6 @@ test_damaged_lines (void)
   };
   Run r = { 0 };
   g_autoptr(JsonNode) doc = NULL;
-  JsonArray *findings;
-  gboolean saw_growing = FALSE;
 
   for (guint i = 0; i < G_N_ELEMENTS (damage) + 6; i++)
     {
@@ -621,23 +621,8 @@ test_damaged_lines (void)
     }
   doc = json_from_string (r.out, NULL);
   g_assert_nonnull (doc);
-  findings = json_object_get_array_member (json_node_get_object (doc), "findings");
-  for (guint i = 0; i < json_array_get_length (findings); i++)
-    {
-      JsonObject *f = json_array_get_object_element (findings, i);
-
-      if (g_str_equal (json_object_get_string_member (f, "id"), "nvmap-growing"))
-        {
-          JsonObject *n = json_object_get_object_member (f, "numbers");
-
-          saw_growing = TRUE;
-          g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (n, "growth_kib"), "value"),
-                           ==, 160 * MIB);
-          g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (n, "samples"), "value"),
-                           ==, 6);
-        }
-    }
-  g_assert_true (saw_growing);
+  g_assert_cmpint (finding_number (doc, "nvmap-growing", "growth_kib"), ==, 160 * MIB);
+  g_assert_cmpint (finding_number (doc, "nvmap-growing", "samples"), ==, 6);
   run_clear (&r);
 
   /* diff --history skips them too, with the same warnings */
