@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -633,6 +634,37 @@ test_damaged_lines (void)
   run_clear (&r);
 }
 
+/* A line larger than any snapshot jmem reads (65 MiB: a full disk's debris,
+ * a file that is not a history) is skipped with a warning, the rest of it
+ * dropped as it is read, and the lines after it are read. */
+static void
+test_huge_line (void)
+{
+  g_autofree char *path = g_build_filename (tmpdir, "huge.jsonl", NULL);
+  const char *args[] = { "triage", "--history", path, NULL };
+  gsize huge = 65 * 1024 * 1024;
+  g_autofree char *block = g_malloc (1024 * 1024);
+  Run r = { 0 };
+  FILE *f;
+
+  memset (block, 'x', 1024 * 1024);
+  f = fopen (path, "w");
+  g_assert_nonnull (f);
+  fprintf (f, "%s\n", template_json);
+  for (gsize done = 0; done < huge; done += 1024 * 1024)
+    g_assert_cmpuint (fwrite (block, 1, 1024 * 1024, f), ==, 1024 * 1024);
+  fprintf (f, "\n%s\n", template_json);
+  g_assert_cmpint (fclose (f), ==, 0);
+
+  run_jmem (&r, args);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "huge.jsonl:2: larger than 64 MiB, not a snapshot jmem wrote; "
+                                   "the line was skipped\n"));
+  g_assert_nonnull (strstr (r.err, "the history holds 2 samples"));
+  run_clear (&r);
+  g_unlink (path);
+}
+
 /* Past JMEM_HISTORY_MAX_NAMED_DAMAGE damaged lines the rest are counted in
  * one line, not printed one by one. */
 static void
@@ -691,6 +723,7 @@ main (int argc, char **argv)
   g_test_add_func ("/triage-history/command-errors", test_command_errors);
   g_test_add_func ("/triage-history/damaged-lines", test_damaged_lines);
   g_test_add_func ("/triage-history/many-damaged", test_many_damaged);
+  g_test_add_func ("/triage-history/huge-line", test_huge_line);
   rc = g_test_run ();
 
   {
