@@ -425,8 +425,8 @@ test_fifo (void)
 {
   g_autofree char *fifo = g_build_filename (tmpdir, "fifo.json", NULL);
   g_autofree char *timeout = g_find_program_in_path ("timeout");
-  const char *diff[] = { timeout, "20", jmem_exe, "diff", fifo, after_path, NULL };
-  const char *history[] = { timeout, "20", jmem_exe, "diff", "--history", fifo, NULL };
+  const char *diff[] = { timeout, "60", jmem_exe, "diff", fifo, after_path, NULL };
+  const char *history[] = { timeout, "60", jmem_exe, "diff", "--history", fifo, NULL };
   const char *const *cases[] = { diff, history };
 
   g_assert_nonnull (timeout);

@@ -483,7 +483,7 @@ run_clear (Run *r)
   g_clear_pointer (&r->err, g_free);
 }
 
-/* `timeout 20 jmem ARGS...`: a command that blocks is a failure, not a hang. */
+/* `timeout 60 jmem ARGS...`: a command that blocks is a failure, not a hang. */
 static void
 run_jmem (Run *r, const char *const *args)
 {
@@ -494,7 +494,7 @@ run_jmem (Run *r, const char *const *args)
 
   g_assert_nonnull (timeout);
   g_ptr_array_add (argv, timeout);
-  g_ptr_array_add (argv, (char *) "20");
+  g_ptr_array_add (argv, (char *) "60");
   g_ptr_array_add (argv, (char *) jmem_exe);
   for (guint i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, (char *) args[i]);
