@@ -4,10 +4,8 @@
 
 #include "jmem-error.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -86,12 +84,6 @@ unexpected (Scan *s, const char *expected)
                   (int) g_utf8_skip[(guchar) *at], at, expected);
 }
 
-static int
-hex_value (char c)
-{
-  return g_ascii_xdigit_value (c);
-}
-
 /* Four hexadecimal digits after "\u" at @p; -1 when they are not. */
 static int
 read_u_escape (const Scan *s, const char *p)
@@ -102,7 +94,7 @@ read_u_escape (const Scan *s, const char *p)
     return -1;
   for (int i = 0; i < 4; i++)
     {
-      int d = hex_value (p[i]);
+      int d = g_ascii_xdigit_value (p[i]);
 
       if (d < 0)
         return -1;
