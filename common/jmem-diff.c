@@ -6,6 +6,7 @@
 #include "jmem-error.h"
 #include "jmem-file.h"
 #include "jmem-glib-compat.h"
+#include "jmem-json-reader.h"
 #include "jmem-snapshot-json.h"
 #include "jmem-snapshot.h"
 #include "jmem-text.h"
@@ -130,20 +131,71 @@ check_optional_object (JsonObject *o, const char *name, const char *what, GError
   return invalid (error, what, "%s is not an object", name);
 }
 
+/* @name in @o is absent, null, or an integer of at least @min; else the
+ * error says it is not @expected. */
+static gboolean
+check_optional_int (JsonObject *o, const char *name, gint64 min, const char *expected,
+                    const char *what, const char *where, GError **error)
+{
+  JsonNode *n = json_object_get_member (o, name);
+
+  if (n == NULL || JSON_NODE_HOLDS_NULL (n) || (node_is_int (n) && json_node_get_int (n) >= min))
+    return TRUE;
+  return invalid (error, what, "%s.%s is not %s", where, name, expected);
+}
+
+/* @name in @o is absent, null, or a value of @type. */
+static gboolean
+check_optional_value (JsonObject *o, const char *name, GType type, const char *expected,
+                      const char *what, const char *where, GError **error)
+{
+  JsonNode *n = json_object_get_member (o, name);
+
+  if (n == NULL || JSON_NODE_HOLDS_NULL (n) ||
+      (JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == type))
+    return TRUE;
+  return invalid (error, what, "%s.%s is not %s", where, name, expected);
+}
+
 /* start_time_ticks and kernel_thread: absent (an older jmem), null, or a
  * count of ticks and a boolean. */
 static gboolean
 check_start_and_kind (JsonObject *p, const char *what, const char *where, GError **error)
 {
-  JsonNode *start = json_object_get_member (p, "start_time_ticks");
-  JsonNode *kind = json_object_get_member (p, "kernel_thread");
+  return check_optional_int (p, "start_time_ticks", 0, "a count of clock ticks",
+                             what, where, error) &&
+         check_optional_value (p, "kernel_thread", G_TYPE_BOOLEAN, "true, false or null",
+                               what, where, error);
+}
 
-  if (start != NULL && !JSON_NODE_HOLDS_NULL (start) &&
-      (!node_is_int (start) || json_node_get_int (start) < 0))
-    return invalid (error, what, "%s.start_time_ticks is not a count of clock ticks", where);
-  if (kind != NULL && !JSON_NODE_HOLDS_NULL (kind) &&
-      !(JSON_NODE_HOLDS_VALUE (kind) && json_node_get_value_type (kind) == G_TYPE_BOOLEAN))
-    return invalid (error, what, "%s.kernel_thread is not true, false or null", where);
+/* nvmap.by_pid: what the rules over time read of each row. */
+static gboolean
+check_nvmap_rows (JsonObject *nvmap, const char *what, GError **error)
+{
+  JsonNode *node = json_object_get_member (nvmap, "by_pid");
+  JsonArray *rows;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    return invalid (error, what, "nvmap.by_pid is not an array");
+  rows = json_node_get_array (node);
+  for (guint i = 0; i < json_array_get_length (rows); i++)
+    {
+      JsonNode *n = json_array_get_element (rows, i);
+      g_autofree char *where = g_strdup_printf ("nvmap.by_pid[%u]", i);
+      JsonObject *row;
+
+      if (!JSON_NODE_HOLDS_OBJECT (n))
+        return invalid (error, what, "%s is not an object", where);
+      row = json_node_get_object (n);
+      if (!check_optional_int (row, "pid", 0, "a PID", what, where, error) ||
+          !check_optional_value (row, "process", G_TYPE_STRING, "a string", what, where, error) ||
+          !check_kib (row, "size_kib", what, where, error) ||
+          !check_optional_value (row, "pid_exists", G_TYPE_BOOLEAN, "true, false or null",
+                                 what, where, error))
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -194,7 +246,7 @@ jmem_diff_check_snapshot (JsonNode   *node,
                           const char *what,
                           GError    **error)
 {
-  JsonObject *root, *memory, *fields, *nvmap, *gpu;
+  JsonObject *root, *collected, *memory, *fields, *nvmap, *gpu;
   JsonArray *devices;
   const char *schema;
   JsonNode *version;
@@ -236,8 +288,15 @@ jmem_diff_check_snapshot (JsonNode   *node,
           return FALSE;
     }
 
+  collected = member_object (root, "collected");
+  if (collected != NULL &&
+      !check_optional_int (collected, "timestamp_unix", 1, "a time in seconds since 1970",
+                           what, "collected", error))
+    return FALSE;
+
   nvmap = member_object (root, "nvmap");
-  if (nvmap != NULL && !check_kib (nvmap, "total_kib", what, "nvmap", error))
+  if (nvmap != NULL && (!check_kib (nvmap, "total_kib", what, "nvmap", error) ||
+                        !check_nvmap_rows (nvmap, what, error)))
     return FALSE;
 
   gpu = member_object (root, "gpu");
@@ -255,78 +314,40 @@ jmem_diff_check_snapshot (JsonNode   *node,
   return check_processes (root, what, error);
 }
 
-/* A snapshot nests about six levels deep; the JSON parser recurses once per
- * level, so a hostile file of nested brackets must be refused before it. */
-#define MAX_DEPTH 64
-
-static gboolean
-nesting_ok (const char *data, gsize len)
-{
-  gboolean in_string = FALSE, escaped = FALSE;
-  guint depth = 0;
-
-  for (gsize i = 0; i < len; i++)
-    {
-      char c = data[i];
-
-      if (in_string)
-        {
-          if (escaped)
-            escaped = FALSE;
-          else if (c == '\\')
-            escaped = TRUE;
-          else if (c == '"')
-            in_string = FALSE;
-        }
-      else if (c == '"')
-        in_string = TRUE;
-      else if (c == '{' || c == '[')
-        {
-          if (++depth > MAX_DEPTH)
-            return FALSE;
-        }
-      else if ((c == '}' || c == ']') && depth > 0)
-        depth--;
-    }
-  return TRUE;
-}
-
 JsonNode *
 jmem_diff_parse_snapshot (const char *data,
                           gsize       len,
                           const char *what,
                           GError    **error)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) local = NULL;
-  JsonNode *root;
+  g_autoptr(JsonNode) root = jmem_json_read (data, len, JMEM_DIFF_MAX_FILE_BYTES, &local);
 
-  if (!g_utf8_validate (data, (gssize) len, NULL))
+  if (root == NULL)
     {
-      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
-                   "%s: not a jmem snapshot (not UTF-8 text)", what);
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT, "%s: %s (%s)", what,
+                   g_error_matches (local, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT) ?
+                     "not valid JSON" : "not a jmem snapshot",
+                   local->message);
       return NULL;
     }
-  if (!nesting_ok (data, len))
-    {
-      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
-                   "%s: not a jmem snapshot (JSON nested deeper than %d levels)", what, MAX_DEPTH);
-      return NULL;
-    }
-  if (!json_parser_load_from_data (parser, data, (gssize) len, &local))
-    {
-      /* json-glib names the buffer "<data>"; @what already names the file. */
-      gboolean located = g_str_has_prefix (local->message, "<data>:");
-
-      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
-                   "%s: not valid JSON (%s%s)", what, located ? "line " : "",
-                   local->message + (located ? strlen ("<data>:") : 0));
-      return NULL;
-    }
-  root = json_parser_get_root (parser);
   if (!jmem_diff_check_snapshot (root, what, error))
     return NULL;
-  return json_node_copy (root);
+  return g_steal_pointer (&root);
+}
+
+/* Whether @data is a history (one snapshot per line) rather than one
+ * snapshot: its first line alone is a snapshot. */
+static gboolean
+is_history (const char *data, gsize len)
+{
+  const char *nl = memchr (data, '\n', len);
+  g_autoptr(JsonNode) first = NULL;
+
+  if (nl == NULL)
+    return FALSE;
+  first = jmem_json_read (data, (gsize) (nl - data), JMEM_DIFF_MAX_FILE_BYTES, NULL);
+  return first != NULL && jmem_diff_check_snapshot (first, "", NULL);
 }
 
 JsonNode *
@@ -334,12 +355,25 @@ jmem_diff_load_snapshot (const char *path,
                          GError    **error)
 {
   g_autofree char *data = NULL;
+  g_autoptr(GError) local = NULL;
   gsize len = 0;
+  JsonNode *root;
 
   /* Its errors name @path already ("Cannot open PATH: ..."). */
-  if (!jmem_file_read_capped (path, JMEM_DIFF_MAX_FILE_BYTES, &data, &len, error))
+  if (!jmem_file_read_regular_capped (path, JMEM_DIFF_MAX_FILE_BYTES, &data, &len, error))
     return NULL;
-  return jmem_diff_parse_snapshot (data, len, path, error);
+  root = jmem_diff_parse_snapshot (data, len, path, &local);
+  if (root == NULL && is_history (data, len))
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                   "%s holds a snapshot per line, a history written by jmem watch, not one "
+                   "snapshot: compare its first and last line with jmem diff --history",
+                   path);
+      return NULL;
+    }
+  if (root == NULL)
+    g_propagate_error (error, g_steal_pointer (&local));
+  return root;
 }
 
 /* ---- comparing ------------------------------------------------------------ */

@@ -25,10 +25,13 @@ extern const char *const jmem_diff_system_fields[];
 /* The rows `jmem drop-caches` reports. */
 extern const char *const jmem_diff_drop_fields[];
 
-/* Reads and checks a snapshot file. Errors name @path: G_IO_ERROR_NOT_FOUND
- * when it does not exist, other G_IO_ERROR codes when it cannot be read,
- * JMEM_ERROR_INVALID_ARGUMENT when it is not JSON or not a snapshot of a
- * supported version, JMEM_ERROR_TOO_LARGE above JMEM_DIFF_MAX_FILE_BYTES. */
+/* Reads and checks a snapshot file, through jmem_json_read_file()'s
+ * strict reading. Errors name @path: G_IO_ERROR_NOT_FOUND when it does not
+ * exist, G_IO_ERROR_NOT_REGULAR_FILE for a FIFO or a pipe (refused without
+ * waiting on it), other G_IO_ERROR codes when it cannot be read,
+ * JMEM_ERROR_INVALID_ARGUMENT when it is not strict JSON, holds more than
+ * one document (a history says so), or is not a snapshot of a supported
+ * version, JMEM_ERROR_TOO_LARGE above JMEM_DIFF_MAX_FILE_BYTES. */
 JsonNode *jmem_diff_load_snapshot (const char *path,
                                    GError    **error);
 
@@ -40,7 +43,8 @@ JsonNode *jmem_diff_parse_snapshot (const char *data,
                                     GError    **error);
 
 /* Checks that @node is a snapshot this code can compare: the schema name and
- * version, and every field the comparison reads of the right type and range.
+ * version, and every field the comparison and the rules over time
+ * (jmem-triage-history.h) read of the right type and range.
  * @what names the document in the error (a file name, "before"). */
 gboolean jmem_diff_check_snapshot (JsonNode   *node,
                                    const char *what,

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gio/gio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static gboolean
@@ -72,24 +73,13 @@ read_fd_capped (int         fd,
   return TRUE;
 }
 
-gboolean
-jmem_file_read_capped (const char *path,
-                       gsize       max_bytes,
-                       char      **contents,
-                       gsize      *length,
-                       GError    **error)
+/* Reads the open @fd whole into a new NUL-terminated buffer, then closes it. */
+static gboolean
+read_fd_to_string (int fd, const char *path, gsize max_bytes,
+                   char **contents, gsize *length, GError **error)
 {
-  g_autoptr(GByteArray) buf = NULL;
-  int fd;
+  g_autoptr(GByteArray) buf = g_byte_array_sized_new (4096);
 
-  g_return_val_if_fail (path != NULL, FALSE);
-  g_return_val_if_fail (contents != NULL, FALSE);
-
-  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0)
-    return open_failed (path, error);
-
-  buf = g_byte_array_sized_new (4096);
   if (!read_fd_capped (fd, path, max_bytes, FALSE, buf, error))
     return FALSE;
 
@@ -98,6 +88,99 @@ jmem_file_read_capped (const char *path,
   g_byte_array_append (buf, (const guint8 *) "", 1);
   *contents = (char *) g_byte_array_free (g_steal_pointer (&buf), FALSE);
   return TRUE;
+}
+
+gboolean
+jmem_file_read_capped (const char *path,
+                       gsize       max_bytes,
+                       char      **contents,
+                       gsize      *length,
+                       GError    **error)
+{
+  int fd;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (contents != NULL, FALSE);
+
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    return open_failed (path, error);
+  return read_fd_to_string (fd, path, max_bytes, contents, length, error);
+}
+
+static const char *
+file_kind (mode_t mode)
+{
+  if (S_ISFIFO (mode))
+    return "a FIFO or pipe";
+  if (S_ISCHR (mode) || S_ISBLK (mode))
+    return "a device";
+  if (S_ISSOCK (mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+int
+jmem_file_open_regular (const char *path,
+                        GError    **error)
+{
+  struct stat st;
+  int fd, flags;
+
+  g_return_val_if_fail (path != NULL, -1);
+
+  /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer */
+  fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    {
+      open_failed (path, error);
+      return -1;
+    }
+  if (fstat (fd, &st) != 0)
+    {
+      int saved = errno;
+
+      close (fd);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot read %s: %s", path, g_strerror (saved));
+      return -1;
+    }
+  if (S_ISDIR (st.st_mode))
+    {
+      close (fd);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY,
+                   "%s is a directory: give the file itself", path);
+      return -1;
+    }
+  if (!S_ISREG (st.st_mode))
+    {
+      close (fd);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                   "%s is %s, not a regular file: save the output to a file first "
+                   "and give that file", path, file_kind (st.st_mode));
+      return -1;
+    }
+  flags = fcntl (fd, F_GETFL);
+  if (flags >= 0)
+    fcntl (fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
+}
+
+gboolean
+jmem_file_read_regular_capped (const char *path,
+                               gsize       max_bytes,
+                               char      **contents,
+                               gsize      *length,
+                               GError    **error)
+{
+  int fd;
+
+  g_return_val_if_fail (contents != NULL, FALSE);
+
+  fd = jmem_file_open_regular (path, error);
+  if (fd < 0)
+    return FALSE;
+  return read_fd_to_string (fd, path, max_bytes, contents, length, error);
 }
 
 gboolean

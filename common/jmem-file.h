@@ -15,6 +15,22 @@ gboolean jmem_file_read_capped (const char *path,
                                 gsize      *length,
                                 GError    **error);
 
+/* Opens @path, a file a user names (a saved snapshot, a history), for
+ * reading. Without blocking on a FIFO, and refusing what is not a regular
+ * file (G_IO_ERROR_NOT_REGULAR_FILE, G_IO_ERROR_IS_DIRECTORY): a FIFO or
+ * a pipe would hang the command in open() or read() with nothing said.
+ * Returns the descriptor (blocking again, close-on-exec) or -1. Errors
+ * name @path. */
+int jmem_file_open_regular (const char *path,
+                            GError    **error);
+
+/* jmem_file_read_capped() for a file opened with jmem_file_open_regular(). */
+gboolean jmem_file_read_regular_capped (const char *path,
+                                        gsize       max_bytes,
+                                        char      **contents,
+                                        gsize      *length,
+                                        GError    **error);
+
 /* The same for @name relative to the directory @dirfd (a /proc/PID opened
  * once: every file then comes from that one process even if its PID is
  * reused meanwhile), into @buffer, which is reused across calls. The data is

@@ -4,6 +4,8 @@
 
 #include "jmem-diff.h"
 #include "jmem-error.h"
+#include "jmem-file.h"
+#include "jmem-text.h"
 #include "jmem-write.h"
 
 #include <errno.h>
@@ -215,46 +217,68 @@ jmem_history_writer_free (JmemHistoryWriter *w)
 
 /* ---- reading ---- */
 
-static gboolean
-handle_line (GString *line, const char *path, guint number,
-             JmemHistoryFunc func, gpointer user_data, guint *n_docs,
-             gboolean *stop, GError **error)
+typedef struct {
+  const char     *path;
+  JmemHistoryFunc func;
+  gpointer        user_data;
+  GPtrArray      *warnings;
+  guint           n_docs;
+  guint           n_damaged;
+  char           *first_damage;   /* why the first damaged line was skipped */
+  gboolean        stop;
+} Reader;
+
+static void
+damaged (Reader *r, const char *why)
+{
+  if (r->first_damage == NULL)
+    r->first_damage = g_strdup (why);
+  if (r->warnings != NULL && r->n_damaged < JMEM_HISTORY_MAX_NAMED_DAMAGE)
+    g_ptr_array_add (r->warnings, g_strdup_printf ("%s; the line was skipped", why));
+  r->n_damaged++;
+}
+
+static void
+handle_line (Reader *r, GString *line, guint number)
 {
   g_autofree char *what = NULL;
   g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GError) error = NULL;
 
   if (line->len == 0)
-    return TRUE;
-  what = g_strdup_printf ("%s:%u", path, number);
-  node = jmem_diff_parse_snapshot (line->str, line->len, what, error);
+    return;
+  what = g_strdup_printf ("%s:%u", r->path, number);
+  node = jmem_diff_parse_snapshot (line->str, line->len, what, &error);
   if (node == NULL)
-    return FALSE;
-  (*n_docs)++;
-  if (!func (node, number, user_data))
-    *stop = TRUE;
-  return TRUE;
+    {
+      damaged (r, error->message);
+      return;
+    }
+  r->n_docs++;
+  if (!r->func (node, number, r->user_data))
+    r->stop = TRUE;
 }
 
 gboolean
 jmem_history_read (const char     *path,
                    JmemHistoryFunc func,
                    gpointer        user_data,
-                   guint          *n_torn,
+                   GPtrArray      *warnings,
                    GError        **error)
 {
   g_autoptr(GString) line = g_string_new (NULL);
+  Reader r = { path, func, user_data, warnings, 0, 0, NULL, FALSE };
+  g_autofree char *first_damage = NULL;
   char buf[65536];
-  guint number = 1, n_docs = 0;
-  gboolean stop = FALSE;
+  guint number = 1;
+  gboolean too_long = FALSE;  /* inside a line past the limit: dropped as it comes */
   int fd;
 
-  if (n_torn != NULL)
-    *n_torn = 0;
-  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  fd = jmem_file_open_regular (path, error);
   if (fd < 0)
-    return set_errno_error (error, errno, path, "open");
+    return FALSE;
 
-  while (!stop)
+  while (!r.stop)
     {
       ssize_t n = read (fd, buf, sizeof buf);
 
@@ -265,41 +289,58 @@ jmem_history_read (const char     *path,
           int errsv = errno;
 
           close (fd);
+          g_free (r.first_damage);
           return set_errno_error (error, errsv, path, "read");
         }
       if (n == 0)
         break;
-      for (const char *p = buf, *end = buf + n; p < end && !stop;)
+      for (const char *p = buf, *end = buf + n; p < end && !r.stop;)
         {
           const char *nl = memchr (p, '\n', (gsize) (end - p));
           gsize chunk = nl ? (gsize) (nl - p) : (gsize) (end - p);
 
-          if (line->len + chunk > JMEM_DIFF_MAX_FILE_BYTES)
+          if (!too_long && line->len + chunk > JMEM_DIFF_MAX_FILE_BYTES)
             {
-              close (fd);
-              g_set_error (error, JMEM_ERROR, JMEM_ERROR_TOO_LARGE,
-                           "%s:%u: a line larger than %u MiB is not a snapshot jmem wrote",
-                           path, number, JMEM_DIFF_MAX_FILE_BYTES / (1024 * 1024));
-              return FALSE;
+              g_autofree char *why = g_strdup_printf ("%s:%u: larger than %u MiB, not a snapshot "
+                                                      "jmem wrote", path, number,
+                                                      JMEM_DIFF_MAX_FILE_BYTES / (1024 * 1024));
+
+              damaged (&r, why);
+              too_long = TRUE;
+              g_string_truncate (line, 0);
             }
-          g_string_append_len (line, p, (gssize) chunk);
+          if (!too_long)
+            g_string_append_len (line, p, (gssize) chunk);
           p += chunk;
           if (nl == NULL)
             break;
           p++;
-          if (!handle_line (line, path, number, func, user_data, &n_docs, &stop, error))
-            {
-              close (fd);
-              return FALSE;
-            }
+          if (!too_long)
+            handle_line (&r, line, number);
+          too_long = FALSE;
           g_string_truncate (line, 0);
           number++;
         }
     }
   close (fd);
-  if (!stop && line->len > 0 && n_torn != NULL)
-    (*n_torn)++;
-  if (n_docs == 0)
+  first_damage = g_steal_pointer (&r.first_damage);
+  if (!r.stop && (line->len > 0 || too_long) && warnings != NULL)
+    g_ptr_array_add (warnings, g_strdup_printf ("%s: the unterminated last line (a watch stopped "
+                                                "mid-write) was skipped", path));
+  if (r.n_damaged > JMEM_HISTORY_MAX_NAMED_DAMAGE && warnings != NULL)
+    {
+      guint more = r.n_damaged - JMEM_HISTORY_MAX_NAMED_DAMAGE;
+
+      g_ptr_array_add (warnings, g_strdup_printf ("%s: %u more damaged %s skipped", path, more,
+                                                  jmem_text_plural (more, "line", "lines")));
+    }
+  if (r.n_docs == 0 && first_damage != NULL)
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                   "%s holds no jmem snapshot: %s", path, first_damage);
+      return FALSE;
+    }
+  if (r.n_docs == 0)
     {
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE,
                    "%s holds no snapshot: write a history with `jmem watch --output %s`",

@@ -52,17 +52,23 @@ typedef gboolean (*JmemHistoryFunc) (JsonNode *snapshot,
                                      guint     line_number,
                                      gpointer  user_data);
 
-/* Reads @path line by line (the file is never held whole). Empty lines are
- * skipped; so is an unterminated last line (counted in @n_torn: a writer
- * was killed mid-line). Fails naming the file and line for a line that is
- * not a snapshot (JMEM_ERROR_INVALID_ARGUMENT) or larger than
- * JMEM_DIFF_MAX_FILE_BYTES (JMEM_ERROR_TOO_LARGE), with G_IO_ERROR codes
- * when the file cannot be read, and with JMEM_ERROR_NOT_AVAILABLE when it
- * holds no snapshot at all. */
+/* Damaged lines named one by one in the warnings; past this they are counted. */
+#define JMEM_HISTORY_MAX_NAMED_DAMAGE 10
+
+/* Reads @path line by line (the file is never held whole). It must be a
+ * regular file: a FIFO is refused without waiting on it
+ * (G_IO_ERROR_NOT_REGULAR_FILE). Empty lines are skipped. A damaged line (not
+ * a snapshot, or larger than JMEM_DIFF_MAX_FILE_BYTES) is skipped, and so is
+ * an unterminated last line (a writer was killed mid-line): each adds a
+ * sentence naming the file and line to @warnings (g_free'd strings; may be
+ * NULL), the rest of the history is read. Fails with G_IO_ERROR codes when
+ * the file cannot be read, with JMEM_ERROR_NOT_AVAILABLE when it holds no
+ * line at all, and with JMEM_ERROR_INVALID_ARGUMENT, naming the first
+ * damaged line, when no line is a snapshot. */
 gboolean jmem_history_read (const char     *path,
                             JmemHistoryFunc func,
                             gpointer        user_data,
-                            guint          *n_torn,
+                            GPtrArray      *warnings,
                             GError        **error);
 
 G_END_DECLS

@@ -1,5 +1,7 @@
 #include "jmem-json-writer.h"
 
+#include "jmem-text.h"
+
 #include <string.h>
 
 /* Deeper than any document jmem writes; a mistake, not input. */
@@ -59,10 +61,14 @@ indent (JmemJsonWriter *w)
   g_string_append_len (w->out, spaces, 1 + 2 * w->depth);
 }
 
-static void
-append_escaped (GString *out, const char *s)
+/* @s quoted and escaped; FALSE, with nothing appended, when it is not
+ * UTF-8. Checked here, in the one pass over the bytes, since nearly every
+ * string is ASCII. */
+static gboolean
+append_escaped_utf8 (GString *out, const char *s)
 {
   static const char hex[] = "0123456789abcdef";
+  gsize start = out->len;
   const char *run = s;
 
   g_string_append_c (out, '"');
@@ -71,8 +77,21 @@ append_escaped (GString *out, const char *s)
       guchar c = (guchar) *s;
       const char *esc = NULL;
 
-      if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
+      /* printable ASCII as fast as before the check */
+      if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
         continue;
+      if (c >= 0x80)
+        {
+          gunichar u = g_utf8_get_char_validated (s, -1);
+
+          if (u == (gunichar) -1 || u == (gunichar) -2)
+            {
+              g_string_truncate (out, start);
+              return FALSE;
+            }
+          s += g_utf8_skip[c] - 1;
+          continue;
+        }
       g_string_append_len (out, run, s - run);
       run = s + 1;
       switch (c)
@@ -94,6 +113,20 @@ append_escaped (GString *out, const char *s)
     }
   g_string_append_len (out, run, s - run);
   g_string_append_c (out, '"');
+  return TRUE;
+}
+
+/* The document is UTF-8 whatever a caller passes (a process name, a
+ * message holding one): bytes that are not become U+FFFD. */
+static void
+append_escaped (GString *out, const char *s)
+{
+  g_autofree char *valid = NULL;
+
+  if (append_escaped_utf8 (out, s))
+    return;
+  valid = jmem_text_make_valid (s, -1);
+  append_escaped_utf8 (out, valid);
 }
 
 /* The comma and line break before an array element; a member's were

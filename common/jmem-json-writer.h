@@ -3,7 +3,8 @@
  * snapshot of every process is thousands of objects, and json-glib's tree
  * was most of jmem's own CPU. The text is what JsonGenerator writes (pretty
  * with an indent of 2, or compact), except that every control character is
- * escaped. */
+ * escaped and the text is always valid UTF-8: bytes that are not become
+ * U+FFFD, so no string a caller passes can make the output invalid. */
 #pragma once
 
 #include <json-glib/json-glib.h>
@@ -24,7 +25,7 @@ void jmem_json_writer_end_array (JmemJsonWriter *writer);
 /* In an object, the name of the member whose value comes next. */
 void jmem_json_writer_set_member_name (JmemJsonWriter *writer,
                                        const char     *name);
-/* @value must be valid UTF-8. */
+/* @value: any bytes (see above). Names are written the same way. */
 void jmem_json_writer_add_string_value (JmemJsonWriter *writer,
                                         const char     *value);
 void jmem_json_writer_add_int_value (JmemJsonWriter *writer,

@@ -2,6 +2,7 @@
  * read, so a long history costs memory per process, not per line. */
 #include "jmem-triage-history.h"
 
+#include "jmem-diff.h"
 #include "jmem-glib-compat.h"
 
 #include "jmem-triage-private.h"
@@ -84,6 +85,16 @@ member_array (JsonObject *o, const char *name)
   return n && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
 }
 
+/* Element @i of @a when it is an object: a sample passed
+ * jmem_diff_check_snapshot(), but these rules never trust that alone. */
+static JsonObject *
+element_object (JsonArray *a, guint i)
+{
+  JsonNode *n = json_array_get_element (a, i);
+
+  return JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+}
+
 /* An integer member, -1 when absent, null or not an integer. */
 static gint64
 member_int (JsonObject *o, const char *name)
@@ -139,7 +150,8 @@ series_add (GHashTable *table, gint64 pid, const char *name, gint64 start, gint6
   Series *s;
   Point p = { t, kib };
 
-  if (pid <= 0 || kib < 0)
+  /* sizes past JMEM_DIFF_MAX_KIB would overflow the slope */
+  if (pid <= 0 || kib < 0 || kib > JMEM_DIFF_MAX_KIB)
     return;
   s = series_get (table, pid, name, start);
   /* a PID listed twice in one sample (never by jmem) counts once */
@@ -156,7 +168,7 @@ jmem_triage_history_add (JmemTriageHistory *h,
   JsonObject *nvmap = member_object (root, "nvmap");
   JsonArray *by_pid = member_array (nvmap, "by_pid");
   JsonArray *list = member_array (member_object (root, "processes"), "list");
-  gint64 t = member_int (member_object (root, "collected"), "timestamp_unix");
+  gint64 t = MAX (member_int (member_object (root, "collected"), "timestamp_unix"), -1);
   guint sample = h->n_samples++;
   g_autoptr(GHashTable) starts = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
 
@@ -164,7 +176,7 @@ jmem_triage_history_add (JmemTriageHistory *h,
   /* NvMap rows carry no start time: their process's row does */
   for (guint i = 0; list != NULL && i < json_array_get_length (list); i++)
     {
-      JsonObject *p = json_array_get_object_element (list, i);
+      JsonObject *p = element_object (list, i);
       gint64 pid = member_int (p, "pid"), start = member_int (p, "start_time_ticks");
 
       if (pid > 0 && start >= 0)
@@ -172,7 +184,7 @@ jmem_triage_history_add (JmemTriageHistory *h,
     }
   for (guint i = 0; by_pid != NULL && i < json_array_get_length (by_pid); i++)
     {
-      JsonObject *row = json_array_get_object_element (by_pid, i);
+      JsonObject *row = element_object (by_pid, i);
       gint64 pid = member_int (row, "pid"), kib = member_int (row, "size_kib");
       const char *name = member_string (row, "process");
       JsonNode *exists = row ? json_object_get_member (row, "pid_exists") : NULL;
@@ -180,7 +192,7 @@ jmem_triage_history_add (JmemTriageHistory *h,
       const gint64 *start = g_hash_table_lookup (starts, &pid);
 
       series_add (h->nvmap, pid, name, start ? *start : -1, t, kib);
-      if (pid > 0 && kib > 0 && exists != NULL && JSON_NODE_HOLDS_VALUE (exists) &&
+      if (pid > 0 && kib > 0 && kib <= JMEM_DIFF_MAX_KIB && exists != NULL && JSON_NODE_HOLDS_VALUE (exists) &&
           json_node_get_value_type (exists) == G_TYPE_BOOLEAN && !json_node_get_boolean (exists))
         {
           Series *s = series_get (h->orphans, pid, name, -1);
@@ -200,7 +212,7 @@ jmem_triage_history_add (JmemTriageHistory *h,
     }
   for (guint i = 0; list != NULL && i < json_array_get_length (list); i++)
     {
-      JsonObject *p = json_array_get_object_element (list, i);
+      JsonObject *p = element_object (list, i);
 
       series_add (h->pss, member_int (p, "pid"), member_string (p, "name"),
                   member_int (p, "start_time_ticks"), t, member_int (p, "pss_kib"));

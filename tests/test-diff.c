@@ -4,6 +4,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "jmem-container.h"
@@ -357,6 +358,15 @@ test_malformed (void)
     { "start.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"processes\": {\"list\": [{\"pid\": 5, \"name\": \"x\", \"start_time_ticks\": -1}]}}", -1, "start_time_ticks is not a count" },
     { "kthread.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"processes\": {\"list\": [{\"pid\": 5, \"name\": \"x\", \"kernel_thread\": 1}]}}", -1, "kernel_thread is not true" },
     { "float.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"nvmap\": {\"total_kib\": 1.5}}", -1, "not an integer" },
+    /* json-glib takes these; the strict reader names each */
+    { "comment.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1} // saved by hand\n", -1, "line 1, column 50: a comment" },
+    { "quotes.json", "{\"schema\": 'jmem-snapshot', \"schema_version\": 1}", -1, "a single quote" },
+    { "hex.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"nvmap\": {\"total_kib\": 0x10}}", -1, "hexadecimal" },
+    /* 2^64: json-glib wraps it to -1 */
+    { "wrapped.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"nvmap\": {\"total_kib\": 18446744073709551616}}", -1, "outside the 64-bit integer range" },
+    /* json-glib reads the first document and drops the rest */
+    { "two.json", "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1}\n{\"schema\": \"jmem-snapshot\", \"schema_version\": 1}\n", -1, "a history written by jmem watch, not one snapshot: compare its first and last line with jmem diff --history" },
+    { "trailer.json", "{\"schema\": \"jmem-snapshot\",\n \"schema_version\": 1}\n[]\n", -1, "line 3, column 1: more after the end" },
   };
   g_autoptr(GString) deep = g_string_new (NULL);
   g_autofree char *deep_path = NULL;
@@ -406,6 +416,34 @@ test_malformed (void)
   run_jmem (&r, "diff", before_path, NULL, NULL);
   g_assert_cmpint (r.status, ==, 64);
   run_clear (&r);
+}
+
+/* A FIFO (or a pipe) given for a snapshot or a history is refused at once,
+ * never waited on for a writer. */
+static void
+test_fifo (void)
+{
+  g_autofree char *fifo = g_build_filename (tmpdir, "fifo.json", NULL);
+  g_autofree char *timeout = g_find_program_in_path ("timeout");
+  const char *diff[] = { timeout, "60", jmem_exe, "diff", fifo, after_path, NULL };
+  const char *history[] = { timeout, "60", jmem_exe, "diff", "--history", fifo, NULL };
+  const char *const *cases[] = { diff, history };
+
+  g_assert_nonnull (timeout);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *expected = g_strdup_printf ("jmem diff: %s is a FIFO or pipe, not a regular file: "
+                                                   "save the output to a file first and give that file\n",
+                                                   fifo);
+      Run r = { 0 };
+
+      run_argv (&r, cases[i]);
+      g_assert_cmpint (r.status, ==, 66);
+      g_assert_cmpstr (r.err, ==, expected);
+      run_clear (&r);
+    }
+  g_unlink (fifo);
 }
 
 /* A snapshot document holding @procs (JSON objects, NULL-terminated), all
@@ -777,6 +815,7 @@ main (int argc, char **argv)
   g_test_add_func ("/diff/same-and-cut", test_same_and_cut);
   g_test_add_func ("/diff/command", test_command);
   g_test_add_func ("/diff/malformed", test_malformed);
+  g_test_add_func ("/diff/fifo", test_fifo);
   g_test_add_func ("/diff/hostile-name", test_hostile_name);
   g_test_add_func ("/diff/kernel-thread-renamed", test_kernel_thread_renamed);
   g_test_add_func ("/diff/pid-reused", test_pid_reused);

@@ -128,6 +128,29 @@ test_policy_file_declares_each_action (void)
     }
   g_assert_nonnull (strstr (rules, "subject.isInGroup(\"" JMEM_GROUP "\")"));
   g_assert_null (strstr (rules, "@PRIVILEGED_GROUP@"));
+  g_assert_null (strstr (rules, "@METRICS_GROUP@"));
+
+  /* the metrics account's group: one rule, for dev.jmem.read-nvmap alone
+   * (the e2e-metrics-group test asks the real polkitd) */
+  {
+    const char *needle = "subject.isInGroup(\"" JMEM_METRICS_GROUP "\")";
+    const char *grant = strstr (rules, needle);
+    const char *start, *end;
+    g_autofree char *rule = NULL;
+    g_auto(GStrv) parts = g_strsplit (rules, needle, -1);
+
+    g_assert_nonnull (grant);
+    g_assert_cmpuint (g_strv_length (parts), ==, 2);
+    for (start = grant; start > rules && !g_str_has_prefix (start, "polkit.addRule"); start--)
+      ;
+    end = strstr (grant, "});");
+    g_assert_nonnull (end);
+    rule = g_strndup (start, (gsize) (end - start));
+    g_assert_nonnull (strstr (rule, "action.id == \"dev.jmem.read-nvmap\" &&"));
+    g_assert_null (strstr (rule, "read-allocations"));
+    g_assert_null (strstr (rule, "drop-caches"));
+    g_assert_null (strstr (rule, "||"));
+  }
 }
 
 int

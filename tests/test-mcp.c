@@ -92,6 +92,8 @@ server_read (Server *s)
 
   g_assert_no_error (error);
   g_assert_nonnull (line);
+  /* every byte on stdout is UTF-8, whatever the request held */
+  g_assert_true (g_utf8_validate (line, -1, NULL));
   json_parser_load_from_data (parser, line, -1, &error);
   g_assert_no_error (error);
   g_assert_true (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)));
@@ -185,6 +187,76 @@ test_bad_json (void)
       assert_error (reply, -1, -32700);
       assert_ping (s, (gint64) i);
     }
+  server_finish (s);
+}
+
+/* The error message of @reply, which must be an error with @code and a
+ * null id. */
+static const char *
+error_message (JsonObject *reply, int code)
+{
+  assert_error (reply, -1, code);
+  return json_object_get_string_member (json_object_get_object_member (reply, "error"), "message");
+}
+
+/* What json-glib alone would have mis-read, each refused on its own and
+ * the server reading on: ids past 64 bits (wrapped: 2^64 came back as -1),
+ * a NUL that cut a method, id or tool name short, lone surrogates (echoed
+ * as bytes that are not UTF-8), comments, single quotes, hexadecimal
+ * numbers, a second message on the line (dropped), and nesting that
+ * overflowed the stack (SIGSEGV). */
+static void
+test_strict_json (void)
+{
+  g_autoptr(Server) s = server_start ("orin-agx-nvgpu");
+  struct { const char *line; int code; const char *says; } cases[] = {
+    { "{\"jsonrpc\":\"2.0\",\"id\":18446744073709551616,\"method\":\"ping\"}", -32600, "18446744073709551616 is outside the 64-bit integer range" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":9223372036854775808,\"method\":\"ping\"}", -32600, "outside the 64-bit integer range" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":-9223372036854775809,\"method\":\"ping\"}", -32600, "outside the 64-bit integer range" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\\u0000tools/call\"}", -32700, "U+0000 (NUL)" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":\"a\\u0000b\",\"method\":\"ping\"}", -32700, "U+0000 (NUL)" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"triage\\u0000x\"}}", -32700, "U+0000 (NUL)" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\\ud800\"}", -32700, "surrogate" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":\"\\udfff\",\"method\":\"ping\"}", -32700, "surrogate" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"\\ud83d\"}}", -32700, "surrogate" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"} // a comment", -32700, "column 42: a comment" },
+    { "{'jsonrpc':'2.0','id':1,'method':'ping'}", -32700, "a single quote" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":0x10,\"method\":\"ping\"}", -32700, "hexadecimal" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}", -32700, "one value is read, not two" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"} {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}", -32700, "column 42: more after the end" },
+  };
+  gsize deep_len = 200 * 1024;
+  g_autofree char *deep = g_malloc (deep_len);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonObject) reply = NULL;
+      const char *message;
+
+      server_send_line (s, cases[i].line);
+      reply = server_read (s);
+      message = error_message (reply, cases[i].code);
+      if (strstr (message, cases[i].says) == NULL)
+        g_error ("%s: \"%s\" lacks \"%s\"", cases[i].line, message, cases[i].says);
+      /* the next answer is the next request's: nothing of the refused line */
+      assert_ping (s, (gint64) i + 100);
+    }
+
+  /* the ends of the range come back as sent */
+  assert_ping (s, G_MAXINT64);
+  assert_ping (s, G_MININT64);
+
+  /* one line of 200 KB of nested brackets */
+  memset (deep, '[', deep_len / 2);
+  memset (deep + deep_len / 2, ']', deep_len / 2);
+  server_send (s, deep, deep_len);
+  server_send (s, "\n", 1);
+  {
+    g_autoptr(JsonObject) reply = server_read (s);
+
+    g_assert_nonnull (strstr (error_message (reply, -32600), "nested deeper than 64 levels"));
+  }
+  assert_ping (s, 1);
   server_finish (s);
 }
 
@@ -501,6 +573,7 @@ main (int argc, char **argv)
   g_assert_nonnull (g_getenv ("JMEM_FIXTURES"));
 
   g_test_add_func ("/mcp/bad-json", test_bad_json);
+  g_test_add_func ("/mcp/strict-json", test_strict_json);
   g_test_add_func ("/mcp/invalid-requests", test_invalid_requests);
   g_test_add_func ("/mcp/bad-arguments", test_bad_arguments);
   g_test_add_func ("/mcp/sysroot-refusals", test_sysroot_refusals);

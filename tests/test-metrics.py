@@ -1,10 +1,14 @@
 #!/usr/bin/python3
 """jmem metrics checked by the tools that consume it: promtool on every
 captured tree (and a hostile process name made at test time), node_exporter's
-textfile collector serving the file, and the textfile's replacement (mode,
-links, no torn read). Prints TAP. Usage: test-metrics.py JMEM FIXTURES"""
+textfile collector serving the file, the textfile's replacement (mode,
+links, no torn read), and what jmem-metrics.service publishes as shipped and
+when per-process series are configured. Prints TAP.
+Usage: test-metrics.py JMEM FIXTURES METRICS-UNIT"""
 
 import os
+import re
+import shlex
 import shutil
 import socket
 import stat
@@ -15,7 +19,7 @@ import threading
 import time
 import urllib.request
 
-JMEM, FIXTURES = sys.argv[1], sys.argv[2]
+JMEM, FIXTURES, UNIT = sys.argv[1], sys.argv[2], sys.argv[3]
 TREES = os.path.join(FIXTURES, 'trees')
 # What every tree yields; the others depend on the tree.
 ALWAYS = ['jmem_meminfo_bytes', 'jmem_source_up', 'jmem_finding']
@@ -124,9 +128,11 @@ def hostile_label():
         status = os.path.join(tree, 'proc', '1731', 'status')
         with open(status) as f:
             lines = f.read().split('\n')
-        # the kernel writes a backslash as \\ and a newline as \n in Name:
-        lines = ['Name:\tev"il\\\\x\\n} 1\\nnl' if l.startswith('Name:') else l for l in lines]
-        with open(status, 'w') as f:
+        # the kernel writes a backslash as \\ and a newline as \n in Name:, the
+        # other bytes as they are: ESC (a terminal sequence), CR, C1's CSI, RLO
+        lines = ['Name:\tev"il\\\\x\\n} 1\\nnl\x1b[2J\r\u009b\u202e' if l.startswith('Name:') else l
+                 for l in lines]
+        with open(status, 'w', encoding='utf-8') as f:
             f.write('\n'.join(lines))
         with open(os.path.join(tree, 'proc', '1731', 'cmdline'), 'wb') as f:
             f.write(b'/usr/bin/secret-token\0--password=hunter2\0')
@@ -134,7 +140,15 @@ def hostile_label():
         assert r.returncode == 0, r.stderr
         promtool_ok(r.stdout, 'hostile label')
         rows = [l for l in r.stdout.splitlines() if 'pid="1731"' in l]
-        assert rows and all('comm="ev\\"il\\\\x\\n} 1\\nnl"' in l for l in rows), rows
+        # the label value is what the human output shows (\\, \n, \x1b, \x0d,
+        # \x9b, \u202e), with the exposition format's own escaping over it
+        shown = 'ev\\"il\\\\\\\\x\\\\n} 1\\\\nnl\\\\x1b[2J\\\\x0d\\\\x9b\\\\u202e'
+        assert rows and all('comm="%s"' % shown in l for l in rows), (shown, rows)
+        for raw in ('\x1b', '\r', '\u009b', '\u202e'):
+            assert raw not in r.stdout, repr(raw)
+        human = subprocess.run([JMEM, 'snapshot', '--all', '--sysroot', tree, '--width', '200'],
+                               capture_output=True, text=True, timeout=120)
+        assert 'ev"il\\\\x\\n} 1\\nnl\\x1b[2J\\x0d\\x9b\\u202e' in human.stdout, human.stdout
         assert 'secret-token' not in r.stdout and 'hunter2' not in r.stdout
 
 
@@ -206,6 +220,83 @@ def textfile_never_torn():
         assert not bad, 'a reader saw a partial file:\n' + bad[0][-300:]
         assert seen[0] > 40, 'the reader ran %d times only' % seen[0]
         assert os.listdir(tmp) == ['jmem.prom'], os.listdir(tmp)
+
+
+def sample_names(text):
+    return {l.split('{')[0].split(' ')[0] for l in text.splitlines() if l and not l.startswith('#')}
+
+
+def is_per_process(name):
+    return name.startswith('jmem_process_') or name.startswith('jmem_container_')
+
+
+@test
+def series_option():
+    tree = os.path.join(TREES, 'orin-agx-nvgpu')
+    full, board = jmem('--sysroot', tree), jmem('--sysroot', tree, '--series=board')
+    assert full.returncode == 0 and board.returncode == 0, (full.stderr, board.stderr)
+    promtool_ok(board.stdout, '--series=board')
+    assert any(is_per_process(n) for n in sample_names(full.stdout)), full.stdout
+    # no series that says who holds what, nor its HELP and TYPE
+    assert not any(is_per_process(n) for n in sample_names(board.stdout)), board.stdout
+    assert 'jmem_process_' not in board.stdout and 'jmem_container_' not in board.stdout
+    assert 'VLLM' not in board.stdout
+    # the board's own series are the same as in the full output
+    kept = [l for l in full.stdout.splitlines()
+            if not re.match(r'(# (HELP|TYPE) )?jmem_(process|container)_', l)]
+    assert board.stdout.splitlines() == kept
+    for args, says in ((['--series=nope'], 'takes processes or board, not "nope"'),
+                       (['--series=board', '--top', '3'], '--series=board leaves out'),
+                       (['--top', '-1'], 'count of 0 or more')):
+        r = jmem('--sysroot', tree, *args)
+        assert r.returncode == 64 and says in r.stderr, (args, r.returncode, r.stderr)
+
+
+def unit_run(tmp, drop_in_series=None):
+    """jmem-metrics.service's ExecStart as systemd runs it, on a captured
+    tree into TMP: ${VAR} from its Environment= lines, or from a drop-in's.
+    The unit's account and group are checked, not taken on."""
+    env, exec_start, settings = {}, None, {}
+    with open(UNIT) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith('#') or '=' not in line:
+                continue
+            key, value = line.split('=', 1)
+            settings[key] = value
+            if key == 'Environment':
+                name, val = value.split('=', 1)
+                env[name] = val
+            elif key == 'ExecStart':
+                exec_start = value
+    assert settings.get('User') == 'jmem-metrics' and settings.get('Group') == 'jmem-metrics', settings
+    assert 'SupplementaryGroups' not in settings, settings
+    if drop_in_series is not None:
+        env['JMEM_METRICS_SERIES'] = drop_in_series
+    argv = [re.sub(r'\$\{(\w+)\}', lambda m: env.get(m.group(1), ''), a) for a in shlex.split(exec_start)]
+    assert os.path.basename(argv[0]) == 'jmem' and argv[1] == 'metrics', argv
+    i = argv.index('--textfile')
+    argv = [JMEM] + argv[1:i + 1] + [tmp] + argv[i + 2:] + ['--sysroot', os.path.join(TREES, 'orin-agx-nvgpu')]
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, (argv, r.stderr)
+    with open(os.path.join(tmp, 'jmem.prom')) as f:
+        return f.read()
+
+
+@test
+def unit_publishes_board_series_unless_configured():
+    with tempfile.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
+        shipped = unit_run(tmp)
+        promtool_ok(shipped, 'the unit as shipped')
+        names = sample_names(shipped)
+        assert not any(is_per_process(n) for n in names), sorted(names)
+        assert 'VLLM' not in shipped and 'pid="' not in shipped
+        for name in ALWAYS + ['jmem_nvmap_total_bytes']:
+            assert name in names, name
+        configured = unit_run(tmp, 'processes')
+        promtool_ok(configured, 'the unit with JMEM_METRICS_SERIES=processes')
+        assert 'jmem_process_nvmap_bytes{pid="1792595",comm="VLLM::EngineCor",' in configured
+        assert any(l.startswith('jmem_container_nvmap_bytes{') for l in configured.splitlines())
 
 
 def free_port():

@@ -933,29 +933,25 @@ test_nvidia_smi_forged_row (void)
   remove_tree (dir);
 }
 
-/* A row for a GPU --query-gpu did not list counts for no one; a row whose
- * PID has no /proc entry stays, as "no such process". */
+/* A row for a GPU --query-gpu did not list counts for no one. */
 static void
 test_nvidia_smi_unlisted_gpu (void)
 {
   const char *args[] = { "snapshot", "--json", "--all", "--no-ask-password", NULL };
-  const char *human[] = { "snapshot", "--all", "--no-ask-password", NULL };
   g_autofree char *apps = g_strdup_printf (GPU_UUID ", %d, 100, a-name-of-its-choosing\n"
-                                           "GPU-00000000-0000-0000-0000-000000000000, 1, %d, forged-init\n"
-                                           GPU_UUID ", %d, 50, gone\n",
-                                           (int) getpid (), FORGED_MIB, GONE_PID);
+                                           "GPU-00000000-0000-0000-0000-000000000000, 1, %d, forged-init\n",
+                                           (int) getpid (), FORGED_MIB);
   g_autofree char *dir = NULL;
   g_auto(Run) r = { 0 };
-  g_auto(Run) h = { 0 };
   JsonArray *rows;
-  JsonObject *self, *gone;
+  JsonObject *self;
 
   run_with_apps (apps, args, &r, &dir);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (gpu_trusted (r.json));
   g_assert_true (has_warning (r.json, "gpu", "did not list"));
   rows = array_at (r.json, "gpu", "processes");
-  g_assert_cmpuint (json_array_get_length (rows), ==, 2);
+  g_assert_cmpuint (json_array_get_length (rows), ==, 1);
   g_assert_null (find_pid (rows, 1));
   g_assert_cmpint (json_object_get_int_member (find_pid (process_list (r.json), 1), "gpu_kib"), ==, 0);
   assert_not_named (r.json, 1);
@@ -966,7 +962,42 @@ test_nvidia_smi_unlisted_gpu (void)
   g_assert_cmpstr (json_object_get_string_member (find_pid (rows, getpid ()), "process_name"), ==,
                    json_object_get_string_member (self, "name"));
   g_assert_true (json_object_get_boolean_member (find_pid (rows, getpid ()), "pid_exists"));
-  gone = find_pid (rows, GONE_PID);
+  remove_tree (dir);
+}
+
+/* A listed PID whose /proc entry cannot be read (here: gone, as a forger
+ * that exits once nvidia-smi has answered; /proc mounted hidepid looks the
+ * same) may have forged the rows after its own: the answer is untrusted,
+ * and the 9999999 MiB it gives PID 1 count for nobody. Its row stays, as
+ * "no such process". */
+static void
+test_nvidia_smi_unreadable_pid (void)
+{
+  const char *args[] = { "snapshot", "--json", "--all", "--no-ask-password", NULL };
+  const char *human[] = { "snapshot", "--all", "--no-ask-password", NULL };
+  g_autofree char *apps = g_strdup_printf (GPU_UUID ", %d, 100, a-name-of-its-choosing\n"
+                                           GPU_UUID ", %d, 50, gone\n"
+                                           GPU_UUID ", 1, %d, forged-init\n",
+                                           (int) getpid (), GONE_PID, FORGED_MIB);
+  g_autofree char *dir = NULL;
+  g_autofree char *because = g_strdup_printf ("PID %d could not be read", GONE_PID);
+  g_auto(Run) r = { 0 };
+  g_auto(Run) h = { 0 };
+  JsonObject *gone, *init, *self;
+
+  run_with_apps (apps, args, &r, &dir);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_false (gpu_trusted (r.json));
+  g_assert_true (has_warning (r.json, "gpu", because));
+  init = find_pid (process_list (r.json), 1);
+  g_assert_nonnull (init);
+  g_assert_true (json_object_get_null_member (init, "gpu_kib"));
+  g_assert_cmpint (json_object_get_int_member (init, "footprint_kib"), <, (gint64) FORGED_MIB * 1024);
+  assert_not_named (r.json, 1);
+  /* nor does a row that would be believed alone */
+  self = find_pid (process_list (r.json), getpid ());
+  g_assert_true (json_object_get_null_member (self, "gpu_kib"));
+  gone = find_pid (array_at (r.json, "gpu", "processes"), GONE_PID);
   g_assert_nonnull (gone);
   g_assert_false (json_object_get_boolean_member (gone, "pid_exists"));
   g_assert_cmpstr (json_object_get_string_member (gone, "process_name"), ==, "gone");
@@ -986,6 +1017,54 @@ test_nvidia_smi_unlisted_gpu (void)
     g_assert_true (g_str_has_prefix (line, "(no such process)\n"));
   }
   g_assert_null (strstr (h.out, "forged-init"));
+  remove_tree (dir);
+}
+
+/* A process whose command line holds a newline while its name does not
+ * (nvidia-smi may print either): the answer is untrusted all the same. */
+static void
+test_nvidia_smi_forged_by_cmdline (void)
+{
+  const char *args[] = { "snapshot", "--json", "--all", "--no-ask-password", NULL };
+  g_autofree char *apps = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *cmdline_path = NULL;
+  g_autofree char *because = NULL;
+  g_auto(Run) r = { 0 };
+  JsonObject *init;
+  pid_t child;
+
+  child = fork ();
+  g_assert_cmpint (child, >=, 0);
+  if (child == 0)
+    {
+      prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+      execl ("/bin/sleep", "sleep\n" GPU_UUID ", 1, 9999999, forged-init", "600", (char *) NULL);
+      _exit (127);
+    }
+  /* the name stays "sleep"; only the command line holds the newline */
+  cmdline_path = g_strdup_printf ("/proc/%d/cmdline", (int) child);
+  for (int i = 0; i < 500; i++)
+    {
+      g_autofree char *cmdline = NULL;
+
+      if (g_file_get_contents (cmdline_path, &cmdline, NULL, NULL) && strchr (cmdline, '\n') != NULL)
+        break;
+      g_usleep (10000);
+    }
+  apps = g_strdup_printf (GPU_UUID ", %d, 100, sleep\n"
+                          GPU_UUID ", 1, %d, forged-init\n", (int) child, FORGED_MIB);
+  run_with_apps (apps, args, &r, &dir);
+  kill (child, SIGKILL);
+  waitpid (child, NULL, 0);
+  g_assert_cmpint (r.status, ==, 0);
+
+  because = g_strdup_printf ("command line of PID %d holds a newline", (int) child);
+  g_assert_false (gpu_trusted (r.json));
+  g_assert_true (has_warning (r.json, "gpu", because));
+  init = find_pid (process_list (r.json), 1);
+  g_assert_true (json_object_get_null_member (init, "gpu_kib"));
+  assert_not_named (r.json, 1);
   remove_tree (dir);
 }
 
@@ -1012,6 +1091,8 @@ main (int argc, char **argv)
   g_test_add_func ("/programs/nvidia-smi-timeout", test_nvidia_smi_timeout);
   g_test_add_func ("/programs/nvidia-smi-forged-row", test_nvidia_smi_forged_row);
   g_test_add_func ("/programs/nvidia-smi-unlisted-gpu", test_nvidia_smi_unlisted_gpu);
+  g_test_add_func ("/programs/nvidia-smi-unreadable-pid", test_nvidia_smi_unreadable_pid);
+  g_test_add_func ("/programs/nvidia-smi-forged-by-cmdline", test_nvidia_smi_forged_by_cmdline);
   rc = g_test_run ();
   test_account_remove_created ();
   return rc;

@@ -7,6 +7,8 @@
 #include <json-glib/json-glib.h>
 
 #include "jmem-config.h"
+#include "jmem-json-reader.h"
+#include "jmem-json-writer.h"
 #include "jmem-output-human.h"
 #include "jmem-snapshot-json.h"
 #include "jmem-text.h"
@@ -636,6 +638,37 @@ test_json_control_characters (void)
   g_assert_nonnull (strstr (text, "\\u001f"));
 }
 
+/* Whatever bytes a caller passes (a string, a member name, a tree from
+ * elsewhere), the writer's document is valid UTF-8, read back by the
+ * strict reader; the bad bytes become U+FFFD. */
+static void
+test_json_writer_invalid_utf8 (void)
+{
+  g_autoptr(JmemJsonWriter) w = jmem_json_writer_new (FALSE);
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_VALUE);
+  g_autoptr(JsonNode) back = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  /* json-glib makes these bytes of "\ud800" */
+  json_node_set_string (node, "x\xed\xa0\x80y");
+  jmem_json_writer_begin_object (w);
+  jmem_json_writer_set_member_name (w, "name\xff");
+  jmem_json_writer_add_string_value (w, "a\xc3(b");
+  jmem_json_writer_set_member_name (w, "node");
+  jmem_json_writer_add_node (w, node);
+  jmem_json_writer_end_object (w);
+  text = jmem_json_writer_free_to_string (g_steal_pointer (&w));
+
+  g_assert_true (g_utf8_validate (text, -1, NULL));
+  back = jmem_json_read (text, strlen (text), 1 << 20, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (back), "name\xef\xbf\xbd"),
+                   ==, "a\xef\xbf\xbd(b");
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (back), "node"),
+                   ==, "x\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdy");
+}
+
 static void
 test_json_hostile_strings (void)
 {
@@ -1043,6 +1076,7 @@ main (int argc, char **argv)
   g_test_add_func ("/snapshot-json/generator-format", test_json_generator_format);
   g_test_add_func ("/snapshot-json/control-characters", test_json_control_characters);
   g_test_add_func ("/snapshot-json/hostile-strings", test_json_hostile_strings);
+  g_test_add_func ("/json-writer/invalid-utf8", test_json_writer_invalid_utf8);
   g_test_add_func ("/snapshot-json/huge-values", test_json_huge_values);
   g_test_add_func ("/snapshot-json/caps", test_json_caps);
   g_test_add_func ("/snapshot-json/schema-rejects", test_schema_rejects);

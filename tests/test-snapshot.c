@@ -413,6 +413,49 @@ test_thor (void)
   g_assert_cmpint (int_at (r.json, "$.tegrastats.ram_total_kib"), ==, 125772 * 1024);
 }
 
+/* nvidia-smi's rows in a capture are judged as live ones are, from the
+ * capture's proc/PID: a command line holding a newline (its name is clean),
+ * or a listed PID the capture has no status for, makes them untrusted. */
+static void
+test_thor_untrusted (void)
+{
+  g_autofree char *base = g_dir_make_tmp ("jmem-untrusted-XXXXXX", NULL);
+  g_autofree char *copy = g_build_filename (base, "thor", NULL);
+  g_autofree char *thor = tree ("thor-unified");
+  g_autofree char *cmdline = g_build_filename (copy, "proc", "5210", "cmdline", NULL);
+  g_autofree char *status = g_build_filename (copy, "proc", "2450", "status", NULL);
+  const char *cp[] = { "cp", "-a", thor, copy, NULL };
+  const char *rm[] = { "rm", "-rf", base, NULL };
+  /* what a forger's command line makes nvidia-smi print, and the capture's own */
+  static const char forged[] = "/opt/app/run\nGPU-6a1f0e3c-92b4-4d8e-b7a1-5c3d2e1f0a9b, 1, 61440, init";
+  static const char captured[] = "/opt/app/run,with,commas\0--batch\0";
+  g_auto(Run) cp_run = { 0 }, rm_run = { 0 };
+  g_auto(Run) r = { 0 };
+  g_auto(Run) gone = { 0 };
+
+  run_argv (cp, NULL, FALSE, &cp_run);
+  g_assert_cmpint (cp_run.status, ==, 0);
+  g_assert_true (g_file_set_contents (cmdline, forged, sizeof forged - 1, NULL));
+  run_jmem (&r, TRUE, "snapshot", "--json", "--sysroot", copy, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_false (bool_at (r.json, "$.gpu.processes_trusted"));
+  g_assert_true (has_warning (r.json, "gpu", "command line of PID 5210 holds a newline"));
+  g_assert_cmpstr (warning_action (r.json, "gpu", "PID 5210"), ==,
+                   "see which process it was: the capture's proc/5210/status and cmdline");
+  g_assert_true (json_object_get_null_member (process_by_pid (r.json, 4012), "gpu_kib"));
+
+  /* the command line put back, PID 2450's status gone from the capture */
+  g_assert_true (g_file_set_contents (cmdline, captured, sizeof captured - 1, NULL));
+  g_assert_cmpint (g_unlink (status), ==, 0);
+  run_jmem (&gone, TRUE, "snapshot", "--json", "--sysroot", copy, NULL);
+  g_assert_cmpint (gone.status, ==, 0);
+  g_assert_false (bool_at (gone.json, "$.gpu.processes_trusted"));
+  g_assert_true (has_warning (gone.json, "gpu", "PID 2450 could not be read"));
+  g_assert_nonnull (strstr (warning_action (gone.json, "gpu", "PID 2450"), "capture again"));
+  g_assert_true (json_object_get_null_member (process_by_pid (gone.json, 4012), "gpu_kib"));
+  run_argv (rm, NULL, FALSE, &rm_run);
+}
+
 static void
 test_hostile (void)
 {
@@ -1313,6 +1356,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/snapshot/orin", test_orin);
   g_test_add_func ("/snapshot/thor", test_thor);
+  g_test_add_func ("/snapshot/thor-untrusted", test_thor_untrusted);
   g_test_add_func ("/snapshot/hostile", test_hostile);
   g_test_add_func ("/snapshot/top-and-human", test_top_and_human);
   g_test_add_func ("/snapshot/top-matches-all", test_top_matches_all);

@@ -7,6 +7,8 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "jmem-collect.h"
@@ -351,6 +353,24 @@ test_orphaned (void)
   g_assert_null (jmem_triage_find (fc, "nvmap-orphaned"));
 }
 
+/* Number @name of the first finding @id in a `triage --json` document;
+ * -1 when no such finding fired. */
+static gint64
+finding_number (JsonNode *doc, const char *id, const char *name)
+{
+  JsonArray *findings = json_object_get_array_member (json_node_get_object (doc), "findings");
+
+  for (guint i = 0; i < json_array_get_length (findings); i++)
+    {
+      JsonObject *f = json_array_get_object_element (findings, i);
+
+      if (g_str_equal (json_object_get_string_member (f, "id"), id))
+        return json_object_get_int_member (
+          json_object_get_object_member (json_object_get_object_member (f, "numbers"), name), "value");
+    }
+  return -1;
+}
+
 /* The command: a generated history file through `jmem triage --history
  * --json`, and `jmem diff --history` over its first and last line. */
 static void
@@ -362,9 +382,7 @@ test_command (void)
   g_autofree char *out = NULL;
   g_autofree char *err = NULL;
   g_autoptr(JsonNode) doc = NULL;
-  JsonArray *findings;
   int status = 0;
-  gboolean saw_growing = FALSE;
 
   w = jmem_history_writer_open (path, JMEM_HISTORY_DEFAULT_MAX_BYTES, &error);
   g_assert_no_error (error);
@@ -387,21 +405,7 @@ test_command (void)
   doc = json_from_string (out, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (doc), "schema"), ==, "jmem-triage");
-  findings = json_object_get_array_member (json_node_get_object (doc), "findings");
-  for (guint i = 0; i < json_array_get_length (findings); i++)
-    {
-      JsonObject *f = json_array_get_object_element (findings, i);
-
-      if (g_str_equal (json_object_get_string_member (f, "id"), "nvmap-growing"))
-        {
-          JsonObject *n = json_object_get_object_member (f, "numbers");
-
-          saw_growing = TRUE;
-          g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (n, "growth_kib"), "value"),
-                           ==, 160 * MIB);
-        }
-    }
-  g_assert_true (saw_growing);
+  g_assert_cmpint (finding_number (doc, "nvmap-growing", "growth_kib"), ==, 160 * MIB);
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 
@@ -440,35 +444,247 @@ test_command (void)
   }
 }
 
-/* A damaged line is an error naming the line; a missing file and an empty
- * one have their own exit codes. */
+/* Rows no check has seen (the rules are also fuzzed alone): rows that are
+ * no objects are passed over without a critical warning, which the test
+ * makes fatal, and a size no machine has grows nothing. */
+static void
+test_unchecked_rows (void)
+{
+  g_autoptr(JmemTriageHistory) h = jmem_triage_history_new ();
+  g_autoptr(GPtrArray) f = NULL;
+
+  for (guint i = 0; i < 4; i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "{\"collected\": {\"timestamp_unix\": %u}, \"nvmap\": {\"by_pid\": [1, \"x\", null, []"
+        ", {\"pid\": 7, \"process\": \"big\", \"size_kib\": %" G_GINT64_FORMAT "}]},"
+        " \"processes\": {\"list\": [2, {\"pid\": 8, \"name\": \"p\", \"pss_kib\": %" G_GINT64_FORMAT "}]}}",
+        1000 + i * 60, G_MAXINT64 / 4 * i, G_MAXINT64 / 4 * i);
+      g_autoptr(JsonNode) node = json_from_string (text, NULL);
+
+      g_assert_nonnull (node);
+      jmem_triage_history_add (h, node);
+    }
+  g_assert_cmpuint (jmem_triage_history_get_n_samples (h), ==, 4);
+  f = jmem_triage_history_run (h);
+  g_assert_cmpuint (f->len, ==, 0);
+}
+
+typedef struct {
+  int   status;
+  char *out;
+  char *err;
+} Run;
+
+static void
+run_clear (Run *r)
+{
+  g_clear_pointer (&r->out, g_free);
+  g_clear_pointer (&r->err, g_free);
+}
+
+/* `timeout 60 jmem ARGS...`: a command that blocks is a failure, not a hang. */
+static void
+run_jmem (Run *r, const char *const *args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *timeout = g_find_program_in_path ("timeout");
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  g_assert_nonnull (timeout);
+  g_ptr_array_add (argv, timeout);
+  g_ptr_array_add (argv, (char *) "60");
+  g_ptr_array_add (argv, (char *) jmem_exe);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err,
+                &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  r->status = WEXITSTATUS (status);
+}
+
+/* Damaged lines that match nothing (one good line, one of another schema)
+ * and files that are no history have their own exit codes. */
 static void
 test_command_errors (void)
 {
   g_autofree char *bad = g_build_filename (tmpdir, "bad.jsonl", NULL);
+  g_autofree char *all_bad = g_build_filename (tmpdir, "all-bad.jsonl", NULL);
   g_autofree char *empty = g_build_filename (tmpdir, "empty.jsonl", NULL);
   g_autofree char *missing = g_build_filename (tmpdir, "missing.jsonl", NULL);
+  g_autofree char *fifo = g_build_filename (tmpdir, "fifo.jsonl", NULL);
   g_autofree char *contents = g_strdup_printf ("%s\n{\"schema\": \"other\"}\n", template_json);
   struct { const char *path; int exit; const char *says; } cases[] = {
-    { bad, 65, ":2:" }, { empty, 69, "holds no snapshot" }, { missing, 66, "cannot open" },
+    { bad, 0, "bad.jsonl:2: not a jmem snapshot (schema is \"other\"" },
+    { all_bad, 65, "all-bad.jsonl holds no jmem snapshot: " },
+    { empty, 69, "holds no snapshot" },
+    { missing, 66, "Cannot open" },
+    /* refused at once, never waited on for a writer */
+    { fifo, 66, "fifo.jsonl is a FIFO or pipe, not a regular file" },
   };
 
   g_assert_true (g_file_set_contents (bad, contents, -1, NULL));
+  g_assert_true (g_file_set_contents (all_bad, "{\"schema\": \"other\"}\n// x\n", -1, NULL));
   g_assert_true (g_file_set_contents (empty, "", 0, NULL));
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      const char *argv[] = { jmem_exe, "triage", "--history", cases[i].path, NULL };
-      g_autofree char *out = NULL;
-      g_autofree char *err = NULL;
-      g_autoptr(GError) error = NULL;
-      int status = 0;
+      const char *args[] = { "triage", "--history", cases[i].path, NULL };
+      Run r = { 0 };
 
-      g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error);
-      g_assert_no_error (error);
-      g_assert_true (WIFEXITED (status));
-      g_assert_cmpint (WEXITSTATUS (status), ==, cases[i].exit);
-      g_assert_nonnull (strstr (err, cases[i].says));
+      run_jmem (&r, args);
+      g_assert_cmpint (r.status, ==, cases[i].exit);
+      if (strstr (r.err, cases[i].says) == NULL)
+        g_error ("%s: \"%s\" lacks \"%s\"", cases[i].path, r.err, cases[i].says);
+      run_clear (&r);
     }
+  g_unlink (fifo);
+}
+
+/* What the rules read, damaged in one line each among good ones: every
+ * damaged line is skipped with a warning naming it, and the rules still run
+ * on the rest (the growth is found from the good lines). Values json-glib
+ * would mishandle are among them: rows that are no objects (a Json-CRITICAL
+ * each), a size near 2^63 (an out-of-range conversion in the slope), an
+ * integer past 64 bits (wrapped). */
+static void
+test_damaged_lines (void)
+{
+  g_autofree char *path = g_build_filename (tmpdir, "damaged.jsonl", NULL);
+  g_autoptr(GString) history = g_string_new (NULL);
+  const char *args[] = { "triage", "--history", path, "--json", NULL };
+  const char *diff[] = { "diff", "--json", "--history", path, NULL };
+  struct { const char *from, *to, *says; } damage[] = {
+    { "\"by_pid\":[{", "\"by_pid\":[1,{", "nvmap.by_pid[0] is not an object" },
+    { "\"size_kib\":262144,\"pid_exists\"", "\"size_kib\":9223372036854775000,\"pid_exists\"", "nvmap.by_pid[0].size_kib = 9223372036854775000 is not a possible size" },
+    { "\"size_kib\":262144,\"pid_exists\"", "\"size_kib\":18446744073709551616,\"pid_exists\"", "outside the 64-bit integer range" },
+    { "\"pid\":4242,\"process\"", "\"pid\":-4242,\"process\"", "nvmap.by_pid[0].pid is not a PID" },
+    { "\"pid_exists\":true", "\"pid_exists\":\"yes\"", "nvmap.by_pid[0].pid_exists is not true, false or null" },
+    { "\"pid\":4242,\"process\":\"gst-launch-1.0\"", "\"pid\":4242,\"process\":7", "nvmap.by_pid[0].process is not a string" },
+    { "\"timestamp_unix\":", "\"timestamp_unix\":-", "collected.timestamp_unix is not a time in seconds" },
+    { "\"by_pid\":[", "\"by_pid\":\"rows\",\"rows\":[", "nvmap.by_pid is not an array" },
+  };
+  Run r = { 0 };
+  g_autoptr(JsonNode) doc = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (damage) + 6; i++)
+    {
+      Row rows[] = { { 4242, "gst-launch-1.0", 256 * MIB + (gint64) MIN (i, 5) * 32 * MIB, TRUE } };
+      g_autoptr(JsonNode) s = sample (T0 + 5 * (gint64) MIN (i, 5), rows, 1, rows, 1);
+      g_autofree char *text = json_to_string (s, FALSE);
+
+      if (i >= 6)
+        {
+          g_auto(GStrv) parts = NULL;
+          guint d = i - 6;
+
+          /* the first growth sample, damaged one field at a time */
+          g_clear_pointer (&text, g_free);
+          {
+            Row first[] = { { 4242, "gst-launch-1.0", 256 * MIB, TRUE } };
+            g_autoptr(JsonNode) s0 = sample (T0, first, 1, first, 1);
+
+            text = json_to_string (s0, FALSE);
+          }
+          g_assert_nonnull (strstr (text, damage[d].from));
+          parts = g_strsplit (text, damage[d].from, 2);
+          g_clear_pointer (&text, g_free);
+          text = g_strconcat (parts[0], damage[d].to, parts[1], NULL);
+        }
+      g_string_append_printf (history, "%s\n", text);
+      /* a line cut short by a full disk, followed by the next sample */
+      if (i == 2)
+        {
+          g_string_append_len (history, text, 100);
+          g_string_append_c (history, '\n');
+        }
+    }
+  g_assert_true (g_file_set_contents (path, history->str, (gssize) history->len, NULL));
+
+  run_jmem (&r, args);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.err, "CRITICAL"));
+  g_assert_null (strstr (r.err, "WARNING"));
+  /* the cut line is line 4; the damaged ones follow the six good samples */
+  if (strstr (r.err, "damaged.jsonl:4: not valid JSON (column ") == NULL)
+    g_error ("the cut line is not named: %s", r.err);
+  for (guint d = 0; d < G_N_ELEMENTS (damage); d++)
+    {
+      g_autofree char *expected = g_strdup_printf ("damaged.jsonl:%u: ", 8 + d);
+      const char *at = strstr (r.err, expected);
+
+      if (at == NULL || strstr (at, damage[d].says) == NULL ||
+          strstr (at, "; the line was skipped\n") == NULL)
+        g_error ("line %u: \"%s\" lacks \"%s\" with \"%s\"", 8 + d, r.err, expected, damage[d].says);
+    }
+  doc = json_from_string (r.out, NULL);
+  g_assert_nonnull (doc);
+  g_assert_cmpint (finding_number (doc, "nvmap-growing", "growth_kib"), ==, 160 * MIB);
+  g_assert_cmpint (finding_number (doc, "nvmap-growing", "samples"), ==, 6);
+  run_clear (&r);
+
+  /* diff --history skips them too, with the same warnings */
+  run_jmem (&r, diff);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "jmem diff: "));
+  g_assert_nonnull (strstr (r.err, "damaged.jsonl:8: "));
+  run_clear (&r);
+}
+
+/* A line larger than any snapshot jmem reads (65 MiB: a full disk's debris,
+ * a file that is not a history) is skipped with a warning, the rest of it
+ * dropped as it is read, and the lines after it are read. */
+static void
+test_huge_line (void)
+{
+  g_autofree char *path = g_build_filename (tmpdir, "huge.jsonl", NULL);
+  const char *args[] = { "triage", "--history", path, NULL };
+  gsize huge = 65 * 1024 * 1024;
+  g_autofree char *block = g_malloc (1024 * 1024);
+  Run r = { 0 };
+  FILE *f;
+
+  memset (block, 'x', 1024 * 1024);
+  f = fopen (path, "w");
+  g_assert_nonnull (f);
+  fprintf (f, "%s\n", template_json);
+  for (gsize done = 0; done < huge; done += 1024 * 1024)
+    g_assert_cmpuint (fwrite (block, 1, 1024 * 1024, f), ==, 1024 * 1024);
+  fprintf (f, "\n%s\n", template_json);
+  g_assert_cmpint (fclose (f), ==, 0);
+
+  run_jmem (&r, args);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "huge.jsonl:2: larger than 64 MiB, not a snapshot jmem wrote; "
+                                   "the line was skipped\n"));
+  g_assert_nonnull (strstr (r.err, "the history holds 2 samples"));
+  run_clear (&r);
+  g_unlink (path);
+}
+
+/* Past JMEM_HISTORY_MAX_NAMED_DAMAGE damaged lines the rest are counted in
+ * one line, not printed one by one. */
+static void
+test_many_damaged (void)
+{
+  g_autofree char *path = g_build_filename (tmpdir, "many.jsonl", NULL);
+  g_autoptr(GString) history = g_string_new (NULL);
+  const char *args[] = { "triage", "--history", path, NULL };
+  Run r = { 0 };
+
+  g_string_append_printf (history, "%s\n", template_json);
+  for (guint i = 0; i < 1000; i++)
+    g_string_append (history, "{'not': json}\n");
+  g_assert_true (g_file_set_contents (path, history->str, (gssize) history->len, NULL));
+  run_jmem (&r, args);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "many.jsonl:11: not valid JSON (column 2: a single quote"));
+  g_assert_null (strstr (r.err, "many.jsonl:12:"));
+  g_assert_nonnull (strstr (r.err, "many.jsonl: 990 more damaged lines skipped\n"));
+  run_clear (&r);
 }
 
 int
@@ -503,7 +719,11 @@ main (int argc, char **argv)
   g_test_add_func ("/triage-history/restarted-same-name", test_restarted_same_name);
   g_test_add_func ("/triage-history/orphaned", test_orphaned);
   g_test_add_func ("/triage-history/command", test_command);
+  g_test_add_func ("/triage-history/unchecked-rows", test_unchecked_rows);
   g_test_add_func ("/triage-history/command-errors", test_command_errors);
+  g_test_add_func ("/triage-history/damaged-lines", test_damaged_lines);
+  g_test_add_func ("/triage-history/many-damaged", test_many_damaged);
+  g_test_add_func ("/triage-history/huge-line", test_huge_line);
   rc = g_test_run ();
 
   {

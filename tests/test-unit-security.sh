@@ -1,10 +1,36 @@
 #!/bin/sh
 # The helper's unit must keep its systemd-analyze exposure at or below the
 # limit the design sets (0.6: an empty capability bounding set and the rest
-# of the hardening). Usage: test-unit-security.sh UNIT [LIMIT]
+# of the hardening). Each KEY=VALUE after the limit must be the unit's last
+# setting of KEY, each !KEY must be absent.
+# Usage: test-unit-security.sh UNIT [LIMIT [KEY=VALUE|!KEY...]]
 set -eu
 unit=$1
 limit=${2:-0.6}
+shift $(($# < 2 ? $# : 2))
+
+# the settings, as systemd reads them: the last assignment of a key wins
+setting() {
+  sed -n "s/^$1=//p" "$unit" | tail -n 1
+}
+for want in "$@"; do
+  case $want in
+    !*)
+      key=${want#!}
+      if grep -q "^$key=" "$unit"; then
+        echo "FAIL: $unit sets $key (must not): $(setting "$key")"
+        exit 1
+      fi ;;
+    *=*)
+      key=${want%%=*}
+      if [ "$(setting "$key")" != "${want#*=}" ]; then
+        echo "FAIL: $unit has $key=$(setting "$key"), not ${want#*=}"
+        exit 1
+      fi ;;
+    *) echo "usage: test-unit-security.sh UNIT [LIMIT [KEY=VALUE|!KEY...]]"; exit 2 ;;
+  esac
+  echo "ok: $want"
+done
 
 if ! command -v systemd-analyze >/dev/null 2>&1; then
   echo "SKIP: systemd-analyze is not installed"

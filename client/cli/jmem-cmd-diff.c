@@ -44,9 +44,13 @@ static int
 load_history (const char *path, JsonNode **before, JsonNode **after)
 {
   g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   Ends ends = { NULL, NULL };
+  gboolean ok = jmem_history_read (path, keep_ends, &ends, warnings, &error);
 
-  if (!jmem_history_read (path, keep_ends, &ends, NULL, &error))
+  for (guint i = 0; i < warnings->len; i++)
+    jmem_cmd_printerr ("jmem diff: %s", (const char *) g_ptr_array_index (warnings, i));
+  if (!ok)
     {
       g_clear_pointer (&ends.first, json_node_unref);
       g_clear_pointer (&ends.last, json_node_unref);
@@ -87,8 +91,11 @@ jmem_cmd_diff (int argc, char **argv)
     "A process is the same in both when its PID and start time are, even renamed; a reused\n"
     "PID is one exit and one appearance. Snapshots without start times (older jmem) match\n"
     "on PID and name. Kernel threads are left out unless --kernel-threads.\n"
+    "A FIFO or a pipe (as <(...) gives) is refused: save the snapshot to a file first.\n"
     "Exit status: 0 ok, 64 usage error, 65 a file is not a jmem snapshot (malformed JSON,\n"
-    "another schema or version), 66 a file is missing or unreadable, 69 a --history with no line.");
+    "another schema or version; for --history, no line is one: a damaged line among good\n"
+    "ones is skipped with a warning), 66 a file is missing, unreadable or not a regular\n"
+    "file, 69 a --history with no line.");
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
       jmem_cmd_printerr ("jmem diff: %s", error->message);

@@ -13,15 +13,37 @@
 
 #define TEXTFILE_NAME "jmem.prom"
 
+/* --top N; -1 until given (0 is a count it takes) */
+static int top_given;
+
+static gboolean
+parse_top (const char *name, const char *value, gpointer data, GError **error)
+{
+  char *end = NULL;
+  gint64 n = g_ascii_strtoll (value, &end, 10);
+
+  if (end == value || *end != '\0' || n < 0 || n > G_MAXINT)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--top takes a count of 0 or more, not \"%s\"", value);
+      return FALSE;
+    }
+  top_given = (int) n;
+  return TRUE;
+}
+
 int
 jmem_cmd_metrics (int argc, char **argv)
 {
   gboolean no_ask = FALSE;
-  int top = JMEM_METRICS_DEFAULT_TOP, tegrastats = JMEM_CMD_TEGRASTATS_UNSET;
+  int tegrastats = JMEM_CMD_TEGRASTATS_UNSET;
   g_autofree char *sysroot = NULL;
   g_autofree char *textfile = NULL;
+  g_autofree char *series = NULL;
   GOptionEntry entries[] = {
-    { "top", 0, 0, G_OPTION_ARG_INT, &top, "Per-process series for the N largest processes (default 20); "
+    { "series", 0, 0, G_OPTION_ARG_STRING, &series, "processes (default): the board and every process "
+      "and container of note; board: only what describes the whole board", "processes|board" },
+    { "top", 0, 0, G_OPTION_ARG_CALLBACK, parse_top, "Per-process series for the N largest processes (default 20); "
       "processes holding NvMap or GPU memory always have them", "N" },
     { "textfile", 0, 0, G_OPTION_ARG_FILENAME, &textfile, "Replace DIR/" TEXTFILE_NAME " (node_exporter's "
       "textfile collector) instead of writing to stdout", "DIR" },
@@ -40,17 +62,26 @@ jmem_cmd_metrics (int argc, char **argv)
   JmemMetricsOptions metrics = { 0 };
   const JmemNvmapSource *source;
 
+  top_given = -1;
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
     "Writes the Prometheus text format (docs/metrics.md): meminfo, NvMap, GPU memory, the\n"
     "largest processes and every container, source states and triage findings.\n"
+    "--series=board leaves out the per-process and per-container series, which name who\n"
+    "holds what: jmem-metrics.service writes only those unless configured (docs/metrics.md).\n"
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
     "70 internal error, 73 the output could not be written.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
     return JMEM_EXIT_USAGE;
-  if (top < 0)
+  if (series != NULL && !g_str_equal (series, "processes") && !g_str_equal (series, "board"))
     {
-      g_printerr ("jmem metrics: --top takes a count of 0 or more\n");
+      jmem_cmd_printerr ("jmem metrics: --series takes processes or board, not \"%s\"", series);
+      return JMEM_EXIT_USAGE;
+    }
+  metrics.board_only = g_strcmp0 (series, "board") == 0;
+  if (metrics.board_only && top_given >= 0)
+    {
+      g_printerr ("jmem metrics: --top chooses per-process series, which --series=board leaves out\n");
       return JMEM_EXIT_USAGE;
     }
   if (!jmem_cmd_check_tegrastats (&tegrastats))
@@ -93,7 +124,7 @@ jmem_cmd_metrics (int argc, char **argv)
   source_ctx.root = sysroot;
   source = jmem_nvmap_source_choose (&source_ctx, NULL);
   metrics.helper_via = source != NULL ? source->via : NULL;
-  metrics.top = top;
+  metrics.top = top_given >= 0 ? top_given : JMEM_METRICS_DEFAULT_TOP;
   jmem_output_metrics (snapshot, &metrics, out);
 
   if (textfile == NULL)

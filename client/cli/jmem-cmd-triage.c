@@ -101,9 +101,12 @@ triage_history (const char *path, gboolean json)
   g_autoptr(JmemTriageHistory) history = jmem_triage_history_new ();
   g_autoptr(GPtrArray) findings = NULL;
   g_autoptr(GError) error = NULL;
-  guint n_torn = 0;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  gboolean ok = jmem_history_read (path, add_sample, history, warnings, &error);
 
-  if (!jmem_history_read (path, add_sample, history, &n_torn, &error))
+  for (guint i = 0; i < warnings->len; i++)
+    jmem_cmd_printerr ("jmem triage: %s", (const char *) g_ptr_array_index (warnings, i));
+  if (!ok)
     {
       jmem_cmd_printerr ("jmem triage: %s", error->message);
       if (error->domain == G_IO_ERROR)
@@ -111,9 +114,6 @@ triage_history (const char *path, gboolean json)
       return g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) ?
                JMEM_EXIT_NO_DATA : JMEM_EXIT_DATA_ERR;
     }
-  if (n_torn > 0)
-    jmem_cmd_printerr ("jmem triage: %s: the unterminated last line (a watch stopped mid-write) "
-                       "was skipped", path);
   if (jmem_triage_history_get_n_samples (history) < JMEM_TRIAGE_GROWING_MIN_SAMPLES)
     g_printerr ("jmem triage: the history holds %u samples; the rules over time need %d at least\n",
                 jmem_triage_history_get_n_samples (history), JMEM_TRIAGE_GROWING_MIN_SAMPLES);
@@ -145,7 +145,8 @@ jmem_cmd_triage (int argc, char **argv)
     "Prints only the findings of the triage rules (docs/triage.md); with --history, only\n"
     "those of the rules over time (nvmap-growing, pss-growing, nvmap-orphaned; docs/watch.md).\n"
     "Exit status: 0 whether or not anything was found (read the findings, not the status),\n"
-    "64 usage error, 65 a --history line is not a jmem snapshot, 66 --history unreadable,\n"
+    "64 usage error, 65 no --history line is a jmem snapshot (a damaged line among good\n"
+    "ones is skipped with a warning), 66 --history unreadable or not a regular file,\n"
     "69 no data (an empty or missing --sysroot, a history with no line), 70 internal error.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
     return JMEM_EXIT_USAGE;

@@ -3,9 +3,11 @@
 #include "jmem-names.h"
 #include "jmem-nvml.h"
 #include "jmem-nvsmi.h"
+#include "jmem-procfs.h"
 #include "jmem-run.h"
 #include "jmem-text.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 /* One nvidia-smi query, live or from DIR/nvidia-smi/NAME.csv and
@@ -87,24 +89,59 @@ add_output_evidence (JmemSnapshot *s, const char *label, const char *data, gsize
       g_ptr_array_add (s->gpu_evidence, g_strdup_printf ("%s: %s", label, g_strchomp (lines[i])));
 }
 
-/* Whether /proc/PID/@file holds a newline (comm's own trailing one aside). */
-static gboolean
-holds_newline (JmemCollectContext *ctx, gint64 pid, const char *file)
-{
-  g_autofree char *path = g_strdup_printf ("/proc/%" G_GINT64_FORMAT "/%s", pid, file);
-  g_autofree char *data = NULL;
-  gsize len = 0;
+/* What /proc says of a PID nvidia-smi listed, for judging its rows. */
+typedef enum {
+  NAMES_CLEAN,
+  NAMES_NEWLINE,     /* its name or command line holds a newline */
+  NAMES_UNREADABLE,  /* exited since nvidia-smi answered, hidden (hidepid), not captured */
+} NamesCheck;
 
-  if (!jmem_root_read (ctx->files, path, JMEM_MAX_PROC_BYTES, &data, &len, NULL))
-    return FALSE;
-  if (g_str_equal (file, "comm") && len > 0 && data[len - 1] == '\n')
-    len--;
-  return memchr (data, '\n', len) != NULL;
+/* The name (status, as the kernel gives it: /proc/PID/comm is not in a
+ * capture) and the command line of @pid. */
+static NamesCheck
+check_names (JmemCollectContext *ctx, gint64 pid)
+{
+  g_autofree char *status_path = g_strdup_printf ("/proc/%" G_GINT64_FORMAT "/status", pid);
+  g_autofree char *cmdline_path = g_strdup_printf ("/proc/%" G_GINT64_FORMAT "/cmdline", pid);
+  g_autofree char *status = NULL;
+  g_autofree char *cmdline = NULL;
+  g_autoptr(JmemProcStatus) parsed = NULL;
+  gsize status_len = 0, cmdline_len = 0;
+
+  if (!jmem_root_read (ctx->files, status_path, JMEM_MAX_PROC_BYTES, &status, &status_len, NULL) ||
+      !jmem_root_read (ctx->files, cmdline_path, JMEM_MAX_PROC_BYTES, &cmdline, &cmdline_len, NULL))
+    return NAMES_UNREADABLE;
+  parsed = jmem_proc_status_parse (status, status_len, NULL);
+  if (parsed == NULL || parsed->name == NULL)
+    return NAMES_UNREADABLE;
+  if (strchr (parsed->name, '\n') != NULL || memchr (cmdline, '\n', cmdline_len) != NULL)
+    return NAMES_NEWLINE;
+  return NAMES_CLEAN;
+}
+
+static void
+distrust_apps (JmemSnapshot *s, const char *action, const char *format, ...) G_GNUC_PRINTF (3, 4);
+
+static void
+distrust_apps (JmemSnapshot *s, const char *action, const char *format, ...)
+{
+  g_autofree char *why = NULL;
+  va_list ap;
+
+  va_start (ap, format);
+  why = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  s->gpu_apps_trusted = FALSE;
+  jmem_snapshot_add_warning (s, "gpu", action,
+                             "nvidia-smi --query-compute-apps answer untrusted: %s; its rows are "
+                             "shown but give no process GPU memory", why);
 }
 
 /* nvidia-smi does not quote fields, so a process whose name holds a newline
  * can print rows of its choosing (for another PID, with any size). Such an
- * answer is kept for the reader but counts for nobody. */
+ * answer is kept for the reader but counts for nobody. So is one listing a
+ * PID whose name cannot be read: it may be the one that forged the rest
+ * (it exits right after nvidia-smi answers, or /proc hides it). */
 static void
 judge_apps (JmemCollectContext *ctx, GPtrArray *apps, guint n_malformed)
 {
@@ -113,8 +150,9 @@ judge_apps (JmemCollectContext *ctx, GPtrArray *apps, guint n_malformed)
   for (guint i = 0; i < apps->len; i++)
     {
       const JmemNvsmiApp *a = g_ptr_array_index (apps, i);
+      NamesCheck check = check_names (ctx, a->pid);
 
-      if (holds_newline (ctx, a->pid, "comm") || holds_newline (ctx, a->pid, "cmdline"))
+      if (check == NAMES_NEWLINE)
         {
           /* in a capture the PID names no process on this machine */
           g_autofree char *action = ctx->root != NULL
@@ -123,24 +161,26 @@ judge_apps (JmemCollectContext *ctx, GPtrArray *apps, guint n_malformed)
             : g_strdup_printf ("see which process it is: ps -o pid,user,args -p %" G_GINT64_FORMAT,
                                a->pid);
 
-          s->gpu_apps_trusted = FALSE;
-          jmem_snapshot_add_warning (s, "gpu", action,
-                                     "nvidia-smi --query-compute-apps answer untrusted: the name or "
-                                     "command line of PID %" G_GINT64_FORMAT " holds a newline, "
-                                     "which can forge rows; its rows are shown but give no process "
-                                     "GPU memory",
-                                     a->pid);
+          distrust_apps (s, action, "the name or command line of PID %" G_GINT64_FORMAT
+                         " holds a newline, which can forge rows", a->pid);
+          return;
+        }
+      if (check == NAMES_UNREADABLE)
+        {
+          distrust_apps (s, ctx->root != NULL
+                              ? "capture again: the process was gone before its files were read"
+                              : "run jmem again; if it persists, /proc hides other users' "
+                                "processes (hidepid) or jmem runs in another PID namespace: run "
+                                "it on the host, as root or in /proc's gid= group",
+                         "the name and command line of PID %" G_GINT64_FORMAT " could not be "
+                         "read (it exited after nvidia-smi answered, or /proc hides it), so no "
+                         "newline in them, which can forge rows, can be ruled out", a->pid);
           return;
         }
     }
   if (n_malformed > 0)
-    {
-      s->gpu_apps_trusted = FALSE;
-      jmem_snapshot_add_warning (s, "gpu", NULL,
-                                 "nvidia-smi --query-compute-apps answer untrusted: %u malformed "
-                                 "%s; its rows are shown but give no process GPU memory",
-                                 n_malformed, jmem_text_plural (n_malformed, "line", "lines"));
-    }
+    distrust_apps (s, NULL, "%u malformed %s", n_malformed,
+                   jmem_text_plural (n_malformed, "line", "lines"));
 }
 
 /* The GPUs and their processes from NVML, without starting a program; FALSE

@@ -2,6 +2,9 @@
 
 #include "jmem-cmd.h"
 #include "jmem-config.h"
+#include "jmem-error.h"
+#include "jmem-json-reader.h"
+#include "jmem-json-writer.h"
 #include "jmem-text.h"
 
 #include <errno.h>
@@ -32,9 +35,15 @@ typedef struct {
 static void
 send_node (Server *server, JsonNode *message)
 {
-  g_autofree char *text = json_to_string (message, FALSE);
-  gsize len = strlen (text), done = 0;
+  g_autoptr(JmemJsonWriter) writer = jmem_json_writer_new (FALSE);
+  g_autofree char *text = NULL;
+  gsize len, done = 0;
 
+  /* the writer, not json-glib's generator: every string it writes is
+   * valid UTF-8, whatever a tool's answer or an echoed request holds */
+  jmem_json_writer_add_node (writer, message);
+  text = jmem_json_writer_free_to_string (g_steal_pointer (&writer));
+  len = strlen (text);
   /* one write per message where it fits, so a reader never sees half */
   text = g_realloc (text, len + 1);
   text[len++] = '\n';
@@ -190,25 +199,26 @@ valid_id (JsonNode *id)
 static void
 handle_message (Server *server, const char *line, gsize len)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) root = jmem_json_read (line, len, JMEM_MCP_MAX_LINE_BYTES, &error);
   JsonObject *message, *params = NULL;
-  JsonNode *root, *id, *method, *params_node;
+  JsonNode *id, *method, *params_node;
   const char *name;
 
-  if (!g_utf8_validate (line, (gssize) len, NULL))
+  if (g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE))
+    return;  /* a blank line */
+  /* valid JSON past a limit (an id beyond 64 bits, deep nesting) is an
+   * invalid request; anything else the reader refuses is not JSON to it */
+  if (g_error_matches (error, JMEM_ERROR, JMEM_ERROR_TOO_LARGE))
     {
-      send_error (server, NULL, PARSE_ERROR, "Parse error: the message is not UTF-8");
+      send_error (server, NULL, INVALID_REQUEST, "Invalid Request: %s", error->message);
       return;
     }
-  if (!json_parser_load_from_data (parser, line, (gssize) len, &error))
+  if (root == NULL)
     {
       send_error (server, NULL, PARSE_ERROR, "Parse error: %s", error->message);
       return;
     }
-  root = json_parser_get_root (parser);
-  if (root == NULL)
-    return;  /* a blank line */
   if (!JSON_NODE_HOLDS_OBJECT (root))
     {
       send_error (server, NULL, INVALID_REQUEST, "Invalid Request: a message is one JSON object%s",
@@ -254,7 +264,11 @@ handle_message (Server *server, const char *line, gsize len)
   if (g_str_equal (name, "initialize"))
     send_result (server, id, initialize_result (params));
   else if (g_str_equal (name, "ping"))
-    send_result (server, id, json_node_init_object (json_node_alloc (), json_object_new ()));
+    {
+      g_autoptr(JsonObject) empty = json_object_new ();
+
+      send_result (server, id, json_node_init_object (json_node_alloc (), empty));
+    }
   else if (g_str_equal (name, "tools/list"))
     {
       g_autoptr(JsonObject) result = json_object_new ();

@@ -46,14 +46,16 @@ jmem_metrics_label_value (const char *value)
 {
   g_autofree char *valid = jmem_text_make_valid (value != NULL ? value : "", -1);
   g_autofree char *capped = jmem_text_cap_bytes (valid, JMEM_METRICS_MAX_LABEL_BYTES, NULL);
-  GString *s = g_string_sized_new (strlen (capped) + 8);
+  /* what the human output shows: `cat jmem.prom` or a dashboard never
+   * replays a process's escape sequences */
+  g_autofree char *shown = jmem_text_escape_for_terminal (capped);
+  GString *s = g_string_sized_new (strlen (shown) + 8);
 
-  for (const char *p = capped; *p != '\0'; p++)
+  for (const char *p = shown; *p != '\0'; p++)
     switch (*p)
       {
       case '\\': g_string_append (s, "\\\\"); break;
       case '"': g_string_append (s, "\\\""); break;
-      case '\n': g_string_append (s, "\\n"); break;
       default: g_string_append_c (s, *p); break;
       }
   return g_string_free (s, FALSE);
@@ -401,8 +403,13 @@ jmem_output_metrics (const JmemSnapshot       *snapshot,
   write_meminfo (snapshot, out);
   write_nvmap (snapshot, out);
   write_gpus (snapshot, out);
-  write_processes (snapshot, MAX (options->top, 0), out);
-  write_containers (snapshot, out);
+  /* who holds what: the textfile is world-readable and served by
+   * node_exporter, so only where the operator asked for it */
+  if (!options->board_only)
+    {
+      write_processes (snapshot, MAX (options->top, 0), out);
+      write_containers (snapshot, out);
+    }
   write_lfb (snapshot, out);
   write_sources (snapshot, options, out);
   write_findings (snapshot, out);

@@ -18,6 +18,8 @@ G_BEGIN_DECLS
 #define JMEM_METRICS_MAX_LABEL_BYTES 256u
 
 typedef struct {
+  gboolean    board_only;  /* no per-process and per-container series: only
+                            * what describes the whole board */
   int         top;         /* per-process series for the @top largest (>= 0) */
   const char *helper_via;  /* the NvMap source a live run would use
                             * ("helper", "debugfs", "sysroot") or NULL */
@@ -29,8 +31,11 @@ void jmem_output_metrics (const JmemSnapshot       *snapshot,
                           const JmemMetricsOptions *options,
                           GString                  *out);
 
-/* @value escaped for a label: valid UTF-8, capped, and backslash, double
- * quote and newline written as \\, \" and \n. NULL gives "". */
+/* @value escaped for a label: valid UTF-8, capped, escaped as the human
+ * output escapes it (jmem_text_escape_for_terminal(): newline, tab, the C0
+ * and C1 controls, DEL and the characters that hide or reorder text as
+ * \n, \t, \xNN, \uNNNN), then backslash and double quote written as \\
+ * and \" for the exposition format. NULL gives "". */
 char *jmem_metrics_label_value (const char *value);
 
 G_END_DECLS
