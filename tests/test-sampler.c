@@ -140,6 +140,8 @@ test_tree (void)
   g_assert_cmpint (find (s2, 2831)->pss_age_samples, ==, 0);
   g_assert_cmpint (pss_2831, !=, 2);
   /* a process without statm (the other directories) is read every time */
+  g_assert_cmpuint (s2->processes->len, ==, s1->processes->len);
+  g_assert_cmpuint (s1->processes->len, >, 2);
   for (guint i = 0; i < s2->processes->len; i++)
     {
       const JmemProcess *p = g_ptr_array_index (s2->processes, i);

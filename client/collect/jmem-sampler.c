@@ -227,9 +227,10 @@ jmem_sampler_reuse (JmemSampler        *s,
                                       &statm, NULL);
   /* ESRCH or ENOENT: it exited since /proc was listed; through a file held
    * open since an earlier sample, the PID may name a new process by now,
-   * which the next sample meets afresh */
-  if (error != NULL && (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
-                        g_error_matches (error, G_IO_ERROR, G_IO_ERROR_FAILED)))
+   * which is met afresh. A tree may simply hold no statm. */
+  if (error != NULL && jmem_root_is_live (ctx->files) &&
+      (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
+       g_error_matches (error, G_IO_ERROR, G_IO_ERROR_FAILED)))
     {
       forget (s, p->pid);
       if (held)
