@@ -94,9 +94,10 @@ def main():
                 wobble = ((i * 7 + n * 3) % 5 - 2) * 1024   # -2 .. +2 MiB, no trend
                 with open(path, "w") as f:
                     f.write(set_pss(text, max(pss + wobble, 0)))
+            # a relative --sysroot: the lines name "tree", the same at every run
             r = subprocess.run([args.jmem, "watch", "--count", "1", "--all", "--no-ask-password",
-                                "--sysroot", root, "--output", args.out],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                "--sysroot", "tree", "--output", os.path.abspath(args.out)],
+                               cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             if r.returncode != 0:
                 sys.exit("faces-history: jmem watch failed (%d): %s" % (r.returncode, r.stderr.decode()))
     finally:

@@ -26,9 +26,15 @@ static const JmemTopColumn drop_order[] = {
   JMEM_TOP_COL_PSS, JMEM_TOP_COL_NVMAP, JMEM_TOP_COL_TREND,
 };
 
-/* Where room goes once every kept column has its narrowest width. */
-static const JmemTopColumn grow_order[] = {
-  JMEM_TOP_COL_TREND, JMEM_TOP_COL_NAME, JMEM_TOP_COL_CONTAINER, JMEM_TOP_COL_USER,
+/* Where room goes once every kept column has its narrowest width, and up
+ * to how wide (0: the column's widest): a name readable first, then the
+ * sparkline, then the rest of the texts. */
+static const struct {
+  JmemTopColumn column;
+  guint         up_to;
+} grow_order[] = {
+  { JMEM_TOP_COL_NAME, 20 }, { JMEM_TOP_COL_TREND, 0 }, { JMEM_TOP_COL_NAME, 0 },
+  { JMEM_TOP_COL_CONTAINER, 0 }, { JMEM_TOP_COL_USER, 0 },
 };
 
 const char *
@@ -74,11 +80,12 @@ jmem_top_layout (JmemTopLayout *k,
 
   for (guint i = 0; i < G_N_ELEMENTS (grow_order); i++)
     {
-      JmemTopColumn c = grow_order[i];
+      JmemTopColumn c = grow_order[i].column;
       guint room = width > total (k) ? width - total (k) : 0;
+      guint up_to = grow_order[i].up_to > 0 ? grow_order[i].up_to : columns[c].max;
 
-      if (k->shown[c])
-        k->width[c] += MIN (room, columns[c].max - k->width[c]);
+      if (k->shown[c] && up_to > k->width[c])
+        k->width[c] += MIN (room, up_to - k->width[c]);
     }
   k->spark_cells = k->shown[JMEM_TOP_COL_TREND]
                      ? k->width[JMEM_TOP_COL_TREND] - 1 - JMEM_TOP_GROWTH_COLS : 0;

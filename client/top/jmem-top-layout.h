@@ -5,9 +5,9 @@
  *   1. NVMAP or GPU where no process in the sample has a value for it (GPU
  *      on the nvgpu stack, NVMAP on Thor);
  *   2. SWAP, 3. USER, 4. GPU, 5. CONTAINER, 6. PSS, 7. NVMAP, 8. TREND.
- * PID, NAME and FOOTPRINT stay. Room beyond the narrowest widths goes to the
- * sparkline (up to JMEM_TOP_TREND_SAMPLES cells), then NAME, CONTAINER and
- * USER. */
+ * PID, NAME and FOOTPRINT stay. Room beyond the narrowest widths goes to
+ * NAME (up to 20 columns), the sparkline (up to JMEM_TOP_TREND_SAMPLES
+ * cells), then NAME, CONTAINER and USER. */
 #pragma once
 
 #include <glib.h>
