@@ -177,11 +177,5 @@ jmem_cmd_faces_write_file (const char *path,
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *name = g_path_get_basename (path);
 
-  if (g_str_has_suffix (path, "/") || g_str_equal (name, ".") || g_str_equal (name, ".."))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY,
-                   "%s names a directory: give a file name ending in .png or .svg", path);
-      return FALSE;
-    }
   return jmem_textfile_replace (dir, name, data, len, error);
 }

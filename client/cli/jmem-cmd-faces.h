@@ -36,7 +36,7 @@ GPtrArray *jmem_cmd_faces_history_findings (const char *path,
 int jmem_cmd_faces_sample_exit (const GError *error);
 
 /* Writes @data to @path whole or not at all (a temporary file in the same
- * directory renamed over it), mode 0644. */
+ * directory renamed over it), mode 0644; @path's last part is a file name. */
 gboolean jmem_cmd_faces_write_file (const char *path,
                                     const char *data,
                                     gsize       len,

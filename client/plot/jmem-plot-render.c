@@ -518,7 +518,11 @@ report_series (GString *report, const JmemPlotData *d)
           g_autofree char *label = process_label (s);
           g_autofree char *max = jmem_text_size ((gint64) s->max_kib);
 
-          g_string_append_printf (report, "%s: %s, at most %s%s%s\n", panel->title, label, max,
+          const Color *c = &palette[s->color % G_N_ELEMENTS (palette)];
+
+          g_string_append_printf (report, "%s: %s, at most %s, colour #%02x%02x%02x%s%s\n",
+                                  panel->title, label, max, (guint) (c->r * 255 + 0.5),
+                                  (guint) (c->g * 255 + 0.5), (guint) (c->b * 255 + 0.5),
                                   s->annotation != NULL ? ", annotated " : "",
                                   s->annotation != NULL ? s->annotation : "");
         }
