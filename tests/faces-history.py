@@ -9,9 +9,15 @@ client rows of --leak-pid grow by --leak-mib per sample, and the other
 processes' PSS wobbles by a few MiB around its captured value (a fixed
 pattern, the same at every run).
 
+With --sections, each line also carries the headroom and accounting
+objects as jmem top and jmem plot read them (client/top and common/
+jmem-frame.c), standing in for the snapshots that will have them.
+
 Usage: faces-history.py JMEM TREE OUT [--samples N] [--interval S]
                         [--start UNIX] [--leak-pid PID] [--leak-mib M]
+                        [--sections]
 """
+import json
 import argparse
 import os
 import re
@@ -67,6 +73,7 @@ def main():
     ap.add_argument("--start", type=int, default=1765000000)
     ap.add_argument("--leak-pid", type=int, default=1731)
     ap.add_argument("--leak-mib", type=int, default=64)
+    ap.add_argument("--sections", action="store_true")
     args = ap.parse_args()
 
     work = tempfile.mkdtemp(prefix="jmem-history-")
@@ -100,8 +107,29 @@ def main():
                                cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             if r.returncode != 0:
                 sys.exit("faces-history: jmem watch failed (%d): %s" % (r.returncode, r.stderr.decode()))
+        if args.sections:
+            add_sections(args.out, args.leak_mib)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def add_sections(path, leak_mib):
+    """Headroom shrinking and NvMap growing with the leak; the buckets sum
+    to MemTotal."""
+    with open(path) as f:
+        docs = [json.loads(line) for line in f]
+    with open(path, "w") as f:
+        for i, d in enumerate(docs):
+            total = d["memory"]["summary"]["mem_total_kib"]
+            nvmap = 14760000 + i * leak_mib * 1024
+            buckets = [("free", 30000000 - i * leak_mib * 1024), ("page cache", 14000000),
+                       ("anonymous", 5000000), ("nvmap", nvmap)]
+            buckets.append(("unexplained", total - sum(k for _, k in buckets)))
+            d["headroom"] = {"allocatable_now_kib": 30000000 - i * leak_mib * 1024,
+                             "allocatable_after_reclaim_kib": 44000000 - i * leak_mib * 1024,
+                             "largest_free_block_kib": 4096}
+            d["accounting"] = {"buckets": [{"name": n, "size_kib": k} for n, k in buckets]}
+            f.write(json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":

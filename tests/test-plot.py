@@ -23,6 +23,7 @@ JMEM, FIXTURES, MAKE_HISTORY = (os.path.abspath(a) for a in sys.argv[1:4])
 ENV = dict(os.environ, TZ="UTC", LANG="C.UTF-8")
 TMP = tempfile.mkdtemp(prefix="jmem-test-plot-")
 LEAK = os.path.join(TMP, "leak.jsonl")
+SECTIONS = os.path.join(TMP, "sections.jsonl")
 FLAT = os.path.join(TMP, "flat.jsonl")
 # client/plot/jmem-plot-render.c: the plot area ends this far from the right edge
 MARGIN_RIGHT = 24
@@ -177,6 +178,21 @@ def window_pid_and_metric():
 
 
 @test
+def accounting_and_headroom_when_present():
+    """The buckets stacked and the headroom as lines, where the samples carry
+    them; a history without them has no such panel."""
+    out = os.path.join(TMP, "sections.png")
+    r = plot(SECTIONS, "-o", out)
+    assert r.returncode == 0, r.stderr
+    assert ("Where the RAM is (the accounting of MemTotal): free, page cache, anonymous, nvmap, "
+            "unexplained, allocatable after reclaim (a line), allocatable now (a line)") in r.stdout, r.stdout
+    assert len(annotated(r.stdout)) == 1
+    decode_png(out)
+    r = plot(LEAK, "-o", out)
+    assert "Where the RAM is" not in r.stdout and "Headroom" not in r.stdout, r.stdout
+
+
+@test
 def bad_input_leaves_no_file():
     empty = os.path.join(TMP, "empty.jsonl")
     damaged = os.path.join(TMP, "damaged.jsonl")
@@ -228,10 +244,10 @@ def replaces_a_file_whole():
 
 
 def main():
-    for path, mib in ((LEAK, 64), (FLAT, 0)):
+    for path, mib, extra in ((LEAK, 64, []), (FLAT, 0, []), (SECTIONS, 64, ["--sections"])):
         r = subprocess.run([sys.executable, MAKE_HISTORY, JMEM,
                             os.path.join(FIXTURES, "trees", "orin-agx-nvgpu"), path,
-                            "--leak-mib", str(mib)], capture_output=True, text=True)
+                            "--leak-mib", str(mib)] + extra, capture_output=True, text=True)
         if r.returncode != 0:
             print("Bail out! cannot record the history: " + r.stderr)
             return 1

@@ -202,6 +202,7 @@ def golden(name, screen):
 
 TMP = tempfile.mkdtemp(prefix="jmem-test-top-")
 HISTORY = os.path.join(TMP, "leak.jsonl")
+SECTIONS = os.path.join(TMP, "sections.jsonl")
 tmux = Tmux(TMP)
 
 
@@ -278,6 +279,25 @@ def ordered(values, key, reverse=False):
         "unknown values before known ones: %s" % values
     assert known == sorted(known, reverse=reverse), "not in order: %s" % values
     return unknown
+
+
+@test
+def headroom_and_accounting_when_present():
+    """The header gains the headroom line and the accounting's stacked bar
+    from the first sample that carries them; without them neither shows."""
+    for width, height in SIZES:
+        tmux.start(top("--replay %s --speed 0.5" % shquote(SECTIONS)), width, height)
+        tmux.wait(r"replay 1/12")
+        tmux.keys("p")
+        tmux.wait(r"PAUSED")
+        tmux.keys("}", "]")
+        golden("top-sections-%dx%d.txt" % (width, height), tmux.wait(r"replay 12/12"))
+        tmux.keys("q")
+        assert tmux.wait_dead() == 0
+    screen = replay()
+    assert "Headroom" not in screen and "RAM [" not in screen
+    tmux.keys("q")
+    tmux.wait_dead()
 
 
 @test
@@ -700,8 +720,12 @@ def main():
     if shutil.which("tmux") is None:
         print("1..0 # SKIP tmux is not installed")
         return 0
-    r = subprocess.run([sys.executable, MAKE_HISTORY, JMEM, os.path.join(FIXTURES, "trees", "orin-agx-nvgpu"),
-                        HISTORY], capture_output=True, text=True)
+    for path, extra in ((HISTORY, []), (SECTIONS, ["--sections"])):
+        r = subprocess.run([sys.executable, MAKE_HISTORY, JMEM,
+                            os.path.join(FIXTURES, "trees", "orin-agx-nvgpu"), path] + extra,
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            break
     if r.returncode != 0:
         print("Bail out! cannot record the history: " + r.stderr)
         return 1

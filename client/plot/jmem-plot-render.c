@@ -511,7 +511,24 @@ report_series (GString *report, const JmemPlotData *d)
       const JmemPlotPanel *panel = g_ptr_array_index (d->panels, p);
 
       if (panel->kind != JMEM_PLOT_PANEL_PROCESSES)
-        continue;
+        {
+          g_autoptr(GString) names = g_string_new (NULL);
+
+          for (guint i = 0; i < panel->series->len; i++)
+            {
+              g_autofree char *name = shown (((JmemPlotSeries *) g_ptr_array_index (panel->series, i))->name);
+
+              g_string_append_printf (names, "%s%s", names->len > 0 ? ", " : "", name);
+            }
+          for (guint i = 0; i < panel->lines->len; i++)
+            {
+              g_autofree char *name = shown (((JmemPlotSeries *) g_ptr_array_index (panel->lines, i))->name);
+
+              g_string_append_printf (names, "%s%s (a line)", names->len > 0 ? ", " : "", name);
+            }
+          g_string_append_printf (report, "%s: %s\n", panel->title, names->str);
+          continue;
+        }
       for (guint i = 0; i < panel->series->len; i++)
         {
           const JmemPlotSeries *s = g_ptr_array_index (panel->series, i);
