@@ -581,6 +581,28 @@ def hostile_names_escaped():
 
 
 @test
+def ascii_without_a_utf8_locale():
+    """In the C locale: ASCII levels in the sparklines, ">" for a cut, "?"
+    for what the locale cannot show, and nothing else beyond ASCII."""
+    tmux.start(top("--replay %s --speed 0.5" % shquote(HISTORY)), env={"LANG": "C", "LC_ALL": "C"})
+    tmux.wait(r"replay 1/12")
+    tmux.keys("p", "}", "]")
+    screen = tmux.wait(r"replay 12/12")
+    assert all(ord(c) < 128 for c in screen), [c for c in screen if ord(c) >= 128][:5]
+    xorg = next(l for l in screen.split("\n") if re.match(r"^\s+1731 ", l))
+    assert re.search(r" __-=\+\*##?@@ \+64\.0M/m$|[_.\-=+*#@]{8} \+64\.0M/m$", xorg), xorg
+    assert "VLLM::EngineC>" in screen, screen
+    tmux.keys("q")
+    tmux.wait_dead()
+    tmux.start(top("--sysroot trees/hostile --interval 3600"), 132, 43, env={"LANG": "C", "LC_ALL": "C"})
+    screen = tmux.wait(r"^q:quit")
+    assert all(ord(c) < 128 for c in screen), screen
+    assert "bad???(name" in screen, screen
+    tmux.keys("q")
+    tmux.wait_dead()
+
+
+@test
 def no_color():
     tmux.start(top("--replay %s --speed 0.5" % shquote(HISTORY)))
     tmux.wait(r"replay 1/12")

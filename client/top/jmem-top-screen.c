@@ -9,16 +9,43 @@
 #include <curses.h>
 #include <string.h>
 
+/* The locale is not UTF-8: every character beyond ASCII is drawn as "?",
+ * a cut marked ">" (ncurses would otherwise show the bytes as M-x). */
+static gboolean ascii_only;
+
+static char *
+to_ascii (const char *utf8)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = utf8; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      g_string_append_c (out, c == 0x2026 ? '>' : c < 0x80 ? (char) c : '?');
+    }
+  return g_string_free (out, FALSE);
+}
+
 /* @text (escaped) at @y, @x, cut or padded to @cols columns. */
 static void
 put (int y, int x, const char *text, guint cols)
 {
   g_autofree char *fitted = NULL;
+  g_autofree char *ascii = NULL;
 
   if (x >= COLS || cols == 0)
     return;
   cols = MIN (cols, (guint) (COLS - x));
+  if (ascii_only)
+    text = ascii = to_ascii (text);
   fitted = jmem_text_fit_width (text, cols, TRUE);
+  if (ascii_only)
+    {
+      g_autofree char *cut = g_steal_pointer (&fitted);
+
+      fitted = to_ascii (cut);
+    }
   mvaddstr (y, x, fitted);
 }
 
@@ -494,6 +521,7 @@ jmem_top_screen_draw (JmemTopState *s)
   gboolean has_nvmap, has_gpu;
   int y = 0, table_top, help_y = LINES - 1;
 
+  ascii_only = !s->unicode;
   erase ();
   if (f == NULL)
     {
