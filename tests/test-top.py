@@ -552,7 +552,7 @@ def resize():
     header, rows = table(tmux.wait(r"USER"))
     assert "GPU" in header and "SWAP" in header, header
     tmux.resize(60, 20)
-    # the documented order: SWAP, USER, GPU, CONTAINER, then PSS
+    # the documented order: SWAP, USER, GPU, CONTAINER, then PSS, TREND, NVMAP
     screen = tmux.wait(r"^\s+PID NAME\s+FOOTPRINT\s+NVMAP\s+TREND\s*$")
     assert all(len(line) <= 60 for line in screen.split("\n"))
     assert len(table(screen)[1]) == 9

@@ -20,10 +20,11 @@ static const struct {
                            JMEM_TOP_TREND_SAMPLES + 1 + JMEM_TOP_GROWTH_COLS },
 };
 
-/* The order in which columns go (after an empty NVMAP or GPU). */
+/* The order in which columns go (after an empty NVMAP or GPU); the GPU
+ * column early only where NVMAP holds the GPU's memory. */
 static const JmemTopColumn drop_order[] = {
   JMEM_TOP_COL_SWAP, JMEM_TOP_COL_USER, JMEM_TOP_COL_GPU, JMEM_TOP_COL_CONTAINER,
-  JMEM_TOP_COL_PSS, JMEM_TOP_COL_NVMAP, JMEM_TOP_COL_TREND,
+  JMEM_TOP_COL_PSS, JMEM_TOP_COL_TREND, JMEM_TOP_COL_NVMAP, JMEM_TOP_COL_GPU,
 };
 
 /* Where room goes once every kept column has its narrowest width, and up
@@ -76,7 +77,8 @@ jmem_top_layout (JmemTopLayout *k,
   if (total (k) > width && !has_nvmap)
     k->shown[JMEM_TOP_COL_NVMAP] = FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (drop_order) && total (k) > width; i++)
-    k->shown[drop_order[i]] = FALSE;
+    if (drop_order[i] != JMEM_TOP_COL_GPU || has_nvmap || i + 1 == G_N_ELEMENTS (drop_order))
+      k->shown[drop_order[i]] = FALSE;
 
   for (guint i = 0; i < G_N_ELEMENTS (grow_order); i++)
     {

@@ -4,7 +4,9 @@
  * columns go in this order (docs/jmem.1, "jmem top"):
  *   1. NVMAP or GPU where no process in the sample has a value for it (GPU
  *      on the nvgpu stack, NVMAP on Thor);
- *   2. SWAP, 3. USER, 4. GPU, 5. CONTAINER, 6. PSS, 7. NVMAP, 8. TREND.
+ *   2. SWAP, 3. USER, 4. GPU where NVMAP has values (else GPU goes last),
+ *   5. CONTAINER, 6. PSS, 7. TREND, 8. NVMAP, 9. GPU
+ *   (the GPU's memory is the point on a Jetson: its column goes last).
  * PID, NAME and FOOTPRINT stay. Room beyond the narrowest widths goes to
  * NAME (up to 20 columns), the sparkline (up to JMEM_TOP_TREND_SAMPLES
  * cells), then NAME, CONTAINER and USER. */

@@ -476,8 +476,8 @@ jmem_top_screen_help (const JmemTopState *s)
                                            MAX (s->options->pss_refresh, 1)));
   g_ptr_array_add (lines, g_strdup_printf ("TREND: footprint over the last %u samples, growth per minute.",
                                            JMEM_TOP_TREND_SAMPLES));
-  g_ptr_array_add (lines, g_strdup ("Narrow windows drop SWAP, USER, GPU, CONTAINER, PSS, NVMAP"));
-  g_ptr_array_add (lines, g_strdup ("  and TREND in turn (an empty NVMAP or GPU first)."));
+  g_ptr_array_add (lines, g_strdup ("Narrow windows drop an empty NVMAP or GPU, then SWAP, USER,"));
+  g_ptr_array_add (lines, g_strdup ("  GPU (beside NVMAP), CONTAINER, PSS, TREND, NVMAP, GPU."));
   return lines;
 }
 
