@@ -1,6 +1,5 @@
 #include "jmem-frame.h"
 
-#include "jmem-history.h"
 #include "jmem-snapshot-json.h"
 #include "jmem-text.h"
 
@@ -192,21 +191,36 @@ read_headroom (JmemFrame *f, JsonObject *root)
   f->largest_free_block_kib = member_int (h, "largest_free_block_kib");
 }
 
-/* The first integer member named *_kib of a bucket object. */
+/* A bucket's size: "kib", else its first integer member named *_kib. */
 static gint64
 bucket_kib (JsonObject *o)
 {
   g_autoptr(GList) names = json_object_get_members (o);
 
+  if (json_object_has_member (o, "kib"))
+    return member_int (o, "kib");
   for (GList *l = names; l != NULL; l = l->next)
     if (g_str_has_suffix (l->data, "_kib") && node_is_int (json_object_get_member (o, l->data)))
       return member_int (o, l->data);
   return -1;
 }
 
-/* The accounting's buckets: "buckets" as an array of objects, each with a
- * "name" (or "id") and a size in KiB, or as an object of buckets by name,
- * each a size or an object holding one. */
+static void
+add_bucket (JmemFrame *f, char *name, gint64 kib)
+{
+  JmemFrameBucket *b = g_new0 (JmemFrameBucket, 1);
+
+  b->name = name;
+  b->kib = kib;
+  g_ptr_array_add (f->buckets, b);
+}
+
+/* The accounting's buckets (docs/snapshot.schema.json, "accounting"): an
+ * array of objects with a "label" or "name" (or "id") and "kib" (or a
+ * member *_kib), or an object of buckets by name, each a size or an object
+ * holding one; then "unexplained_kib" as a bucket of its own when it is not
+ * negative (a negative one is an overlap, nothing to stack). A null
+ * accounting (nothing to account) gives none. */
 static void
 read_accounting (JmemFrame *f, JsonObject *root)
 {
@@ -223,20 +237,13 @@ read_accounting (JmemFrame *f, JsonObject *root)
       for (guint i = 0; i < json_array_get_length (list); i++)
         {
           JsonNode *n = json_array_get_element (list, i);
-          JmemFrameBucket *b;
-          char *name;
+          JsonObject *o = JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+          char *name = NULL;
 
-          if (!JSON_NODE_HOLDS_OBJECT (n))
-            continue;
-          name = member_string (json_node_get_object (n), "name");
-          if (name == NULL)
-            name = member_string (json_node_get_object (n), "id");
-          if (name == NULL)
-            continue;
-          b = g_new0 (JmemFrameBucket, 1);
-          b->name = name;
-          b->kib = bucket_kib (json_node_get_object (n));
-          g_ptr_array_add (f->buckets, b);
+          for (guint k = 0; o != NULL && name == NULL && k < 3; k++)
+            name = member_string (o, (const char *[]) { "label", "name", "id" }[k]);
+          if (name != NULL)
+            add_bucket (f, name, bucket_kib (o));
         }
     }
   else if (JSON_NODE_HOLDS_OBJECT (buckets))
@@ -247,15 +254,15 @@ read_accounting (JmemFrame *f, JsonObject *root)
       for (GList *l = names; l != NULL; l = l->next)
         {
           JsonNode *n = json_object_get_member (by_name, l->data);
-          JmemFrameBucket *b = g_new0 (JmemFrameBucket, 1);
           g_autofree char *valid = jmem_text_make_valid (l->data, -1);
 
-          b->name = jmem_text_cap_field (valid);
-          b->kib = JSON_NODE_HOLDS_OBJECT (n) ? bucket_kib (json_node_get_object (n))
-                   : node_is_int (n) ? MAX (json_node_get_int (n), -1) : -1;
-          g_ptr_array_add (f->buckets, b);
+          add_bucket (f, jmem_text_cap_field (valid),
+                      JSON_NODE_HOLDS_OBJECT (n) ? bucket_kib (json_node_get_object (n))
+                      : node_is_int (n) ? MAX (json_node_get_int (n), -1) : -1);
         }
     }
+  if (member_int (a, "unexplained_kib") >= 0)
+    add_bucket (f, g_strdup ("unexplained"), member_int (a, "unexplained_kib"));
 }
 
 static void
@@ -389,25 +396,6 @@ jmem_frame_from_snapshot (JmemSnapshot *s)
       g_ptr_array_add (f->processes, p);
     }
   return f;
-}
-
-static gboolean
-add_frame (JsonNode *snapshot, guint line_number, gpointer user_data)
-{
-  g_ptr_array_add (user_data, jmem_frame_from_json (snapshot));
-  return TRUE;
-}
-
-GPtrArray *
-jmem_frame_read_history (const char *path,
-                         guint      *n_torn,
-                         GError    **error)
-{
-  g_autoptr(GPtrArray) frames = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_frame_free);
-
-  if (!jmem_history_read (path, add_frame, frames, n_torn, error))
-    return NULL;
-  return g_steal_pointer (&frames);
 }
 
 /* jmem summary's sizes: GLib's IEC units, a plain space, "n/a" unknown. */

@@ -88,12 +88,6 @@ JmemFrame *jmem_frame_from_json (JsonNode *snapshot);
  * document would give it. */
 JmemFrame *jmem_frame_from_snapshot (JmemSnapshot *snapshot);
 
-/* Every sample of a jmem watch history (jmem_history_read()), oldest
- * first; NULL with its error. *@n_torn counts an unterminated last line. */
-GPtrArray *jmem_frame_read_history (const char *path,
-                                    guint      *n_torn,
-                                    GError    **error);
-
 /* "runtime/id" of a container, or NULL outside one. */
 char *jmem_frame_container_key (const char *runtime,
                                 const char *id);

@@ -122,13 +122,18 @@ def add_sections(path, leak_mib):
         for i, d in enumerate(docs):
             total = d["memory"]["summary"]["mem_total_kib"]
             nvmap = 14760000 + i * leak_mib * 1024
-            buckets = [("free", 30000000 - i * leak_mib * 1024), ("page cache", 14000000),
-                       ("anonymous", 5000000), ("nvmap", nvmap)]
-            buckets.append(("unexplained", total - sum(k for _, k in buckets)))
+            buckets = [("free", "free", 30000000 - i * leak_mib * 1024),
+                       ("page_cache", "page cache", 14000000), ("anon", "anonymous", 5000000),
+                       ("nvmap", "nvmap", nvmap)]
+            accounted = sum(k for _, _, k in buckets)
             d["headroom"] = {"allocatable_now_kib": 30000000 - i * leak_mib * 1024,
                              "allocatable_after_reclaim_kib": 44000000 - i * leak_mib * 1024,
                              "largest_free_block_kib": 4096}
-            d["accounting"] = {"buckets": [{"name": n, "size_kib": k} for n, k in buckets]}
+            d["accounting"] = {"mem_total_kib": total,
+                               "buckets": [{"name": n, "label": l, "kib": k, "fields": "",
+                                            "source": "meminfo", "note": None}
+                                           for n, l, k in buckets],
+                               "accounted_kib": accounted, "unexplained_kib": total - accounted}
             f.write(json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n")
 
 

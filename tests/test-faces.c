@@ -181,6 +181,19 @@ test_frame_sections (void)
     "{\"nothing\":1}]}," PROCS "}");
   g_autoptr(JsonNode) named = parse (
     "{\"accounting\":{\"buckets\":{\"free\":7,\"cache\":{\"size_kib\":8,\"fields\":[\"Cached\"]}}}}");
+  /* the shape jmem writes (docs/snapshot.schema.json): label, kib, and the
+   * remainder apart; a bucket of unknown size stays unknown */
+  g_autoptr(JsonNode) written = parse (
+    "{\"accounting\":{\"buckets\":[{\"name\":\"page_cache\",\"label\":\"page cache\",\"kib\":9,"
+    "\"fields\":\"Cached\",\"source\":\"meminfo\",\"note\":null},{\"name\":\"zram\",\"label\":\"zram\","
+    "\"kib\":null}],\"unexplained_kib\":4,\"accounted_kib\":9}}");
+  g_autoptr(JsonNode) overlap = parse (
+    "{\"accounting\":{\"buckets\":[{\"name\":\"free\",\"label\":\"free\",\"kib\":9}],"
+    "\"unexplained_kib\":-4}}");
+  g_autoptr(JsonNode) none = parse ("{\"accounting\":null}");
+  g_autoptr(JmemFrame) f4 = jmem_frame_from_json (written);
+  g_autoptr(JmemFrame) f5 = jmem_frame_from_json (overlap);
+  g_autoptr(JmemFrame) f6 = jmem_frame_from_json (none);
   g_autoptr(JmemFrame) f1 = jmem_frame_from_json (bare);
   g_autoptr(JmemFrame) f2 = jmem_frame_from_json (listed);
   g_autoptr(JmemFrame) f3 = jmem_frame_from_json (named);
@@ -214,6 +227,18 @@ test_frame_sections (void)
   b = g_ptr_array_index (f3->buckets, 1);
   g_assert_cmpstr (b->name, ==, "cache");
   g_assert_cmpint (b->kib, ==, 8);
+
+  g_assert_cmpuint (f4->buckets->len, ==, 3);
+  b = g_ptr_array_index (f4->buckets, 0);
+  g_assert_cmpstr (b->name, ==, "page cache");
+  g_assert_cmpint (b->kib, ==, 9);
+  b = g_ptr_array_index (f4->buckets, 1);
+  g_assert_cmpint (b->kib, ==, -1);
+  b = g_ptr_array_index (f4->buckets, 2);
+  g_assert_cmpstr (b->name, ==, "unexplained");
+  g_assert_cmpint (b->kib, ==, 4);
+  g_assert_cmpuint (f5->buckets->len, ==, 1);
+  g_assert_null (f6->buckets);
 }
 
 static GStrv

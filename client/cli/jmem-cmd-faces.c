@@ -110,17 +110,23 @@ jmem_cmd_faces_sample_exit (const GError *error)
                                                                        : JMEM_EXIT_INTERNAL;
 }
 
+static gboolean
+add_frame (JsonNode *snapshot, guint line_number, gpointer user_data)
+{
+  g_ptr_array_add (user_data, jmem_frame_from_json (snapshot));
+  return TRUE;
+}
+
 GPtrArray *
 jmem_cmd_faces_read_history (const char *command,
                              const char *path,
                              int        *exit_status)
 {
   g_autoptr(GError) error = NULL;
-  GPtrArray *frames;
+  g_autoptr(GPtrArray) frames = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_frame_free);
   guint n_torn = 0;
 
-  frames = jmem_frame_read_history (path, &n_torn, &error);
-  if (frames == NULL)
+  if (!jmem_history_read (path, add_frame, frames, &n_torn, &error))
     {
       jmem_cmd_printerr ("%s: %s", command, error->message);
       if (error->domain == G_IO_ERROR)
@@ -134,7 +140,7 @@ jmem_cmd_faces_read_history (const char *command,
   if (n_torn > 0)
     jmem_cmd_printerr ("%s: %s: the unterminated last line (a watch stopped mid-write) was skipped",
                        command, path);
-  return frames;
+  return g_steal_pointer (&frames);
 }
 
 typedef struct {
