@@ -8,6 +8,7 @@
 
 #include <cairo-svg.h>
 #include <cairo.h>
+#include <fontconfig/fontconfig.h>
 #include <gio/gio.h>
 #include <math.h>
 
@@ -574,6 +575,11 @@ jmem_plot_render (const JmemPlotOptions *o,
   if (status == CAIRO_STATUS_SUCCESS)
     status = cairo_surface_status (surface);
   cairo_surface_destroy (surface);
+  /* jmem draws one picture: cairo's font caches and fontconfig's
+   * configuration go with it (memcheck and LeakSanitizer see them
+   * otherwise), and neither is used again */
+  cairo_debug_reset_static_data ();
+  FcFini ();
   if (status != CAIRO_STATUS_SUCCESS)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "cairo could not draw the plot: %s",
