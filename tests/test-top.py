@@ -687,12 +687,14 @@ def terminal_sane_after_sigterm_mid_refresh():
 
 @test
 def terminal_sane_after_a_crash():
-    for sig, code in ((signal.SIGSEGV, 128 + 11), (signal.SIGABRT, 128 + 6)):
+    # the signal ends it as it would have without jmem's handler: by the
+    # signal, or by abort() where a sanitizer's handler takes SIGSEGV
+    for sig, codes in ((signal.SIGSEGV, (128 + 11, 128 + 6)), (signal.SIGABRT, (128 + 6,))):
         before, after, status, pidfile = stty_around(
             exec_top("--sysroot %s --interval 3600" % os.path.join(FIXTURES, "trees", "orin-agx-nvgpu")))
         tmux.wait(r"^q:quit")
         os.kill(read_pid(pidfile), sig)
-        assert wait_file(status).strip() == str(code), (sig, wait_file(status))
+        assert int(wait_file(status)) in codes, (sig, wait_file(status))
         assert_sane(before, after)
 
 
