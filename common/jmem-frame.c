@@ -1,5 +1,6 @@
 #include "jmem-frame.h"
 
+#include "jmem-json-member.h"
 #include "jmem-snapshot-json.h"
 #include "jmem-text.h"
 
@@ -63,61 +64,6 @@ frame_new (void)
 
 /* ---- reading a document ---- */
 
-static JsonObject *
-member_object (JsonObject *o, const char *name)
-{
-  JsonNode *n = o != NULL ? json_object_get_member (o, name) : NULL;
-
-  return n != NULL && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
-}
-
-static JsonArray *
-member_array (JsonObject *o, const char *name)
-{
-  JsonNode *n = o != NULL ? json_object_get_member (o, name) : NULL;
-
-  return n != NULL && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
-}
-
-static gboolean
-node_is_int (JsonNode *n)
-{
-  return n != NULL && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_INT64;
-}
-
-/* A size or count: -1 when absent, null, negative or not an integer. */
-static gint64
-member_int (JsonObject *o, const char *name)
-{
-  JsonNode *n = o != NULL ? json_object_get_member (o, name) : NULL;
-
-  if (!node_is_int (n))
-    return -1;
-  return MAX (json_node_get_int (n), -1);
-}
-
-/* A copy of a string member made valid UTF-8 and capped; NULL otherwise. */
-static char *
-member_string (JsonObject *o, const char *name)
-{
-  JsonNode *n = o != NULL ? json_object_get_member (o, name) : NULL;
-  g_autofree char *valid = NULL;
-
-  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
-    return NULL;
-  valid = jmem_text_make_valid (json_node_get_string (n), -1);
-  return jmem_text_cap_field (valid);
-}
-
-static gboolean
-member_true (JsonObject *o, const char *name)
-{
-  JsonNode *n = o != NULL ? json_object_get_member (o, name) : NULL;
-
-  return n != NULL && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_BOOLEAN &&
-         json_node_get_boolean (n);
-}
-
 char *
 jmem_frame_container_key (const char *runtime,
                           const char *id)
@@ -145,29 +91,29 @@ jmem_frame_container_short (const char *key)
 static gint64
 gpu_used (JsonObject *gpu)
 {
-  JsonArray *devices = member_array (gpu, "devices");
-  JsonArray *procs = member_array (gpu, "processes");
+  JsonArray *devices = jmem_json_member_array (gpu, "devices");
+  JsonArray *procs = jmem_json_member_array (gpu, "processes");
   g_autoptr(GHashTable) uuids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   gint64 sum = -1;
 
   for (guint i = 0; devices != NULL && i < json_array_get_length (devices); i++)
     {
       JsonObject *d = json_array_get_object_element (devices, i);
-      gint64 used = member_int (d, "memory_used_kib");
-      char *uuid = member_string (d, "uuid");
+      gint64 used = jmem_json_member_size (d, "memory_used_kib");
+      char *uuid = jmem_json_member_string (d, "uuid");
 
       if (uuid != NULL)
         g_hash_table_add (uuids, uuid);
       if (used >= 0 && used < G_MAXINT64 / 2)
         sum = (sum < 0 ? 0 : sum) + used;
     }
-  if (sum >= 0 || !member_true (gpu, "processes_trusted"))
+  if (sum >= 0 || !jmem_json_member_true (gpu, "processes_trusted"))
     return sum;
   for (guint i = 0; procs != NULL && i < json_array_get_length (procs); i++)
     {
       JsonObject *p = json_array_get_object_element (procs, i);
-      g_autofree char *uuid = member_string (p, "gpu_uuid");
-      gint64 used = member_int (p, "used_memory_kib");
+      g_autofree char *uuid = jmem_json_member_string (p, "gpu_uuid");
+      gint64 used = jmem_json_member_size (p, "used_memory_kib");
 
       if (used >= 0 && used < G_MAXINT32 * G_GINT64_CONSTANT (1024) && uuid != NULL &&
           g_hash_table_contains (uuids, uuid))
@@ -181,14 +127,14 @@ gpu_used (JsonObject *gpu)
 static void
 read_headroom (JmemFrame *f, JsonObject *root)
 {
-  JsonObject *h = member_object (root, "headroom");
+  JsonObject *h = jmem_json_member_object (root, "headroom");
 
   if (h == NULL)
     return;
   f->has_headroom = TRUE;
-  f->allocatable_now_kib = member_int (h, "allocatable_now_kib");
-  f->allocatable_after_reclaim_kib = member_int (h, "allocatable_after_reclaim_kib");
-  f->largest_free_block_kib = member_int (h, "largest_free_block_kib");
+  f->allocatable_now_kib = jmem_json_member_size (h, "allocatable_now_kib");
+  f->allocatable_after_reclaim_kib = jmem_json_member_size (h, "allocatable_after_reclaim_kib");
+  f->largest_free_block_kib = jmem_json_member_size (h, "largest_free_block_kib");
 }
 
 /* A bucket's size: "kib", else its first integer member named *_kib. */
@@ -198,10 +144,10 @@ bucket_kib (JsonObject *o)
   g_autoptr(GList) names = json_object_get_members (o);
 
   if (json_object_has_member (o, "kib"))
-    return member_int (o, "kib");
+    return jmem_json_member_size (o, "kib");
   for (GList *l = names; l != NULL; l = l->next)
-    if (g_str_has_suffix (l->data, "_kib") && node_is_int (json_object_get_member (o, l->data)))
-      return member_int (o, l->data);
+    if (g_str_has_suffix (l->data, "_kib") && jmem_json_node_is_int (json_object_get_member (o, l->data)))
+      return jmem_json_member_size (o, l->data);
   return -1;
 }
 
@@ -224,7 +170,7 @@ add_bucket (JmemFrame *f, char *name, gint64 kib)
 static void
 read_accounting (JmemFrame *f, JsonObject *root)
 {
-  JsonObject *a = member_object (root, "accounting");
+  JsonObject *a = jmem_json_member_object (root, "accounting");
   JsonNode *buckets = a != NULL ? json_object_get_member (a, "buckets") : NULL;
 
   if (buckets == NULL)
@@ -241,7 +187,7 @@ read_accounting (JmemFrame *f, JsonObject *root)
           char *name = NULL;
 
           for (guint k = 0; o != NULL && name == NULL && k < 3; k++)
-            name = member_string (o, (const char *[]) { "label", "name", "id" }[k]);
+            name = jmem_json_member_string (o, (const char *[]) { "label", "name", "id" }[k]);
           if (name != NULL)
             add_bucket (f, name, bucket_kib (o));
         }
@@ -258,47 +204,47 @@ read_accounting (JmemFrame *f, JsonObject *root)
 
           add_bucket (f, jmem_text_cap_field (valid),
                       JSON_NODE_HOLDS_OBJECT (n) ? bucket_kib (json_node_get_object (n))
-                      : node_is_int (n) ? MAX (json_node_get_int (n), -1) : -1);
+                      : jmem_json_node_is_int (n) ? MAX (json_node_get_int (n), -1) : -1);
         }
     }
-  if (member_int (a, "unexplained_kib") >= 0)
-    add_bucket (f, g_strdup ("unexplained"), member_int (a, "unexplained_kib"));
+  if (jmem_json_member_size (a, "unexplained_kib") >= 0)
+    add_bucket (f, g_strdup ("unexplained"), jmem_json_member_size (a, "unexplained_kib"));
 }
 
 static void
 read_header (JmemFrame *f, JsonObject *root)
 {
-  JsonObject *collected = member_object (root, "collected");
-  JsonObject *identity = member_object (root, "identity");
-  JsonObject *summary = member_object (member_object (root, "memory"), "summary");
-  JsonObject *nvmap = member_object (root, "nvmap");
-  JsonObject *gpu = member_object (root, "gpu");
-  JsonArray *by_pid = member_array (nvmap, "by_pid");
+  JsonObject *collected = jmem_json_member_object (root, "collected");
+  JsonObject *identity = jmem_json_member_object (root, "identity");
+  JsonObject *summary = jmem_json_member_object (jmem_json_member_object (root, "memory"), "summary");
+  JsonObject *nvmap = jmem_json_member_object (root, "nvmap");
+  JsonObject *gpu = jmem_json_member_object (root, "gpu");
+  JsonArray *by_pid = jmem_json_member_array (nvmap, "by_pid");
 
-  f->timestamp_unix = member_int (collected, "timestamp_unix");
-  f->uptime_s = member_int (collected, "uptime_s");
-  f->hostname = member_string (collected, "hostname");
-  f->sysroot = member_string (collected, "sysroot");
-  f->board = member_string (identity, "model");
+  f->timestamp_unix = jmem_json_member_size (collected, "timestamp_unix");
+  f->uptime_s = jmem_json_member_size (collected, "uptime_s");
+  f->hostname = jmem_json_member_string (collected, "hostname");
+  f->sysroot = jmem_json_member_string (collected, "sysroot");
+  f->board = jmem_json_member_string (identity, "model");
   if (f->board == NULL)
-    f->board = member_string (identity, "product_line");
-  f->l4t = member_string (identity, "l4t_version");
+    f->board = jmem_json_member_string (identity, "product_line");
+  f->l4t = jmem_json_member_string (identity, "l4t_version");
 
-  f->mem_total_kib = member_int (summary, "mem_total_kib");
-  f->mem_available_kib = member_int (summary, "mem_available_kib");
-  f->mem_used_kib = member_int (summary, "used_kib");
-  f->swap_total_kib = member_int (summary, "swap_total_kib");
-  f->swap_used_kib = member_int (summary, "swap_used_kib");
+  f->mem_total_kib = jmem_json_member_size (summary, "mem_total_kib");
+  f->mem_available_kib = jmem_json_member_size (summary, "mem_available_kib");
+  f->mem_used_kib = jmem_json_member_size (summary, "used_kib");
+  f->swap_total_kib = jmem_json_member_size (summary, "swap_total_kib");
+  f->swap_used_kib = jmem_json_member_size (summary, "swap_used_kib");
 
   /* the NvMap total, else meminfo's NvMapMemUsed (L4T R32): jmem summary's order */
-  f->nvmap_total_kib = member_int (nvmap, "total_kib");
+  f->nvmap_total_kib = jmem_json_member_size (nvmap, "total_kib");
   if (f->nvmap_total_kib >= 0)
-    f->nvmap_source = member_string (nvmap, "via");
-  else if ((f->nvmap_total_kib = member_int (summary, "nvmap_mem_used_kib")) >= 0)
+    f->nvmap_source = jmem_json_member_string (nvmap, "via");
+  else if ((f->nvmap_total_kib = jmem_json_member_size (summary, "nvmap_mem_used_kib")) >= 0)
     f->nvmap_source = g_strdup ("meminfo");
-  if (!member_true (nvmap, "readable"))
-    f->nvmap_error = member_string (nvmap, "error");
-  f->gpu_source = member_string (gpu, "source");
+  if (!jmem_json_member_true (nvmap, "readable"))
+    f->nvmap_error = jmem_json_member_string (nvmap, "error");
+  f->gpu_source = jmem_json_member_string (gpu, "source");
   f->gpu_used_kib = gpu_used (gpu);
 
   for (guint i = 0; by_pid != NULL && i < json_array_get_length (by_pid); i++)
@@ -306,12 +252,12 @@ read_header (JmemFrame *f, JsonObject *root)
       JsonObject *o = json_array_get_object_element (by_pid, i);
       JmemFrameNvmap *n;
 
-      if (o == NULL || member_int (o, "pid") < 0)
+      if (o == NULL || jmem_json_member_size (o, "pid") < 0)
         continue;
       n = g_new0 (JmemFrameNvmap, 1);
-      n->pid = member_int (o, "pid");
-      n->name = member_string (o, "process");
-      n->size_kib = member_int (o, "size_kib");
+      n->pid = jmem_json_member_size (o, "pid");
+      n->name = jmem_json_member_string (o, "process");
+      n->size_kib = jmem_json_member_size (o, "size_kib");
       g_ptr_array_add (f->nvmap_by_pid, n);
     }
   read_headroom (f, root);
@@ -323,37 +269,37 @@ jmem_frame_from_json (JsonNode *snapshot)
 {
   JmemFrame *f = frame_new ();
   JsonObject *root = JSON_NODE_HOLDS_OBJECT (snapshot) ? json_node_get_object (snapshot) : NULL;
-  JsonObject *processes = member_object (root, "processes");
-  JsonArray *list = member_array (processes, "list");
+  JsonObject *processes = jmem_json_member_object (root, "processes");
+  JsonArray *list = jmem_json_member_array (processes, "list");
 
   read_header (f, root);
-  f->n_processes_total = (guint) CLAMP (member_int (processes, "total"), 0, G_MAXINT);
+  f->n_processes_total = (guint) CLAMP (jmem_json_member_size (processes, "total"), 0, G_MAXINT);
   for (guint i = 0; list != NULL && i < json_array_get_length (list); i++)
     {
       JsonObject *o = json_array_get_object_element (list, i);
-      JsonObject *container = member_object (o, "container");
+      JsonObject *container = jmem_json_member_object (o, "container");
       JmemFrameProcess *p;
       g_autofree char *runtime = NULL;
       g_autofree char *id = NULL;
 
-      if (o == NULL || member_int (o, "pid") < 0)
+      if (o == NULL || jmem_json_member_size (o, "pid") < 0)
         continue;
       p = g_new0 (JmemFrameProcess, 1);
-      p->pid = member_int (o, "pid");
-      p->start_time_ticks = member_int (o, "start_time_ticks");
-      p->name = member_string (o, "name");
-      p->user = member_string (o, "user");
-      runtime = member_string (container, "runtime");
-      id = member_string (container, "id");
+      p->pid = jmem_json_member_size (o, "pid");
+      p->start_time_ticks = jmem_json_member_size (o, "start_time_ticks");
+      p->name = jmem_json_member_string (o, "name");
+      p->user = jmem_json_member_string (o, "user");
+      runtime = jmem_json_member_string (container, "runtime");
+      id = jmem_json_member_string (container, "id");
       p->container = jmem_frame_container_key (runtime, id);
-      p->footprint_kib = member_int (o, "footprint_kib");
-      p->pss_kib = member_int (o, "pss_kib");
-      p->rss_kib = member_int (o, "rss_kib");
-      p->nvmap_kib = member_int (o, "nvmap_kib");
-      p->gpu_kib = member_int (o, "gpu_kib");
-      p->swap_kib = member_int (o, "swap_kib");
-      p->pss_age_samples = (gint) MIN (member_int (o, "pss_age_samples"), G_MAXINT);
-      p->kernel_thread = member_true (o, "kernel_thread");
+      p->footprint_kib = jmem_json_member_size (o, "footprint_kib");
+      p->pss_kib = jmem_json_member_size (o, "pss_kib");
+      p->rss_kib = jmem_json_member_size (o, "rss_kib");
+      p->nvmap_kib = jmem_json_member_size (o, "nvmap_kib");
+      p->gpu_kib = jmem_json_member_size (o, "gpu_kib");
+      p->swap_kib = jmem_json_member_size (o, "swap_kib");
+      p->pss_age_samples = (gint) MIN (jmem_json_member_size (o, "pss_age_samples"), G_MAXINT);
+      p->kernel_thread = jmem_json_member_true (o, "kernel_thread");
       g_ptr_array_add (f->processes, p);
     }
   return f;
