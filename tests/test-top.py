@@ -206,25 +206,21 @@ SECTIONS = os.path.join(TMP, "sections.jsonl")
 tmux = Tmux(TMP)
 
 
-def replay(speed="0.5"):
-    """The leak history, paused on its last sample, trends full."""
-    tmux.start(top("--replay %s --speed %s" % (shquote(HISTORY), speed)))
+def replay(history=None, width=80, height=24, env=None, escapes=False):
+    """A history (the leak's by default) paused on its last sample, trends
+    full: the screen."""
+    tmux.start(top("--replay %s --speed 0.5" % shquote(history or HISTORY)), width, height, env)
     tmux.wait(r"replay 1/12")
     tmux.keys("p")
     tmux.wait(r"PAUSED")
     tmux.keys("}", "]")
-    return tmux.wait(r"replay 12/12")
+    return tmux.wait(r"replay 12/12", escapes=escapes)
 
 
 @test
 def golden_replay():
     for width, height in SIZES:
-        tmux.start(top("--replay %s --speed 0.5" % shquote(HISTORY)), width, height)
-        tmux.wait(r"replay 1/12")
-        tmux.keys("p")
-        tmux.wait(r"PAUSED")
-        tmux.keys("}", "]")
-        golden("top-replay-%dx%d.txt" % (width, height), tmux.wait(r"replay 12/12"))
+        golden("top-replay-%dx%d.txt" % (width, height), replay(width=width, height=height))
         tmux.keys("q")
         assert tmux.wait_dead() == 0
 
@@ -286,12 +282,8 @@ def headroom_and_accounting_when_present():
     """The header gains the headroom line and the accounting's stacked bar
     from the first sample that carries them; without them neither shows."""
     for width, height in SIZES:
-        tmux.start(top("--replay %s --speed 0.5" % shquote(SECTIONS)), width, height)
-        tmux.wait(r"replay 1/12")
-        tmux.keys("p")
-        tmux.wait(r"PAUSED")
-        tmux.keys("}", "]")
-        golden("top-sections-%dx%d.txt" % (width, height), tmux.wait(r"replay 12/12"))
+        golden("top-sections-%dx%d.txt" % (width, height),
+               replay(SECTIONS, width=width, height=height))
         tmux.keys("q")
         assert tmux.wait_dead() == 0
     screen = replay()
@@ -304,12 +296,7 @@ def headroom_and_accounting_when_present():
 def sort_keys():
     """Each key sorts by its column, largest sizes first, texts A to Z,
     unknown values last; the same key again and r turn the order round."""
-    tmux.start(top("--replay %s --speed 0.5" % shquote(HISTORY)), 132, 43)
-    tmux.wait(r"replay 1/12")
-    tmux.keys("p")
-    tmux.wait(r"PAUSED")
-    tmux.keys("}", "]")
-    tmux.wait(r"replay 12/12")
+    replay(width=132, height=43)
     sizes = {"S": "PSS", "M": "NVMAP", "G": "GPU", "W": "SWAP", "F": "FOOTPRINT"}
     for key, title in sizes.items():
         tmux.keys(key)
@@ -584,10 +571,7 @@ def hostile_names_escaped():
 def ascii_without_a_utf8_locale():
     """In the C locale: ASCII levels in the sparklines, ">" for a cut, "?"
     for what the locale cannot show, and nothing else beyond ASCII."""
-    tmux.start(top("--replay %s --speed 0.5" % shquote(HISTORY)), env={"LANG": "C", "LC_ALL": "C"})
-    tmux.wait(r"replay 1/12")
-    tmux.keys("p", "}", "]")
-    screen = tmux.wait(r"replay 12/12")
+    screen = replay(env={"LANG": "C", "LC_ALL": "C"})
     assert all(ord(c) < 128 for c in screen), [c for c in screen if ord(c) >= 128][:5]
     xorg = next(l for l in screen.split("\n") if re.match(r"^\s+1731 ", l))
     assert re.search(r" __-=\+\*##?@@ \+64\.0M/m$|[_.\-=+*#@]{8} \+64\.0M/m$", xorg), xorg
@@ -604,16 +588,10 @@ def ascii_without_a_utf8_locale():
 
 @test
 def no_color():
-    tmux.start(top("--replay %s --speed 0.5" % shquote(HISTORY)))
-    tmux.wait(r"replay 1/12")
-    tmux.keys("p", "}")
-    colored = tmux.wait(r"replay 11/12", escapes=True)
+    colored = replay(escapes=True)
     tmux.keys("q")
     tmux.wait_dead()
-    tmux.start(top("--replay %s --speed 0.5" % shquote(HISTORY)), env={"NO_COLOR": "1"})
-    tmux.wait(r"replay 1/12")
-    tmux.keys("p", "}")
-    plain = tmux.wait(r"replay 11/12", escapes=True)
+    plain = replay(env={"NO_COLOR": "1"}, escapes=True)
     tmux.keys("q")
     tmux.wait_dead()
     color = re.compile(r"\x1b\[[0-9;]*(3[0-7]|4[0-7]|38;|48;)[0-9;]*m")
