@@ -70,8 +70,7 @@ jmem_cmd_metrics (int argc, char **argv)
       "textfile collector) instead of writing to stdout", "DIR" },
     { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },
     { "tegrastats", 0, 0, G_OPTION_ARG_INT, &tegrastats, "Read one tegrastats line for the largest free block (takes that long)", "SECONDS" },
-    { "interval", 0, 0, G_OPTION_ARG_INT, &interval, "With --textfile: replace the file every S seconds until stopped, "
-      "reading again only the processes whose memory moved", "S" },
+    { "interval", 0, 0, G_OPTION_ARG_INT, &interval, "With --textfile: rewrite it every S seconds", "S" },
     { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
     { NULL },
   };

@@ -48,10 +48,10 @@ jmem_cmd_plot (int argc, char **argv)
   g_auto(GStrv) pid_texts = NULL;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the plot to FILE.png or FILE.svg", "FILE" },
-    { "metric", 0, 0, G_OPTION_ARG_STRING, &metric, "footprint, nvmap, pss or gpu (default: footprint, and NvMap below it)", "M" },
+    { "metric", 0, 0, G_OPTION_ARG_STRING, &metric, "footprint, nvmap, pss, gpu (default: footprint, NvMap)", "M" },
     { "top", 0, 0, G_OPTION_ARG_INT, &top, "The N largest processes (default 8)", "N" },
     { "pid", 0, 0, G_OPTION_ARG_STRING_ARRAY, &pid_texts, "Only this process (repeat for more)", "PID" },
-    { "since", 0, 0, G_OPTION_ARG_STRING, &since, "From this time: 2025-12-06T05:50, @UNIXSECONDS or -2h (before the end)", "T" },
+    { "since", 0, 0, G_OPTION_ARG_STRING, &since, "From T: 2025-12-06T05:50, @UNIXSECONDS, -2h", "T" },
     { "until", 0, 0, G_OPTION_ARG_STRING, &until, "Until this time, as --since", "T" },
     { "width", 0, 0, G_OPTION_ARG_INT, &width, "Pixels (default 1280)", "W" },
     { "height", 0, 0, G_OPTION_ARG_INT, &height, "Pixels (default 800)", "H" },
@@ -72,12 +72,13 @@ jmem_cmd_plot (int argc, char **argv)
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
-    "Draws a history written by jmem watch (docs/watch.md): memory per process over time,\n"
-    "the accounting and the headroom when the samples carry them, the findings of\n"
-    "jmem triage --history marked on their series. Times are local. Prints what it drew.\n"
-    "Exit status: 0 ok, 64 usage error, 65 a line is not a snapshot, 66 HISTORY unreadable,\n"
-    "69 no sample (an empty history, or none in the window), 70 internal error, 73 FILE\n"
-    "cannot be written.");
+    "Draws a history written by jmem watch (docs/watch.md): memory per process\n"
+    "over time, the accounting and the headroom when the samples carry them, the\n"
+    "findings of jmem triage --history marked on their series. Times are local.\n"
+    "Prints what it drew.\n"
+    "Exit status: 0 ok, 64 usage error, 65 a line is not a snapshot, 66 HISTORY\n"
+    "unreadable, 69 no sample (an empty history, or none in the window), 70\n"
+    "internal error, 73 FILE cannot be written.");
   if (!jmem_cmd_parse (context, &argc, &argv, 1, "one history file"))
     return JMEM_EXIT_USAGE;
   if (output == NULL || !format_from_name (output, &options.format))

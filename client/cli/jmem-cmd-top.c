@@ -36,11 +36,12 @@ jmem_cmd_top (int argc, char **argv)
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
-    "Press ? on the screen for the keys (jmem(1) lists them). Where no screen can be\n"
-    "drawn (TERM=dumb, not a terminal) prints a `jmem summary` line per sample instead.\n"
-    "Exit status: 0 ok, 64 usage error, 65 a --replay line is not a snapshot, 66 --replay\n"
-    "unreadable, 69 no data (an empty or missing --sysroot, an empty history), 70 internal\n"
-    "error, 73 the lines cannot be written.");
+    "Press ? on the screen for the keys (jmem(1) lists them). Where no screen can\n"
+    "be drawn (TERM=dumb, not a terminal) it prints a `jmem summary` line per\n"
+    "sample instead.\n"
+    "Exit status: 0 ok, 64 usage error, 65 a --replay line is not a snapshot,\n"
+    "66 --replay unreadable, 69 no data (an empty or missing --sysroot, an empty\n"
+    "history), 70 internal error, 73 the lines cannot be written.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
     return JMEM_EXIT_USAGE;
   if (replay != NULL && (sysroot != NULL || interval >= 0 || count != 0))
