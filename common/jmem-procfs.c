@@ -317,6 +317,42 @@ jmem_proc_stat_parse (const char *data, gsize len, JmemProcStat *out, GError **e
   return TRUE;
 }
 
+/* ---- /proc/PID/statm ---- */
+
+gboolean
+jmem_proc_statm_parse (const char *data, gsize len, JmemProcStatm *out, GError **error)
+{
+  gint64 fields[7];
+  const char *p = data, *end = data + len;
+
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+
+  *out = (JmemProcStatm) { 0 };
+  if (len > 0 && end[-1] == '\n')
+    end--;
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    {
+      const char *tok = p;
+
+      while (p < end && *p != ' ')
+        p++;
+      fields[i] = stat_number (tok, (gsize) (p - tok));
+      if (fields[i] < 0 || (i + 1 < G_N_ELEMENTS (fields) ? p >= end : p != end))
+        {
+          g_set_error_literal (error, JMEM_ERROR, JMEM_ERROR_FAILED,
+                               "statm is not seven numbers separated by spaces");
+          return FALSE;
+        }
+      p++;
+    }
+  out->size = (guint64) fields[0];
+  out->resident = (guint64) fields[1];
+  out->shared = (guint64) fields[2];
+  out->text = (guint64) fields[3];
+  out->data = (guint64) fields[5];
+  return TRUE;
+}
+
 /* ---- /proc/PID/smaps_rollup ---- */
 
 typedef struct {

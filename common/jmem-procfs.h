@@ -1,4 +1,4 @@
-/* Parsers for /proc/PID/{status,stat,smaps_rollup,cgroup,cmdline}. Unknown values are -1. */
+/* Parsers for /proc/PID/{status,stat,statm,smaps_rollup,cgroup,cmdline}. Unknown values are -1. */
 #pragma once
 
 #include <glib.h>
@@ -43,6 +43,23 @@ typedef struct {
  * number; @out is then all -1 ('?', 0 flags). */
 gboolean jmem_proc_stat_parse (const char *data, gsize len,
                                JmemProcStat *out, GError **error);
+
+/* /proc/PID/statm: sizes in pages, from counters the kernel keeps (no walk
+ * of the page tables, unlike smaps_rollup), which makes it the cheap test
+ * of whether a process's memory moved since it was last read. */
+typedef struct {
+  guint64 size;      /* 1: virtual size */
+  guint64 resident;  /* 2: RSS */
+  guint64 shared;    /* 3: resident file-backed and shmem pages */
+  guint64 text;      /* 4: code */
+  guint64 data;      /* 6: data and stack */
+} JmemProcStatm;
+
+/* Seven decimal numbers separated by single spaces (the kernel's format,
+ * fs/proc/array.c proc_pid_statm()), a newline at most after them. FALSE
+ * with @error otherwise. */
+gboolean jmem_proc_statm_parse (const char *data, gsize len,
+                                JmemProcStatm *out, GError **error);
 
 typedef struct {
   gint64 rss_kib;

@@ -148,6 +148,7 @@ add_collected (JmemJsonWriter     *b,
     }
   /* 0 is what an unset snapshot holds; no real collection happens at the epoch. */
   add_int_or_null (b, "timestamp_unix", s->timestamp_unix > 0 ? s->timestamp_unix : -1);
+  add_int_or_null (b, "uptime_s", s->uptime_seconds);
   add_string (b, "sysroot", s->sysroot);
   add_bool (b, "is_jetson", s->is_jetson);
   jmem_json_writer_end_object (b);
@@ -420,6 +421,13 @@ add_process (JmemJsonWriter    *b,
     jmem_json_writer_add_null_value (b);
   else
     jmem_json_writer_add_boolean_value (b, p->kernel_thread > 0);
+  /* only from a sampler (jmem watch, top, metrics --interval): a one-shot
+   * snapshot reads everything it shows */
+  if (p->pss_age_samples >= 0)
+    {
+      jmem_json_writer_set_member_name (b, "pss_age_samples");
+      jmem_json_writer_add_int_value (b, p->pss_age_samples);
+    }
   jmem_json_writer_end_object (b);
 }
 

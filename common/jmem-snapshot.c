@@ -1,5 +1,7 @@
 #include "jmem-snapshot.h"
 
+#include "jmem-glib-compat.h"
+
 #include <stdarg.h>
 
 JmemSnapshot *
@@ -8,6 +10,7 @@ jmem_snapshot_new (void)
   JmemSnapshot *s = g_new0 (JmemSnapshot, 1);
 
   s->mem_total_kib = -1;
+  s->uptime_seconds = -1;
   s->nvmap_stats_total_bytes = -1;
   s->nvmap_unattributed_kib = -1;
   s->gpu_evidence = g_ptr_array_new_with_free_func (g_free);
@@ -93,6 +96,20 @@ jmem_process_free (JmemProcess *p)
   g_free (p->container_id);
   g_free (p->cmdline);
   g_free (p);
+}
+
+JmemProcess *
+jmem_process_copy (const JmemProcess *p)
+{
+  JmemProcess *copy = g_new (JmemProcess, 1);
+
+  *copy = *p;
+  copy->name = g_strdup (p->name);
+  copy->user = g_strdup (p->user);
+  copy->container_runtime = g_strdup (p->container_runtime);
+  copy->container_id = g_strdup (p->container_id);
+  copy->cmdline = g_strdup (p->cmdline);
+  return copy;
 }
 
 void

@@ -38,6 +38,8 @@ typedef struct {
   char   *cmdline;        /* valid UTF-8, may be "" */
   gint64  start_time_ticks; /* /proc/PID/stat field 22: clock ticks after boot; -1 unknown */
   gint    kernel_thread;  /* 1, 0, or -1 when unknown */
+  gint    pss_age_samples;/* samples since PSS, swap, name, owner, state, container and
+                           * command line were read (jmem-sampler.h); -1 outside a sampler */
 } JmemProcess;
 
 typedef struct {
@@ -79,6 +81,7 @@ typedef struct {
   /* collection */
   char    *hostname;
   gint64   timestamp_unix;
+  gint64   uptime_seconds;      /* /proc/uptime, -1 unknown */
   char    *sysroot;             /* NULL for the live system */
   gboolean is_jetson;
 
@@ -141,6 +144,8 @@ void jmem_snapshot_add_warning (JmemSnapshot *snapshot,
                                 ...) G_GNUC_PRINTF (4, 5);
 
 void jmem_process_free (JmemProcess *process);
+/* A deep copy. */
+JmemProcess *jmem_process_copy (const JmemProcess *process);
 void jmem_nvmap_pid_total_free (JmemNvmapPidTotal *total);
 void jmem_thermal_free (JmemThermal *thermal);
 void jmem_disk_free (JmemDisk *disk);

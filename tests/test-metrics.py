@@ -344,6 +344,50 @@ def node_exporter_serves():
             assert any(l.startswith(name) for l in lines), name
 
 
+@test
+def textfile_interval():
+    """--interval replaces the file every S seconds until SIGTERM, which ends
+    it with status 0 after the sample in progress; each file is whole. A
+    tree's process gets a new PSS in between and the file follows."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = copy_tree('orin-agx-nvgpu', tmp)
+        out = os.path.join(tmp, 'out')
+        os.mkdir(out)
+        proc = subprocess.Popen([JMEM, 'metrics', '--no-ask-password', '--sysroot', tree,
+                                 '--textfile', out, '--interval', '1'],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            prom = os.path.join(out, 'jmem.prom')
+            deadline = time.monotonic() + 30
+            while not os.path.exists(prom) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            with open(prom) as f:
+                first = f.read()
+            assert 'jmem_process_pss_bytes{pid="1731"' in first, first[:300]
+            rollup = os.path.join(tree, 'proc', '1731', 'smaps_rollup')
+            with open(rollup) as f:
+                text = f.read()
+            with open(rollup, 'w') as f:
+                f.write(re.sub(r'^Pss:(\s+)\d+ kB$', r'Pss:\g<1>1 kB', text, count=1, flags=re.M))
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                with open(prom) as f:
+                    now = f.read()
+                if re.search(r'^jmem_process_pss_bytes\{pid="1731"[^}]*\} 1024$', now, re.M):
+                    break
+                time.sleep(0.2)
+            else:
+                raise AssertionError('the new PSS never reached the file')
+            assert now.endswith('\n') and 'jmem_source_up' in now
+        finally:
+            proc.terminate()
+            out_text, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, (proc.returncode, err)
+        assert sorted(os.listdir(out)) == ['jmem.prom'], os.listdir(out)
+    r = jmem('--interval', '5')
+    assert r.returncode == 64 and 'goes with --textfile' in r.stderr, r.stderr
+
+
 def main():
     print('1..%d' % len(results))
     failed = 0

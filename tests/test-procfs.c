@@ -424,6 +424,55 @@ test_stat_malformed (void)
 }
 
 /* The test process knows its own pid, uid and argv[0]. */
+/* statm: the kernel's seven numbers; the sampler compares resident, shared
+ * and text of two reads, so a misparse would keep a stale PSS. A page of
+ * the process's own, touched, moves resident. */
+static void
+test_statm (void)
+{
+  static const char *const bad[] = {
+    "", "\n", "1 2 3 4 5 6", "1 2 3 4 5 6 7 8", "1 2 3 4 5 6 x", "1  2 3 4 5 6 7",
+    "1 2 3 4 5 6 7 ", "-1 2 3 4 5 6 7", "99999999999999999999 2 3 4 5 6 7", "1 2 3 4 5 6 7\n\n",
+  };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data = NULL;
+  JmemProcStatm before, after;
+  gsize len, page = (gsize) sysconf (_SC_PAGESIZE), n = 64;
+  volatile char *touched;
+
+  g_assert_true (jmem_proc_statm_parse ("4243 1030 664 212 0 430 0\n", 26, &before, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (before.size, ==, 4243);
+  g_assert_cmpuint (before.resident, ==, 1030);
+  g_assert_cmpuint (before.shared, ==, 664);
+  g_assert_cmpuint (before.text, ==, 212);
+  g_assert_cmpuint (before.data, ==, 430);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) bad_error = NULL;
+
+      if (jmem_proc_statm_parse (bad[i], strlen (bad[i]), &after, &bad_error))
+        g_error ("\"%s\" parsed", bad[i]);
+      g_assert_error (bad_error, JMEM_ERROR, JMEM_ERROR_FAILED);
+      g_assert_cmpuint (after.resident, ==, 0);
+    }
+
+  jmem_file_read_capped ("/proc/self/statm", 4096, &data, &len, &error);
+  g_assert_no_error (error);
+  g_assert_true (jmem_proc_statm_parse (data, len, &before, &error));
+  g_assert_cmpuint (before.resident, >, 0);
+  g_clear_pointer (&data, g_free);
+  touched = g_malloc (n * page);
+  for (gsize i = 0; i < n * page; i += page)
+    touched[i] = 1;
+  jmem_file_read_capped ("/proc/self/statm", 4096, &data, &len, &error);
+  g_assert_no_error (error);
+  g_assert_true (jmem_proc_statm_parse (data, len, &after, &error));
+  g_assert_cmpuint (after.resident, >=, before.resident + n / 2);
+  g_free ((char *) touched);
+}
+
 static void
 test_live_self (void)
 {
@@ -594,6 +643,7 @@ main (int argc, char **argv)
   g_test_add_func ("/procfs/cgroup/docker-v1-path", test_cgroup_docker_v1_path);
   g_test_add_func ("/procfs/cgroup/hostile", test_cgroup_hostile);
   g_test_add_func ("/procfs/cmdline", test_cmdline);
+  g_test_add_func ("/procfs/statm", test_statm);
   g_test_add_func ("/procfs/live-self", test_live_self);
   g_test_add_func ("/procfs/live-record-reads", test_live_record_reads);
   return g_test_run ();

@@ -220,6 +220,35 @@ jmem_cmd_drop_caches_json (int         level,
   return json_builder_get_root (b);
 }
 
+char *
+jmem_cmd_drop_caches_text (JsonNode   *root,
+                           int         level,
+                           gboolean    compact,
+                           const char *container)
+{
+  GString *out = g_string_new (NULL);
+  JsonObject *doc = json_node_get_object (root);
+  JsonArray *notes = json_object_get_array_member (doc, "notes");
+
+  g_string_append_printf (out, "Dropped the %s (level %d)%s.\n", level_text ((guint) level), level,
+                          compact ? " and compacted memory" : "");
+  if (container != NULL)
+    {
+      g_autofree char *evidence = jmem_text_for_terminal (container);
+
+      g_string_append_printf (out, "Note: %s (%s).\n", JMEM_CONTAINER_NOTE, evidence);
+    }
+  g_string_append_c (out, '\n');
+  jmem_output_diff_system (json_object_get_array_member (doc, "system"), out);
+  for (guint i = 0; i < json_array_get_length (notes); i++)
+    {
+      g_autofree char *note = jmem_text_for_terminal (json_array_get_string_element (notes, i));
+
+      g_string_append_printf (out, "Note: %s\n", note);
+    }
+  return g_string_free (out, FALSE);
+}
+
 int
 jmem_cmd_drop_caches (int argc, char **argv)
 {
@@ -266,27 +295,9 @@ jmem_cmd_drop_caches (int argc, char **argv)
     }
   else
     {
-      g_autoptr(GString) out = g_string_new (NULL);
-      JsonObject *doc = json_node_get_object (root);
-      JsonArray *notes = json_object_get_array_member (doc, "notes");
+      g_autofree char *text = jmem_cmd_drop_caches_text (root, level, compact, container);
 
-      g_string_append_printf (out, "Dropped the %s (level %d)%s.\n", level_text ((guint) level), level,
-                              compact ? " and compacted memory" : "");
-      if (container != NULL)
-        {
-          g_autofree char *evidence = jmem_text_for_terminal (container);
-
-          g_string_append_printf (out, "Note: %s (%s).\n", JMEM_CONTAINER_NOTE, evidence);
-        }
-      g_string_append_c (out, '\n');
-      jmem_output_diff_system (json_object_get_array_member (doc, "system"), out);
-      for (guint i = 0; i < json_array_get_length (notes); i++)
-        {
-          g_autofree char *note = jmem_text_for_terminal (json_array_get_string_element (notes, i));
-
-          g_string_append_printf (out, "Note: %s\n", note);
-        }
-      if (!jmem_cmd_write_stdout (out->str, out->len))
+      if (!jmem_cmd_write_stdout (text, strlen (text)))
         return JMEM_EXIT_CANT_CREATE;
     }
   return JMEM_EXIT_OK;

@@ -6,6 +6,7 @@
 #include "jmem-error.h"
 #include "jmem-nvmap-source.h"
 #include "jmem-output-metrics.h"
+#include "jmem-sampler.h"
 #include "jmem-textfile.h"
 
 #include <string.h>
@@ -32,11 +33,56 @@ parse_top (const char *name, const char *value, gpointer data, GError **error)
   return TRUE;
 }
 
+typedef struct {
+  JmemCollectOptions options;
+  JmemMetricsOptions metrics;
+  const char        *sysroot;
+  const char        *textfile;
+} Metrics;
+
+/* One snapshot written out; with --interval, one of many (jmem_cmd_repeat). */
+static int
+metrics_sample (guint index, gpointer data)
+{
+  Metrics *m = data;
+  g_autoptr(JmemSnapshot) snapshot = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  JmemNvmapSourceContext source_ctx = { 0 };
+  const JmemNvmapSource *source;
+
+  snapshot = jmem_collect_snapshot (&m->options, &error);
+  if (snapshot == NULL)
+    {
+      jmem_cmd_printerr ("jmem metrics: %s", error->message);
+      return g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) ?
+               JMEM_EXIT_NO_DATA : JMEM_EXIT_INTERNAL;
+    }
+  if (index == 0)
+    jmem_cmd_print_capture_warnings ("jmem metrics", snapshot);
+
+  /* which NvMap source this run used, so the helper gets a series only
+   * where it is the way in */
+  source_ctx.root = m->sysroot;
+  source = jmem_nvmap_source_choose (&source_ctx, NULL);
+  m->metrics.helper_via = source != NULL ? source->via : NULL;
+  jmem_output_metrics (snapshot, &m->metrics, out);
+
+  if (m->textfile == NULL)
+    return jmem_cmd_write_stdout (out->str, out->len) ? JMEM_EXIT_OK : JMEM_EXIT_CANT_CREATE;
+  if (!jmem_textfile_replace (m->textfile, TEXTFILE_NAME, out->str, out->len, &error))
+    {
+      jmem_cmd_printerr ("jmem metrics: %s", error->message);
+      return JMEM_EXIT_CANT_CREATE;
+    }
+  return JMEM_EXIT_OK;
+}
+
 int
 jmem_cmd_metrics (int argc, char **argv)
 {
   gboolean no_ask = FALSE;
-  int tegrastats = JMEM_CMD_TEGRASTATS_UNSET;
+  int tegrastats = JMEM_CMD_TEGRASTATS_UNSET, interval = 0;
   g_autofree char *sysroot = NULL;
   g_autofree char *textfile = NULL;
   g_autofree char *series = NULL;
@@ -49,18 +95,15 @@ jmem_cmd_metrics (int argc, char **argv)
       "textfile collector) instead of writing to stdout", "DIR" },
     { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },
     { "tegrastats", 0, 0, G_OPTION_ARG_INT, &tegrastats, "Read one tegrastats line for the largest free block (takes that long)", "SECONDS" },
+    { "interval", 0, 0, G_OPTION_ARG_INT, &interval, "With --textfile: rewrite it every S seconds", "S" },
     { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
     { NULL },
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("- memory as Prometheus metrics");
-  g_autoptr(JmemSnapshot) snapshot = NULL;
   g_autoptr(JmemCollectBoot) boot = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GString) out = g_string_new (NULL);
-  JmemCollectOptions options = { 0 };
-  JmemNvmapSourceContext source_ctx = { 0 };
-  JmemMetricsOptions metrics = { 0 };
-  const JmemNvmapSource *source;
+  g_autoptr(JmemSampler) sampler = NULL;
+  Metrics m = { 0 };
+  JmemCollectOptions *options = &m.options;
 
   top_given = -1;
   g_option_context_add_main_entries (context, entries, NULL);
@@ -69,6 +112,7 @@ jmem_cmd_metrics (int argc, char **argv)
     "largest processes and every container, source states and triage findings.\n"
     "--series=board leaves out the per-process and per-container series, which name who\n"
     "holds what: jmem-metrics.service writes only those unless configured (docs/metrics.md).\n"
+    "With --interval it runs until SIGINT or SIGTERM (docs/metrics.md).\n"
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
     "70 internal error, 73 the output could not be written.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
@@ -78,8 +122,8 @@ jmem_cmd_metrics (int argc, char **argv)
       jmem_cmd_printerr ("jmem metrics: --series takes processes or board, not \"%s\"", series);
       return JMEM_EXIT_USAGE;
     }
-  metrics.board_only = g_strcmp0 (series, "board") == 0;
-  if (metrics.board_only && top_given >= 0)
+  m.metrics.board_only = g_strcmp0 (series, "board") == 0;
+  if (m.metrics.board_only && top_given >= 0)
     {
       g_printerr ("jmem metrics: --top chooses per-process series, which --series=board leaves out\n");
       return JMEM_EXIT_USAGE;
@@ -91,48 +135,35 @@ jmem_cmd_metrics (int argc, char **argv)
       g_printerr ("jmem metrics: --textfile takes a directory\n");
       return JMEM_EXIT_USAGE;
     }
+  if (interval < 0 || interval > 86400 || (interval > 0 && textfile == NULL))
+    {
+      g_printerr ("jmem metrics: --interval takes 1 to 86400 seconds and goes with --textfile\n");
+      return JMEM_EXIT_USAGE;
+    }
 
-  options.sysroot = sysroot;
+  options->sysroot = sysroot;
   /* a run from the timer finds what the one before it probed in this boot */
   boot = jmem_collect_boot_new_persistent (sysroot);
-  options.boot = boot;
+  options->boot = boot;
   /* every process: container sums and the NvMap and GPU holders need them all */
-  options.top = -1;
-  options.tegrastats_seconds = (guint) tegrastats;
-  options.allow_interactive = !no_ask && textfile == NULL && isatty (STDIN_FILENO);
+  options->top = -1;
+  options->tegrastats_seconds = (guint) tegrastats;
+  options->allow_interactive = !no_ask && textfile == NULL && isatty (STDIN_FILENO);
   if (sysroot != NULL && tegrastats == 0)
     {
       /* a capture's recorded line costs nothing to read */
       g_autofree char *line = g_build_filename (sysroot, "tegrastats", "line.txt", NULL);
 
       if (g_file_test (line, G_FILE_TEST_IS_REGULAR))
-        options.tegrastats_seconds = 1;
+        options->tegrastats_seconds = 1;
     }
-
-  snapshot = jmem_collect_snapshot (&options, &error);
-  if (snapshot == NULL)
-    {
-      jmem_cmd_printerr ("jmem metrics: %s", error->message);
-      return g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) ?
-               JMEM_EXIT_NO_DATA : JMEM_EXIT_INTERNAL;
-    }
-
-  jmem_cmd_print_capture_warnings ("jmem metrics", snapshot);
-
-  /* which NvMap source this run used, so the helper gets a series only
-   * where it is the way in */
-  source_ctx.root = sysroot;
-  source = jmem_nvmap_source_choose (&source_ctx, NULL);
-  metrics.helper_via = source != NULL ? source->via : NULL;
-  metrics.top = top_given >= 0 ? top_given : JMEM_METRICS_DEFAULT_TOP;
-  jmem_output_metrics (snapshot, &metrics, out);
-
-  if (textfile == NULL)
-    return jmem_cmd_write_stdout (out->str, out->len) ? JMEM_EXIT_OK : JMEM_EXIT_CANT_CREATE;
-  if (!jmem_textfile_replace (textfile, TEXTFILE_NAME, out->str, out->len, &error))
-    {
-      jmem_cmd_printerr ("jmem metrics: %s", error->message);
-      return JMEM_EXIT_CANT_CREATE;
-    }
-  return JMEM_EXIT_OK;
+  m.metrics.top = top_given >= 0 ? top_given : JMEM_METRICS_DEFAULT_TOP;
+  m.sysroot = sysroot;
+  m.textfile = textfile;
+  if (interval == 0)
+    return metrics_sample (0, &m);
+  /* a sample after the first re-reads only the processes whose memory moved */
+  sampler = jmem_sampler_new (JMEM_SAMPLER_DEFAULT_REFRESH);
+  options->sampler = sampler;
+  return jmem_cmd_repeat ((guint) interval, 0, metrics_sample, &m);
 }

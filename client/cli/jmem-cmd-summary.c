@@ -1,99 +1,19 @@
 /* jmem summary: the five numbers a person glances at, on one line. */
 #include "jmem-cmd.h"
 
-#include "jmem-text.h"
+#include "jmem-frame.h"
 
 #include <string.h>
 #include <unistd.h>
 
-/* "7.4 GiB", "n/a" when unknown. */
+/* The line, valid UTF-8 and escaped for a terminal: the one jmem top
+ * prints where it cannot draw its screen. */
 static char *
-size_text (gint64 kib)
+summary_line (JmemSnapshot *s)
 {
-  g_autofree char *text = NULL;
-  g_auto(GStrv) parts = NULL;
+  g_autoptr(JmemFrame) frame = jmem_frame_from_snapshot (s);
 
-  if (kib < 0)
-    return g_strdup ("n/a");
-  text = g_format_size_full ((guint64) kib * 1024, G_FORMAT_SIZE_IEC_UNITS);
-  /* GLib puts a no-break space between number and unit: plain text greps better */
-  parts = g_strsplit (text, "\u00a0", -1);
-  return g_strjoinv (" ", parts);
-}
-
-static gint64
-nvmap_kib (const JmemSnapshot *s)
-{
-  if (s->nvmap_clients != NULL && s->nvmap_clients->has_total)
-    return (gint64) MIN (s->nvmap_clients->total_kib, (guint64) G_MAXINT64 / 1024);
-  return s->meminfo != NULL ? jmem_meminfo_get_kib (s->meminfo, "NvMapMemUsed") : -1;
-}
-
-/* Rows for a GPU that query-gpu did not list are not this board's memory. */
-static gboolean
-gpu_listed (const JmemSnapshot *s, const char *uuid)
-{
-  for (guint i = 0; uuid != NULL && s->gpus != NULL && i < s->gpus->len; i++)
-    {
-      const JmemNvsmiGpu *g = g_ptr_array_index (s->gpus, i);
-
-      if (g->uuid != NULL && g_str_equal (g->uuid, uuid))
-        return TRUE;
-    }
-  return FALSE;
-}
-
-/* nvidia-smi's used memory over every GPU, else (Thor reports none) the sum
- * of its trusted per-process rows; -1 when neither is known. */
-static gint64
-gpu_kib (const JmemSnapshot *s)
-{
-  gint64 sum = -1;
-
-  for (guint i = 0; s->gpus != NULL && i < s->gpus->len; i++)
-    {
-      const JmemNvsmiGpu *g = g_ptr_array_index (s->gpus, i);
-
-      if (g->memory_used_mib >= 0 && g->memory_used_mib < G_MAXINT64 / (1024 * 1024))
-        sum = (sum < 0 ? 0 : sum) + g->memory_used_mib * 1024;
-    }
-  if (sum >= 0 || !s->gpu_apps_trusted)
-    return sum;
-  for (guint i = 0; s->gpu_apps != NULL && i < s->gpu_apps->len; i++)
-    {
-      const JmemNvsmiApp *app = g_ptr_array_index (s->gpu_apps, i);
-
-      if (app->used_memory_mib >= 0 && app->used_memory_mib < G_MAXINT32 &&
-          gpu_listed (s, app->gpu_uuid))
-        sum = (sum < 0 ? 0 : sum) + app->used_memory_mib * 1024;
-    }
-  return sum;
-}
-
-/* The line, valid UTF-8 and escaped for a terminal. */
-static char *
-summary_line (const JmemSnapshot *s)
-{
-  gint64 total = s->meminfo ? jmem_meminfo_get_kib (s->meminfo, "MemTotal") : -1;
-  gint64 avail = s->meminfo ? jmem_meminfo_get_kib (s->meminfo, "MemAvailable") : -1;
-  g_autofree char *t = size_text (total);
-  g_autofree char *a = size_text (avail);
-  g_autofree char *n = size_text (nvmap_kib (s));
-  g_autofree char *g = size_text (gpu_kib (s));
-  g_autofree char *top = NULL;
-  g_autofree char *line = NULL;
-
-  if (s->processes != NULL && s->processes->len > 0)
-    {
-      const JmemProcess *p = g_ptr_array_index (s->processes, 0);
-      g_autofree char *f = size_text (p->footprint_kib);
-
-      top = g_strdup_printf ("PID %" G_GINT64_FORMAT " (%s) %s", p->pid,
-                             p->name ? p->name : "?", f);
-    }
-  line = g_strdup_printf ("total %s, available %s, NvMap %s, GPU %s, top %s", t, a, n, g,
-                          top ? top : "n/a");
-  return jmem_text_for_terminal (line);
+  return jmem_frame_summary_line (frame);
 }
 
 typedef struct {

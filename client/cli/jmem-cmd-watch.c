@@ -69,6 +69,7 @@ jmem_cmd_watch (int argc, char **argv)
   g_autoptr(GOptionContext) context = g_option_context_new ("- a snapshot every few seconds, as JSON Lines");
   g_autoptr(GError) error = NULL;
   g_autoptr(JmemCollectBoot) boot = NULL;
+  g_autoptr(JmemSampler) sampler = jmem_sampler_new (JMEM_SAMPLER_DEFAULT_REFRESH);
   Watch w = { 0 };
   int status;
 
@@ -109,6 +110,8 @@ jmem_cmd_watch (int argc, char **argv)
   /* the first sample too finds what an earlier watch or metrics run probed */
   boot = jmem_collect_boot_new_persistent (sysroot);
   w.options.boot = boot;
+  /* a sample after the first re-reads only the processes whose memory moved */
+  w.options.sampler = sampler;
   w.output = output;
   if (output != NULL && !g_str_equal (output, "-"))
     {

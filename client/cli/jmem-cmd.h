@@ -35,6 +35,8 @@ int jmem_cmd_mcp (int argc, char **argv);
 int jmem_cmd_watch (int argc, char **argv);
 int jmem_cmd_summary (int argc, char **argv);
 int jmem_cmd_metrics (int argc, char **argv);
+int jmem_cmd_top (int argc, char **argv);
+int jmem_cmd_plot (int argc, char **argv);
 
 /* jmem_collect_snapshot(); on failure prints "@command: why" and sets
  * @exit_status (69 no data, 70 other). */
@@ -115,6 +117,14 @@ JsonNode *jmem_cmd_audit_json (int              level,
                                JmemCollectBoot *boot,
                                JmemDiffFlags    diff_flags,
                                GError         **error);
+
+/* What `jmem drop-caches` prints of its document (@root, as
+ * jmem_cmd_drop_caches_json() returns it): the drop, the before/after
+ * table and the notes, escaped for a terminal. */
+char *jmem_cmd_drop_caches_text (JsonNode   *root,
+                                 int         level,
+                                 gboolean    compact,
+                                 const char *container);
 
 /* How the message of a refused drop starts. */
 #define JMEM_CMD_NOT_DROPPED "caches were not dropped: "

@@ -26,6 +26,8 @@ static const struct {
   { "watch", jmem_cmd_watch, "A snapshot every few seconds, as JSON Lines (a history)" },
   { "summary", jmem_cmd_summary, "Total, available, NvMap, GPU and the top holder on one line" },
   { "metrics", jmem_cmd_metrics, "Prometheus metrics on stdout or for node_exporter's textfile collector" },
+  { "top", jmem_cmd_top, "Memory per process, live in the terminal, or a history replayed" },
+  { "plot", jmem_cmd_plot, "Draw a history as PNG or SVG: memory per process over time" },
 };
 
 void

@@ -131,7 +131,7 @@ static gboolean
 capture_host (Capture *c, GError **error)
 {
   static const char * const files[] = {
-    "/proc/meminfo", "/proc/sys/kernel/hostname", "/proc/sys/kernel/osrelease",
+    "/proc/meminfo", "/proc/uptime", "/proc/sys/kernel/hostname", "/proc/sys/kernel/osrelease",
     "/proc/device-tree/model", "/etc/nv_boot_control.conf", "/etc/nv_tegra_release",
   };
   static const char * const targets[] = {

@@ -43,6 +43,26 @@ read_captured_at (JmemCollectContext *ctx)
   return -1;
 }
 
+/* Seconds since boot: the first number of /proc/uptime ("350735.47
+ * 234388.90"), whole seconds; -1 when absent (a capture of an older jmem). */
+static gint64
+read_uptime (JmemCollectContext *ctx)
+{
+  g_autofree char *text = jmem_root_read_text (ctx->files, "/proc/uptime", NULL);
+  const char *end;
+  guint64 value;
+
+  if (text == NULL)
+    return -1;
+  end = text + strspn (text, "0123456789");
+  if (end == text || (*end != '.' && *end != ' ' && *end != '\0'))
+    return -1;
+  text[end - text] = '\0';
+  if (!g_ascii_string_to_unsigned (text, 10, 0, G_MAXINT64, &value, NULL))
+    return -1;
+  return (gint64) value;
+}
+
 void
 jmem_collect_identity (JmemCollectContext *ctx)
 {
@@ -58,6 +78,7 @@ jmem_collect_identity (JmemCollectContext *ctx)
   s->hostname = jmem_root_read_text (ctx->files, "/proc/sys/kernel/hostname", NULL);
   s->kernel_release = jmem_root_read_text (ctx->files, "/proc/sys/kernel/osrelease", NULL);
   s->timestamp_unix = read_captured_at (ctx);
+  s->uptime_seconds = read_uptime (ctx);
   s->default_target = read_default_target (ctx);
 
   /* what the board and its L4T release are does not change until a reboot */

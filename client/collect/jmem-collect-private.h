@@ -70,6 +70,26 @@ void jmem_collect_boot_keep_probe (const JmemCollectContext *ctx,
                                    const char               *data,
                                    gsize                     len);
 
+/* The sampler's side of jmem_collect_processes() (jmem-sampler.c): a
+ * sample begins, each listed process is either kept from an earlier sample
+ * (KEPT: @p filled in), gone (EXITED) or to be read whole, after which
+ * jmem_sampler_keep() takes a copy; the end forgets the processes not
+ * listed. */
+typedef enum {
+  JMEM_SAMPLER_READ_WHOLE,
+  JMEM_SAMPLER_KEPT,
+  JMEM_SAMPLER_EXITED,
+} JmemSamplerRead;
+
+void jmem_sampler_begin (JmemSampler *sampler);
+JmemSamplerRead jmem_sampler_reuse (JmemSampler        *sampler,
+                                    JmemCollectContext *ctx,
+                                    JmemProcess        *p);
+void jmem_sampler_keep (JmemSampler        *sampler,
+                        JmemCollectContext *ctx,
+                        JmemProcess        *p);
+void jmem_sampler_end (JmemSampler *sampler);
+
 void jmem_collect_meminfo (JmemCollectContext *ctx);
 void jmem_collect_identity (JmemCollectContext *ctx);
 /* Every process with its RSS, PSS (where readable) and swap; name, owner

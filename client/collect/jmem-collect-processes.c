@@ -104,6 +104,7 @@ process_new (gint64 pid)
   p->footprint_kib = -1;
   p->start_time_ticks = -1;
   p->kernel_thread = -1;
+  p->pss_age_samples = -1;
   return p;
 }
 
@@ -304,17 +305,30 @@ read_usage (JmemCollectContext *ctx,
 }
 
 /* The first pass's read of one process. When the report names every
- * process (--all) everything at once through one directory descriptor, as a
- * loop over the same files would. FALSE: drop it. */
+ * process (--all), or a sampler keeps what is read, everything at once
+ * through one directory descriptor, as a loop over the same files would;
+ * with a sampler only where it cannot keep the last sample's. FALSE: drop
+ * it. */
 static gboolean
 read_process (JmemCollectContext *ctx,
               JmemProcess        *p)
 {
   g_autoptr(GError) error = NULL;
+  JmemSampler *sampler = ctx->options->sampler;
   PidFiles at;
   gboolean kept;
 
-  if (ctx->options->top >= 0)
+  if (sampler != NULL)
+    switch (jmem_sampler_reuse (sampler, ctx, p))
+      {
+      case JMEM_SAMPLER_KEPT:
+        return TRUE;
+      case JMEM_SAMPLER_EXITED:
+        return count_read (ctx, PROCESS_EXITED);
+      case JMEM_SAMPLER_READ_WHOLE:
+        break;
+      }
+  else if (ctx->options->top >= 0)
     {
       pid_files_in_proc (ctx, p->pid, &at);
       return read_usage (ctx, &at, p);
@@ -323,6 +337,8 @@ read_process (JmemCollectContext *ctx,
     return count_unopened (ctx, error);
   kept = read_usage (ctx, &at, p) && read_named (ctx, &at, p);
   close (at.fd);
+  if (kept && sampler != NULL)
+    jmem_sampler_keep (sampler, ctx, p);
   return kept;
 }
 
@@ -350,6 +366,8 @@ jmem_collect_processes (JmemCollectContext *ctx)
       return;
     }
   ctx->users = jmem_users_new (ctx->files);
+  if (ctx->options->sampler != NULL)
+    jmem_sampler_begin (ctx->options->sampler);
 
   while ((e = readdir (dir)) != NULL)
     {
@@ -367,6 +385,8 @@ jmem_collect_processes (JmemCollectContext *ctx)
         jmem_process_free (p);
     }
   closedir (dir);
+  if (ctx->options->sampler != NULL)
+    jmem_sampler_end (ctx->options->sampler);
 }
 
 void

@@ -4,6 +4,7 @@
 #include <glib.h>
 
 #include "jmem-collect-boot.h"
+#include "jmem-sampler.h"
 #include "jmem-snapshot.h"
 
 G_BEGIN_DECLS
@@ -23,6 +24,7 @@ typedef struct {
   gboolean    allow_interactive;   /* let polkit ask for a password */
   guint       command_timeout_ms;  /* per external command; 0 = default */
   JmemCollectBoot *boot;           /* per-boot facts kept between snapshots, or NULL */
+  JmemSampler *sampler;            /* processes kept between samples (jmem-sampler.h), or NULL */
 } JmemCollectOptions;
 
 /* Never fails for a missing or unreadable source: that becomes a warning in

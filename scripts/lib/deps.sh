@@ -5,15 +5,16 @@ JMEM_BUILD_PACKAGES=(
   meson ninja-build pkg-config gcc libc6-dev clang
   libglib2.0-dev libglib2.0-dev-bin libjson-glib-dev libcap-dev
   libpolkit-gobject-1-dev libdbus-1-dev systemd
+  libncurses-dev libcairo2-dev libfontconfig-dev
 )
 JMEM_TEST_PACKAGES=(
   dbus dbus-daemon polkitd util-linux procps passwd
-  python3 python3-jsonschema valgrind libclang-rt-14-dev smem
+  python3 python3-jsonschema python3-pil valgrind libclang-rt-14-dev smem tmux
   prometheus prometheus-node-exporter
   debhelper dpkg-dev fakeroot lintian debootstrap systemd-container jq
 )
 JMEM_DEMO_PACKAGES=(dbus dbus-daemon polkitd util-linux procps passwd jq)
-JMEM_BENCH_PACKAGES=(smem procps python3 time)
+JMEM_BENCH_PACKAGES=(smem procps python3 time tmux)
 # Building and checking the Debian package (dpkg-buildpackage, lintian).
 JMEM_PACKAGE_PACKAGES=(debhelper dpkg-dev fakeroot lintian)
 
@@ -28,7 +29,8 @@ JMEM_CROSS_TRIPLET=aarch64-linux-gnu
 JMEM_CROSS_PACKAGES=(
   gcc-aarch64-linux-gnu qemu-user-static
   libc6-dev:arm64 libglib2.0-dev:arm64 libjson-glib-dev:arm64 libcap-dev:arm64
-  libpolkit-gobject-1-0:arm64
+  libpolkit-gobject-1-0:arm64 libncurses-dev:arm64 libcairo2-dev:arm64
+  libfontconfig-dev:arm64
 )
 
 # jmem_install_cross_deps PACKAGE...: adds the arm64 architecture to dpkg

@@ -1,0 +1,187 @@
+/* The calls jmem top and jmem plot make into the rest of jmem, in one file
+ * (jmem-cmd-faces.h). */
+#include "jmem-cmd-faces.h"
+
+#include "jmem-cmd.h"
+#include "jmem-collect.h"
+#include "jmem-container.h"
+#include "jmem-error.h"
+#include "jmem-frame.h"
+#include "jmem-helper-client.h"
+#include "jmem-history.h"
+#include "jmem-triage-history.h"
+#include "jmem-textfile.h"
+
+#include <gio/gio.h>
+
+struct _JmemCmdTopSource {
+  char               *sysroot;
+  JmemCollectBoot    *boot;
+  JmemSampler        *sampler;
+  JmemCollectOptions  options;
+};
+
+static JmemFrame *
+source_sample (gpointer data, GError **error)
+{
+  JmemCmdTopSource *src = data;
+  g_autoptr(JmemSnapshot) snapshot = jmem_collect_snapshot (&src->options, error);
+
+  return snapshot != NULL ? jmem_frame_from_snapshot (snapshot) : NULL;
+}
+
+static JmemNvmapAllocations *
+source_allocations (gpointer data, const char **via, char **action, GError **error)
+{
+  JmemCmdTopSource *src = data;
+  const char *what_to_do = NULL;
+  JmemNvmapAllocations *a;
+
+  /* no password prompt: the screen holds the terminal */
+  a = jmem_cmd_read_allocations (src->sysroot, FALSE, via, &what_to_do, error);
+  *action = g_strdup (what_to_do);
+  return a;
+}
+
+static char *
+source_drop_caches (gpointer data, char **action, GError **error)
+{
+  g_autofree char *container = jmem_container_detect (NULL);
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) local = NULL;
+
+  root = jmem_cmd_drop_caches_json (3, FALSE, FALSE, container, &local);
+  if (root == NULL)
+    {
+      *action = g_strdup (jmem_helper_error_action (local));
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
+  return jmem_cmd_drop_caches_text (root, 3, FALSE, container);
+}
+
+JmemCmdTopSource *
+jmem_cmd_top_source_new (const char     *sysroot,
+                         JmemTopBackend *backend)
+{
+  JmemCmdTopSource *src = g_new0 (JmemCmdTopSource, 1);
+
+  src->sysroot = g_strdup (sysroot);
+  /* what an earlier jmem run probed in this boot */
+  src->boot = jmem_collect_boot_new_persistent (sysroot);
+  src->sampler = jmem_sampler_new (JMEM_SAMPLER_DEFAULT_REFRESH);
+  src->options.sysroot = src->sysroot;
+  src->options.top = -1;
+  src->options.boot = src->boot;
+  src->options.sampler = src->sampler;
+  /* the screen holds the terminal: polkit cannot ask for a password */
+  src->options.allow_interactive = FALSE;
+  if (sysroot != NULL)
+    {
+      /* a capture's recorded tegrastats line costs nothing to read */
+      g_autofree char *line = g_build_filename (sysroot, "tegrastats", "line.txt", NULL);
+
+      if (g_file_test (line, G_FILE_TEST_IS_REGULAR))
+        src->options.tegrastats_seconds = 1;
+    }
+
+  backend->sample = source_sample;
+  backend->allocations = source_allocations;
+  backend->drop_caches = source_drop_caches;
+  backend->user_data = src;
+  return src;
+}
+
+void
+jmem_cmd_top_source_free (JmemCmdTopSource *src)
+{
+  if (src == NULL)
+    return;
+  g_clear_pointer (&src->sampler, jmem_sampler_free);
+  g_clear_pointer (&src->boot, jmem_collect_boot_free);
+  g_free (src->sysroot);
+  g_free (src);
+}
+
+int
+jmem_cmd_faces_sample_exit (const GError *error)
+{
+  return g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) ? JMEM_EXIT_NO_DATA
+                                                                       : JMEM_EXIT_INTERNAL;
+}
+
+static gboolean
+add_frame (JsonNode *snapshot, guint line_number, gpointer user_data)
+{
+  g_ptr_array_add (user_data, jmem_frame_from_json (snapshot));
+  return TRUE;
+}
+
+GPtrArray *
+jmem_cmd_faces_read_history (const char *command,
+                             const char *path,
+                             int        *exit_status)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) frames = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_frame_free);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  gboolean ok = jmem_history_read (path, add_frame, frames, warnings, &error);
+
+  for (guint i = 0; i < warnings->len; i++)
+    jmem_cmd_printerr ("%s: %s", command, (const char *) g_ptr_array_index (warnings, i));
+  if (!ok)
+    {
+      jmem_cmd_printerr ("%s: %s", command, error->message);
+      if (error->domain == G_IO_ERROR)
+        *exit_status = JMEM_EXIT_NO_INPUT;
+      else if (g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE))
+        *exit_status = JMEM_EXIT_NO_DATA;
+      else
+        *exit_status = JMEM_EXIT_DATA_ERR;
+      return NULL;
+    }
+  return g_steal_pointer (&frames);
+}
+
+typedef struct {
+  JmemTriageHistory *history;
+  gint64             from;
+  gint64             to;
+} Window;
+
+static gboolean
+add_in_window (JsonNode *snapshot, guint line_number, gpointer data)
+{
+  Window *w = data;
+  g_autoptr(JmemFrame) frame = jmem_frame_from_json (snapshot);
+  gint64 when = frame->timestamp_unix;
+
+  if (when >= w->from && when <= w->to)
+    jmem_triage_history_add (w->history, snapshot);
+  return TRUE;
+}
+
+GPtrArray *
+jmem_cmd_faces_history_findings (const char *path,
+                                 gint64      from,
+                                 gint64      to)
+{
+  g_autoptr(JmemTriageHistory) history = jmem_triage_history_new ();
+  Window w = { history, from, to };
+
+  if (!jmem_history_read (path, add_in_window, &w, NULL, NULL))
+    return NULL;
+  return jmem_triage_history_run (history);
+}
+
+gboolean
+jmem_cmd_faces_write_file (const char *path,
+                           const char *data,
+                           gsize       len,
+                           GError    **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *name = g_path_get_basename (path);
+
+  return jmem_textfile_replace (dir, name, data, len, error);
+}

@@ -1,0 +1,45 @@
+/* What jmem top and jmem plot ask of the rest of jmem (collection, the
+ * helper, the history reader, the file writer), all in jmem-cmd-faces.c:
+ * the faces themselves (client/top, client/plot) call none of it. */
+#pragma once
+
+#include <glib.h>
+
+#include "jmem-top.h"
+
+G_BEGIN_DECLS
+
+typedef struct _JmemCmdTopSource JmemCmdTopSource;
+
+/* Live samples of the system (@sysroot NULL) or a tree, processes kept
+ * between samples (jmem-sampler.h); @backend is filled in to use it. */
+JmemCmdTopSource *jmem_cmd_top_source_new (const char     *sysroot,
+                                           JmemTopBackend *backend);
+void jmem_cmd_top_source_free (JmemCmdTopSource *source);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemCmdTopSource, jmem_cmd_top_source_free)
+
+/* The frames of a jmem watch history; NULL after printing "@command: why"
+ * (and a note about a torn last line), with @exit_status set: 66 the file
+ * cannot be read, 65 a line is not a snapshot, 69 it holds none. */
+GPtrArray *jmem_cmd_faces_read_history (const char *command,
+                                        const char *path,
+                                        int        *exit_status);
+
+/* The findings of the rules over time (jmem triage --history) on the
+ * samples of @path taken from @from to @to (unix seconds); NULL when the
+ * file could not be read a second time. */
+GPtrArray *jmem_cmd_faces_history_findings (const char *path,
+                                            gint64      from,
+                                            gint64      to);
+
+/* Exit status for a sample that could not be taken: 69 no data, 70 other. */
+int jmem_cmd_faces_sample_exit (const GError *error);
+
+/* Writes @data to @path whole or not at all (a temporary file in the same
+ * directory renamed over it), mode 0644; @path's last part is a file name. */
+gboolean jmem_cmd_faces_write_file (const char *path,
+                                    const char *data,
+                                    gsize       len,
+                                    GError    **error);
+
+G_END_DECLS

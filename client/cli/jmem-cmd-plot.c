@@ -1,0 +1,167 @@
+/* jmem plot: a history drawn as PNG or SVG. */
+#include "jmem-cmd.h"
+
+#include "jmem-cmd-faces.h"
+#include "jmem-plot.h"
+#include "jmem-text.h"
+
+#include <string.h>
+
+static gboolean
+format_from_name (const char *path, JmemPlotFormat *format)
+{
+  g_autofree char *lower = g_ascii_strdown (path, -1);
+
+  if (g_str_has_suffix (lower, ".png"))
+    *format = JMEM_PLOT_PNG;
+  else if (g_str_has_suffix (lower, ".svg"))
+    *format = JMEM_PLOT_SVG;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+/* The frames taken from @from to @to. */
+static GPtrArray *
+window (GPtrArray *frames, gint64 from, gint64 to)
+{
+  GPtrArray *kept = g_ptr_array_new ();
+
+  for (guint i = 0; i < frames->len; i++)
+    {
+      const JmemFrame *f = g_ptr_array_index (frames, i);
+
+      if (f->timestamp_unix >= from && f->timestamp_unix <= to)
+        g_ptr_array_add (kept, (gpointer) f);
+    }
+  return kept;
+}
+
+int
+jmem_cmd_plot (int argc, char **argv)
+{
+  int top = JMEM_PLOT_DEFAULT_TOP, width = JMEM_PLOT_DEFAULT_WIDTH, height = JMEM_PLOT_DEFAULT_HEIGHT;
+  g_autofree char *output = NULL;
+  g_autofree char *since = NULL;
+  g_autofree char *until = NULL;
+  g_autofree char *metric = NULL;
+  g_auto(GStrv) pid_texts = NULL;
+  GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the plot to FILE.png or FILE.svg", "FILE" },
+    { "metric", 0, 0, G_OPTION_ARG_STRING, &metric, "footprint, nvmap, pss, gpu (default: footprint, NvMap)", "M" },
+    { "top", 0, 0, G_OPTION_ARG_INT, &top, "The N largest processes (default 8)", "N" },
+    { "pid", 0, 0, G_OPTION_ARG_STRING_ARRAY, &pid_texts, "Only this process (repeat for more)", "PID" },
+    { "since", 0, 0, G_OPTION_ARG_STRING, &since, "From T: 2025-12-06T05:50, @UNIXSECONDS, -2h", "T" },
+    { "until", 0, 0, G_OPTION_ARG_STRING, &until, "Until this time, as --since", "T" },
+    { "width", 0, 0, G_OPTION_ARG_INT, &width, "Pixels (default 1280)", "W" },
+    { "height", 0, 0, G_OPTION_ARG_INT, &height, "Pixels (default 800)", "H" },
+    { NULL },
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("HISTORY -o FILE.png|FILE.svg - draw a history");
+  g_autoptr(GPtrArray) frames = NULL;
+  g_autoptr(GPtrArray) shown = NULL;
+  g_autoptr(GPtrArray) findings = NULL;
+  g_autoptr(GArray) pids = NULL;
+  g_autoptr(GBytes) picture = NULL;
+  g_autoptr(GString) report = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  JmemPlotOptions options = { 0 };
+  const JmemFrame *last;
+  gint64 from = G_MININT64, to = G_MAXINT64;
+  int status = JMEM_EXIT_OK;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_description (context,
+    "Draws a history written by jmem watch (docs/watch.md): memory per process\n"
+    "over time, the accounting and the headroom when the samples carry them, the\n"
+    "findings of jmem triage --history marked on their series. Times are local.\n"
+    "Prints what it drew.\n"
+    "Exit status: 0 ok, 64 usage error, 65 a line is not a snapshot, 66 HISTORY\n"
+    "unreadable, 69 no sample (an empty history, or none in the window), 70\n"
+    "internal error, 73 FILE cannot be written.");
+  if (!jmem_cmd_parse (context, &argc, &argv, 1, "one history file"))
+    return JMEM_EXIT_USAGE;
+  if (output == NULL || !format_from_name (output, &options.format))
+    {
+      g_printerr ("jmem plot: give the output with -o FILE.png or -o FILE.svg\n");
+      return JMEM_EXIT_USAGE;
+    }
+  if (metric != NULL && !jmem_plot_metric_from_string (metric, &options.metric))
+    {
+      jmem_cmd_printerr ("jmem plot: --metric takes footprint, nvmap, pss or gpu, not \"%s\"", metric);
+      return JMEM_EXIT_USAGE;
+    }
+  if (top < 1 || top > 100)
+    {
+      g_printerr ("jmem plot: --top takes 1 to 100\n");
+      return JMEM_EXIT_USAGE;
+    }
+  if (width < JMEM_PLOT_MIN_SIZE || width > JMEM_PLOT_MAX_SIZE ||
+      height < JMEM_PLOT_MIN_SIZE || height > JMEM_PLOT_MAX_SIZE)
+    {
+      g_printerr ("jmem plot: --width and --height take %d to %d pixels\n", JMEM_PLOT_MIN_SIZE,
+                  JMEM_PLOT_MAX_SIZE);
+      return JMEM_EXIT_USAGE;
+    }
+  for (guint i = 0; pid_texts != NULL && pid_texts[i] != NULL; i++)
+    {
+      guint64 pid;
+
+      if (!g_ascii_string_to_unsigned (pid_texts[i], 10, 0, G_MAXUINT32, &pid, NULL))
+        {
+          jmem_cmd_printerr ("jmem plot: --pid takes a process ID, not \"%s\"", pid_texts[i]);
+          return JMEM_EXIT_USAGE;
+        }
+      if (pids == NULL)
+        pids = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_array_append_val (pids, pid);
+    }
+
+  frames = jmem_cmd_faces_read_history ("jmem plot", argv[1], &status);
+  if (frames == NULL)
+    return status;
+  last = g_ptr_array_index (frames, frames->len - 1);
+  if ((since != NULL && !jmem_plot_parse_time (since, last->timestamp_unix, &from, &error)) ||
+      (until != NULL && !jmem_plot_parse_time (until, last->timestamp_unix, &to, &error)))
+    {
+      jmem_cmd_printerr ("jmem plot: %s", error->message);
+      return JMEM_EXIT_USAGE;
+    }
+  shown = window (frames, from, to);
+  if (shown->len == 0)
+    {
+      jmem_cmd_printerr ("jmem plot: %s holds no sample between --since and --until (%u samples "
+                         "in all): widen the window", argv[1], frames->len);
+      return JMEM_EXIT_NO_DATA;
+    }
+  findings = jmem_cmd_faces_history_findings (argv[1], from, to);
+
+  options.frames = shown;
+  options.findings = findings;
+  options.metric_set = metric != NULL;
+  options.top = (guint) top;
+  options.pids = pids;
+  options.width = (guint) width;
+  options.height = (guint) height;
+  picture = jmem_plot_render (&options, report, &error);
+  if (picture == NULL)
+    {
+      jmem_cmd_printerr ("jmem plot: %s", error->message);
+      return JMEM_EXIT_INTERNAL;
+    }
+  if (!jmem_cmd_faces_write_file (output, g_bytes_get_data (picture, NULL), g_bytes_get_size (picture),
+                                  &error))
+    {
+      jmem_cmd_printerr ("jmem plot: %s", error->message);
+      return JMEM_EXIT_CANT_CREATE;
+    }
+  {
+    g_autofree char *name = jmem_text_for_terminal (output);
+
+    g_print ("Wrote %s (%s, %d x %d pixels, %u %s).\n", name,
+             options.format == JMEM_PLOT_PNG ? "PNG" : "SVG", width, height, shown->len,
+             shown->len == 1 ? "sample" : "samples");
+    g_print ("%s", report->str);
+  }
+  return JMEM_EXIT_OK;
+}

@@ -1,0 +1,65 @@
+/* jmem plot: a jmem watch history drawn with cairo as PNG or SVG, for a bug
+ * report: per-process memory over time, the accounting and the headroom
+ * when the samples carry them, and the triage --history findings marked on
+ * the series they are about. docs/watch.md describes the picture. */
+#pragma once
+
+#include <glib.h>
+
+#include "jmem-frame.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  JMEM_PLOT_FOOTPRINT,
+  JMEM_PLOT_NVMAP,
+  JMEM_PLOT_PSS,
+  JMEM_PLOT_GPU,
+  JMEM_PLOT_N_METRICS,
+} JmemPlotMetric;
+
+typedef enum {
+  JMEM_PLOT_PNG,
+  JMEM_PLOT_SVG,
+} JmemPlotFormat;
+
+#define JMEM_PLOT_DEFAULT_TOP 8
+#define JMEM_PLOT_DEFAULT_WIDTH 1280
+#define JMEM_PLOT_DEFAULT_HEIGHT 800
+#define JMEM_PLOT_MIN_SIZE 320
+#define JMEM_PLOT_MAX_SIZE 8192
+
+typedef struct {
+  GPtrArray      *frames;      /* JmemFrame, oldest first, at least one */
+  GPtrArray      *findings;    /* JmemFinding of triage --history over them; NULL: none */
+  gboolean        metric_set;  /* FALSE: footprint, and NvMap below it */
+  JmemPlotMetric  metric;
+  guint           top;         /* series per panel */
+  GArray         *pids;        /* gint64: only these processes; NULL: the largest */
+  guint           width;
+  guint           height;
+  JmemPlotFormat  format;
+} JmemPlotOptions;
+
+/* "footprint", "nvmap", "pss", "gpu"; FALSE for anything else. */
+gboolean jmem_plot_metric_from_string (const char     *text,
+                                       JmemPlotMetric *metric);
+const char *jmem_plot_metric_to_string (JmemPlotMetric metric);
+
+/* A time for --since and --until: ISO 8601 ("2025-12-06T05:50:00", local
+ * time unless it names a zone; "2025-12-06 05:50" too), "@SECONDS" since
+ * the epoch, or "-DURATION" before @end (the history's last sample): "-90s",
+ * "-30m", "-2h", "-1d". FALSE with a message in @error otherwise. */
+gboolean jmem_plot_parse_time (const char *text,
+                               gint64      end,
+                               gint64     *unix_s,
+                               GError    **error);
+
+/* The picture, encoded; @report gets a line per series drawn ("nvmap: PID
+ * 1234 (name) container ..., annotated +12.0 MiB/h nvmap-growing"), for the
+ * command to print. NULL with @error when cairo fails. */
+GBytes *jmem_plot_render (const JmemPlotOptions *options,
+                          GString               *report,
+                          GError               **error);
+
+G_END_DECLS

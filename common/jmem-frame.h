@@ -1,0 +1,103 @@
+/* One sample as the faces over time show it (jmem top, jmem plot): the
+ * header's numbers and a row per process, from a snapshot document (a line
+ * of a jmem watch history) or from a live JmemSnapshot. Unknown numbers are
+ * -1, unknown strings NULL; strings are valid UTF-8, not yet escaped.
+ *
+ * The sections other work adds to a snapshot (headroom, the accounting of
+ * MemTotal) are read from the document whenever it carries them, so a face
+ * shows them from the first snapshot that has them, live or recorded. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "jmem-snapshot.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  gint64   pid;
+  gint64   start_time_ticks;  /* with pid, one process for its lifetime; -1 unknown */
+  char    *name;
+  char    *user;
+  char    *container;         /* "runtime/id", NULL outside a container */
+  gint64   footprint_kib;
+  gint64   pss_kib;
+  gint64   rss_kib;
+  gint64   nvmap_kib;
+  gint64   gpu_kib;
+  gint64   swap_kib;
+  gint     pss_age_samples;   /* 0 read for this sample, N kept from N samples ago, -1 unknown */
+  gboolean kernel_thread;
+} JmemFrameProcess;
+
+/* A PID's NvMap total (nvmap.by_pid), complete in every sample even when
+ * the process list is cut (jmem watch --top). */
+typedef struct {
+  gint64  pid;
+  char   *name;
+  gint64  size_kib;
+} JmemFrameNvmap;
+
+typedef struct {
+  char   *name;
+  gint64  kib;
+} JmemFrameBucket;
+
+typedef struct {
+  gint64  timestamp_unix;
+  gint64  uptime_s;
+  char   *hostname;
+  char   *board;          /* device-tree model, else the product line */
+  char   *l4t;
+  char   *sysroot;        /* the captured tree, NULL for the live system */
+
+  gint64  mem_total_kib;
+  gint64  mem_available_kib;
+  gint64  mem_used_kib;
+  gint64  swap_total_kib;
+  gint64  swap_used_kib;
+
+  gint64  nvmap_total_kib;
+  char   *nvmap_source;   /* "helper", "debugfs", "sysroot", "meminfo" or NULL (unread) */
+  char   *nvmap_error;    /* why unread */
+  char   *gpu_source;     /* gpu.source: "nvmap", "nvidia-smi", "nvidia-smi+nvmap", "none" */
+  gint64  gpu_used_kib;   /* the GPUs' used memory, else their processes' sum */
+
+  /* headroom (when the snapshot has it) */
+  gboolean has_headroom;
+  gint64   allocatable_now_kib;
+  gint64   allocatable_after_reclaim_kib;
+  gint64   largest_free_block_kib;
+
+  GPtrArray *buckets;     /* JmemFrameBucket, the accounting of MemTotal; NULL without one */
+
+  GPtrArray *processes;   /* JmemFrameProcess, in the snapshot's order (footprint) */
+  guint      n_processes_total;
+  GPtrArray *nvmap_by_pid;/* JmemFrameNvmap */
+} JmemFrame;
+
+void jmem_frame_free (JmemFrame *frame);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemFrame, jmem_frame_free)
+
+/* From a snapshot document that passed jmem_diff_check_snapshot() (what
+ * jmem_history_read() hands over); members it lacks stay unknown. */
+JmemFrame *jmem_frame_from_json (JsonNode *snapshot);
+
+/* From a live snapshot: its rows straight from the model, its header as a
+ * document would give it. */
+JmemFrame *jmem_frame_from_snapshot (JmemSnapshot *snapshot);
+
+/* "runtime/id" of a container, or NULL outside one. */
+char *jmem_frame_container_key (const char *runtime,
+                                const char *id);
+
+/* The container as a table shows it: the id's first 12 characters (as
+ * `docker ps`), else the runtime; NULL outside a container. */
+char *jmem_frame_container_short (const char *key);
+
+/* The line `jmem summary` prints, from a frame: "total T, available A,
+ * NvMap N, GPU G, top PID P (NAME) F"; escaped for a terminal. */
+char *jmem_frame_summary_line (const JmemFrame *frame);
+
+G_END_DECLS

@@ -1,0 +1,409 @@
+/* The parts of jmem top and jmem plot that are arithmetic: the columns a
+ * window keeps (the documented order), sparklines and growth, compact sizes,
+ * the rows' order with unknown values, reading a sample document (with and
+ * without the headroom and accounting sections, in either shape), time and
+ * size axes, and --since/--until. The screens themselves are test-top.py's. */
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "jmem-frame.h"
+#include "jmem-plot-axis.h"
+#include "jmem-plot.h"
+#include "jmem-top-layout.h"
+#include "jmem-top-trend.h"
+#include "jmem-top-view.h"
+
+static void
+assert_columns (const JmemTopLayout *k, const char *want)
+{
+  g_autoptr(GString) got = g_string_new (NULL);
+
+  for (guint c = 0; c < JMEM_TOP_N_COLS; c++)
+    if (k->shown[c])
+      g_string_append_printf (got, "%s%s", got->len > 0 ? " " : "", jmem_top_column_title (c));
+  g_assert_cmpstr (got->str, ==, want);
+}
+
+static void
+test_layout_order (void)
+{
+  JmemTopLayout k;
+
+  jmem_top_layout (&k, 200, TRUE, TRUE);
+  assert_columns (&k, "PID USER NAME FOOTPRINT PSS NVMAP GPU SWAP CONTAINER TREND");
+  g_assert_cmpuint (k.spark_cells, ==, JMEM_TOP_TREND_SAMPLES);
+  g_assert_cmpuint (k.total, <=, 200);
+  /* an empty GPU column goes first, then SWAP and USER */
+  jmem_top_layout (&k, 80, TRUE, FALSE);
+  assert_columns (&k, "PID NAME FOOTPRINT PSS NVMAP CONTAINER TREND");
+  g_assert_cmpuint (k.total, <=, 80);
+  /* GPU with values goes after USER, before CONTAINER */
+  jmem_top_layout (&k, 88, TRUE, TRUE);
+  assert_columns (&k, "PID NAME FOOTPRINT PSS NVMAP GPU CONTAINER TREND");
+  jmem_top_layout (&k, 80, TRUE, TRUE);
+  assert_columns (&k, "PID NAME FOOTPRINT PSS NVMAP CONTAINER TREND");
+  jmem_top_layout (&k, 80, FALSE, TRUE);
+  assert_columns (&k, "PID NAME FOOTPRINT PSS GPU CONTAINER TREND");
+  jmem_top_layout (&k, 60, TRUE, FALSE);
+  assert_columns (&k, "PID NAME FOOTPRINT NVMAP TREND");
+  jmem_top_layout (&k, 45, TRUE, FALSE);
+  assert_columns (&k, "PID NAME FOOTPRINT NVMAP");
+  jmem_top_layout (&k, 52, FALSE, TRUE);
+  assert_columns (&k, "PID NAME FOOTPRINT GPU");
+  jmem_top_layout (&k, 20, TRUE, TRUE);
+  assert_columns (&k, "PID NAME FOOTPRINT");
+  /* every width from 33 to 300: never wider than the window, columns in order */
+  for (guint w = 33; w <= 300; w++)
+    {
+      guint x = 0;
+
+      jmem_top_layout (&k, w, w % 2, w % 3);
+      g_assert_cmpuint (k.total, <=, w);
+      for (guint c = 0; c < JMEM_TOP_N_COLS; c++)
+        if (k.shown[c])
+          {
+            g_assert_cmpuint (k.x[c], >=, x);
+            x = k.x[c] + k.width[c];
+          }
+      g_assert_cmpuint (x, ==, k.total);
+    }
+}
+
+static void
+test_sparkline (void)
+{
+  JmemTopSeries s = { { { 0 } } };
+  g_autofree char *empty = NULL;
+  g_autofree char *flat = NULL;
+  g_autofree char *rising = NULL;
+  g_autofree char *ascii = NULL;
+  g_autofree char *window = NULL;
+  double growth = 0;
+
+  empty = jmem_top_sparkline (&s, 4, TRUE);
+  g_assert_cmpstr (empty, ==, "    ");
+  g_assert_false (jmem_top_series_growth (&s, &growth));
+
+  for (guint i = 0; i < 3; i++)
+    jmem_top_series_push (&s, 1000 * i, 500);
+  flat = jmem_top_sparkline (&s, 5, TRUE);
+  g_assert_cmpstr (flat, ==, "  \u2581\u2581\u2581");
+  g_assert_true (jmem_top_series_growth (&s, &growth));
+  g_assert_cmpfloat (growth, ==, 0.0);
+
+  /* 0 .. 7 over eight samples, one absent: every level once */
+  memset (&s, 0, sizeof s);
+  for (guint i = 0; i < 8; i++)
+    jmem_top_series_push (&s, 60000 * i, i == 3 ? -1 : (gint64) i * 1024);
+  rising = jmem_top_sparkline (&s, 8, TRUE);
+  g_assert_cmpstr (rising, ==, "\u2581\u2582\u2583 \u2585\u2586\u2587\u2588");
+  ascii = jmem_top_sparkline (&s, 8, FALSE);
+  g_assert_cmpstr (ascii, ==, "_.- +*#@");
+  /* 7 MiB over 7 minutes */
+  g_assert_true (jmem_top_series_growth (&s, &growth));
+  g_assert_cmpfloat_with_epsilon (growth, 1024.0, 1e-9);
+
+  /* the window keeps the last 60 */
+  memset (&s, 0, sizeof s);
+  for (guint i = 0; i < 100; i++)
+    jmem_top_series_push (&s, 1000 * i, i);
+  g_assert_cmpuint (s.n, ==, JMEM_TOP_TREND_SAMPLES);
+  g_assert_cmpint (s.points[0].kib, ==, 40);
+  window = jmem_top_sparkline (&s, 3, FALSE);
+  /* scaled over the cells shown: 97, 98, 99 */
+  g_assert_cmpstr (window, ==, "_+@");
+}
+
+static void
+test_sizes (void)
+{
+  static const struct {
+    gint64      kib;
+    const char *text;
+  } sizes[] = {
+    { -1, "-" }, { 0, "0K" }, { 512, "512K" }, { 1023, "1023K" }, { 1024, "1.0M" },
+    { 12595, "12.3M" }, { 102400, "100M" }, { 1048575, "1.0G" }, { G_GINT64_CONSTANT (17179869184), "16.0T" },
+    { G_MAXINT64, "8192E" },
+  };
+  static const struct {
+    double      per_minute;
+    const char *text;
+  } growths[] = {
+    { 0.2, "0/m" }, { -0.4, "0/m" }, { 65536, "+64.0M/m" }, { -512, "-512K/m" },
+    { 1023.99 * 1024, "+1.0G/m" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+    {
+      g_autofree char *text = jmem_top_size (sizes[i].kib);
+
+      g_assert_cmpstr (text, ==, sizes[i].text);
+      g_assert_cmpuint (strlen (text), <=, 6);
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (growths); i++)
+    {
+      g_autofree char *text = jmem_top_growth_text (growths[i].per_minute);
+
+      g_assert_cmpstr (text, ==, growths[i].text);
+      g_assert_cmpuint (strlen (text), <=, JMEM_TOP_GROWTH_COLS);
+    }
+}
+
+static JsonNode *
+parse (const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  JsonNode *node = json_from_string (text, &error);
+
+  g_assert_no_error (error);
+  return node;
+}
+
+#define PROCS \
+  "\"processes\":{\"total\":3,\"list\":[" \
+  "{\"pid\":10,\"name\":\"b\",\"user\":\"u\",\"footprint_kib\":300,\"pss_kib\":null,\"nvmap_kib\":5," \
+  "\"gpu_kib\":null,\"swap_kib\":0,\"container\":{\"runtime\":\"docker\",\"id\":\"0123456789abcdef\"}," \
+  "\"start_time_ticks\":7,\"pss_age_samples\":3}," \
+  "{\"pid\":11,\"name\":\"A\",\"user\":null,\"footprint_kib\":200,\"pss_kib\":100,\"nvmap_kib\":0," \
+  "\"gpu_kib\":null,\"swap_kib\":0,\"container\":null}," \
+  "{\"pid\":12,\"name\":\"c\",\"user\":\"a\",\"footprint_kib\":400,\"pss_kib\":90,\"nvmap_kib\":null," \
+  "\"gpu_kib\":null,\"swap_kib\":null,\"container\":null}]}"
+
+static void
+test_frame_sections (void)
+{
+  g_autoptr(JsonNode) bare = parse ("{\"collected\":{\"timestamp_unix\":100,\"uptime_s\":5}," PROCS "}");
+  g_autoptr(JsonNode) listed = parse (
+    "{\"headroom\":{\"allocatable_now_kib\":10,\"allocatable_after_reclaim_kib\":20,"
+    "\"largest_free_block_kib\":null},"
+    "\"accounting\":{\"buckets\":[{\"name\":\"free\",\"size_kib\":5},{\"id\":\"slab\",\"used_kib\":6},"
+    "{\"nothing\":1}]}," PROCS "}");
+  g_autoptr(JsonNode) named = parse (
+    "{\"accounting\":{\"buckets\":{\"free\":7,\"cache\":{\"size_kib\":8,\"fields\":[\"Cached\"]}}}}");
+  /* the shape jmem writes (docs/snapshot.schema.json): label, kib, and the
+   * remainder apart; a bucket of unknown size stays unknown */
+  g_autoptr(JsonNode) written = parse (
+    "{\"accounting\":{\"buckets\":[{\"name\":\"page_cache\",\"label\":\"page cache\",\"kib\":9,"
+    "\"fields\":\"Cached\",\"source\":\"meminfo\",\"note\":null},{\"name\":\"zram\",\"label\":\"zram\","
+    "\"kib\":null}],\"unexplained_kib\":4,\"accounted_kib\":9}}");
+  g_autoptr(JsonNode) overlap = parse (
+    "{\"accounting\":{\"buckets\":[{\"name\":\"free\",\"label\":\"free\",\"kib\":9}],"
+    "\"unexplained_kib\":-4}}");
+  g_autoptr(JsonNode) none = parse ("{\"accounting\":null}");
+  g_autoptr(JmemFrame) f4 = jmem_frame_from_json (written);
+  g_autoptr(JmemFrame) f5 = jmem_frame_from_json (overlap);
+  g_autoptr(JmemFrame) f6 = jmem_frame_from_json (none);
+  g_autoptr(JmemFrame) f1 = jmem_frame_from_json (bare);
+  g_autoptr(JmemFrame) f2 = jmem_frame_from_json (listed);
+  g_autoptr(JmemFrame) f3 = jmem_frame_from_json (named);
+  const JmemFrameProcess *p;
+  const JmemFrameBucket *b;
+  g_autofree char *short_id = NULL;
+
+  g_assert_false (f1->has_headroom);
+  g_assert_null (f1->buckets);
+  g_assert_cmpint (f1->timestamp_unix, ==, 100);
+  g_assert_cmpint (f1->uptime_s, ==, 5);
+  g_assert_cmpuint (f1->processes->len, ==, 3);
+  p = g_ptr_array_index (f1->processes, 0);
+  g_assert_cmpint (p->pss_kib, ==, -1);
+  g_assert_cmpint (p->gpu_kib, ==, -1);
+  g_assert_cmpint (p->pss_age_samples, ==, 3);
+  g_assert_cmpstr (p->container, ==, "docker/0123456789abcdef");
+  short_id = jmem_frame_container_short (p->container);
+  g_assert_cmpstr (short_id, ==, "0123456789ab");
+
+  g_assert_true (f2->has_headroom);
+  g_assert_cmpint (f2->allocatable_now_kib, ==, 10);
+  g_assert_cmpint (f2->allocatable_after_reclaim_kib, ==, 20);
+  g_assert_cmpint (f2->largest_free_block_kib, ==, -1);
+  g_assert_cmpuint (f2->buckets->len, ==, 2);
+  b = g_ptr_array_index (f2->buckets, 1);
+  g_assert_cmpstr (b->name, ==, "slab");
+  g_assert_cmpint (b->kib, ==, 6);
+
+  g_assert_cmpuint (f3->buckets->len, ==, 2);
+  b = g_ptr_array_index (f3->buckets, 1);
+  g_assert_cmpstr (b->name, ==, "cache");
+  g_assert_cmpint (b->kib, ==, 8);
+
+  g_assert_cmpuint (f4->buckets->len, ==, 3);
+  b = g_ptr_array_index (f4->buckets, 0);
+  g_assert_cmpstr (b->name, ==, "page cache");
+  g_assert_cmpint (b->kib, ==, 9);
+  b = g_ptr_array_index (f4->buckets, 1);
+  g_assert_cmpint (b->kib, ==, -1);
+  b = g_ptr_array_index (f4->buckets, 2);
+  g_assert_cmpstr (b->name, ==, "unexplained");
+  g_assert_cmpint (b->kib, ==, 4);
+  g_assert_cmpuint (f5->buckets->len, ==, 1);
+  g_assert_null (f6->buckets);
+}
+
+static GStrv
+row_names (GPtrArray *rows)
+{
+  GStrv names = g_new0 (char *, rows->len + 1);
+
+  for (guint i = 0; i < rows->len; i++)
+    names[i] = g_strdup (((JmemTopRow *) g_ptr_array_index (rows, i))->name);
+  return names;
+}
+
+static void
+test_view_order (void)
+{
+  g_autoptr(JsonNode) doc = parse ("{" PROCS "}");
+  g_autoptr(JmemFrame) f = jmem_frame_from_json (doc);
+  g_autoptr(JmemTopTrends) trends = jmem_top_trends_new ();
+  static const struct {
+    JmemTopColumn sort;
+    gboolean      reverse;
+    const char   *order;
+  } cases[] = {
+    { JMEM_TOP_COL_FOOTPRINT, FALSE, "c b A" },
+    { JMEM_TOP_COL_FOOTPRINT, TRUE, "A b c" },
+    { JMEM_TOP_COL_PSS, FALSE, "A c b" },   /* b's PSS unknown: last */
+    { JMEM_TOP_COL_PSS, TRUE, "c A b" },    /* and still last */
+    { JMEM_TOP_COL_NAME, FALSE, "A b c" },
+    { JMEM_TOP_COL_USER, FALSE, "c b A" },  /* A has no user */
+    { JMEM_TOP_COL_CONTAINER, FALSE, "b c A" },
+    { JMEM_TOP_COL_PID, TRUE, "c A b" },
+  };
+
+  jmem_top_trends_feed (trends, f);
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      JmemTopViewOptions o = { cases[i].sort, cases[i].reverse, FALSE, NULL };
+      g_autoptr(GPtrArray) rows = jmem_top_view_rows (f, trends, &o);
+      g_auto(GStrv) names = row_names (rows);
+      g_autofree char *joined = g_strjoinv (" ", names);
+
+      g_assert_cmpstr (joined, ==, cases[i].order);
+    }
+  {
+    JmemTopViewOptions o = { JMEM_TOP_COL_FOOTPRINT, FALSE, FALSE, "DOCKER/0123" };
+    g_autoptr(GPtrArray) rows = jmem_top_view_rows (f, trends, &o);
+
+    g_assert_cmpuint (rows->len, ==, 1);
+    g_assert_cmpstr (((JmemTopRow *) g_ptr_array_index (rows, 0))->name, ==, "b");
+  }
+  {
+    JmemTopViewOptions o = { JMEM_TOP_COL_FOOTPRINT, FALSE, TRUE, NULL };
+    g_autoptr(GPtrArray) rows = jmem_top_view_rows (f, trends, &o);
+    const JmemTopRow *host = g_ptr_array_index (rows, 0);
+
+    g_assert_cmpuint (rows->len, ==, 2);
+    g_assert_null (host->container);
+    g_assert_cmpuint (host->n_members, ==, 2);
+    g_assert_cmpint (host->values[JMEM_TOP_COL_FOOTPRINT], ==, 600);
+    g_assert_cmpint (host->values[JMEM_TOP_COL_PSS], ==, 190);
+    g_assert_cmpint (host->values[JMEM_TOP_COL_GPU], ==, -1);
+    g_assert_nonnull (host->series);
+  }
+}
+
+static void
+test_time_axis (void)
+{
+  JmemPlotTimeAxis axis = { 0 };
+
+  g_setenv ("TZ", "UTC", TRUE);
+  tzset ();
+  /* 11 minutes: ticks every 2 minutes at whole minutes */
+  jmem_plot_time_axis (&axis, 1765000000, 1765000660, 8);
+  g_assert_cmpint (axis.step_s, ==, 120);
+  g_assert_cmpstr (axis.format, ==, "%H:%M");
+  g_assert_cmpuint (axis.n_ticks, >=, 5);
+  for (guint i = 0; i < axis.n_ticks; i++)
+    {
+      g_assert_cmpint (axis.ticks[i] % 120, ==, 0);
+      g_assert_cmpint (axis.ticks[i], >=, 1765000000);
+      g_assert_cmpint (axis.ticks[i], <=, 1765000660);
+    }
+  jmem_plot_time_axis_clear (&axis);
+  /* three days in 8 ticks: every 12 hours, dates with the time */
+  jmem_plot_time_axis (&axis, 1765000000, 1765000000 + 3 * 86400, 8);
+  g_assert_cmpint (axis.step_s, ==, 12 * 3600);
+  g_assert_cmpstr (axis.format, ==, "%m-%d %H:%M");
+  jmem_plot_time_axis_clear (&axis);
+  /* in 5: whole days, dates */
+  jmem_plot_time_axis (&axis, 1765000000, 1765000000 + 3 * 86400, 5);
+  g_assert_cmpint (axis.step_s, ==, 86400);
+  g_assert_cmpstr (axis.format, ==, "%Y-%m-%d");
+  g_assert_cmpint (axis.ticks[0] % 86400, ==, 0);
+  jmem_plot_time_axis_clear (&axis);
+  /* 20 s */
+  jmem_plot_time_axis (&axis, 1765000001, 1765000021, 8);
+  g_assert_cmpint (axis.step_s, ==, 5);
+  g_assert_cmpstr (axis.format, ==, "%H:%M:%S");
+  jmem_plot_time_axis_clear (&axis);
+}
+
+static void
+test_size_axis (void)
+{
+  JmemPlotSizeAxis axis;
+  g_autofree char *label = NULL;
+  g_autofree char *slope = NULL;
+
+  jmem_plot_size_axis (&axis, 16.6 * 1024 * 1024, 8);
+  g_assert_cmpstr (axis.unit, ==, "GiB");
+  g_assert_cmpfloat (axis.top_kib, >=, 16.6 * 1024 * 1024);
+  g_assert_cmpuint (axis.n_steps, <=, 8);
+  label = jmem_plot_size_label (&axis, axis.step_kib);
+  g_assert_cmpstr (label, ==, "2.5 GiB");
+  jmem_plot_size_axis (&axis, 0, 8);
+  g_assert_cmpfloat (axis.top_kib, >, 0);
+  jmem_plot_size_axis (&axis, 700, 4);
+  g_assert_cmpstr (axis.unit, ==, "KiB");
+  g_assert_cmpfloat (axis.step_kib, ==, 200);
+  slope = jmem_plot_slope_text (3.8 * 1024 * 1024);
+  g_assert_cmpstr (slope, ==, "+3.8 GiB/h");
+}
+
+static void
+test_parse_time (void)
+{
+  static const char * const bad[] = { "", "-", "-5", "-5x", "yesterday", "@", "@-1", "2025-13-01T00:00" };
+  gint64 t;
+
+  g_setenv ("TZ", "UTC", TRUE);
+  tzset ();
+  g_assert_true (jmem_plot_parse_time ("@1765000000", 0, &t, NULL));
+  g_assert_cmpint (t, ==, 1765000000);
+  g_assert_true (jmem_plot_parse_time ("-30m", 1765000660, &t, NULL));
+  g_assert_cmpint (t, ==, 1765000660 - 1800);
+  g_assert_true (jmem_plot_parse_time ("-2h", 10000, &t, NULL));
+  g_assert_cmpint (t, ==, 10000 - 7200);
+  g_assert_true (jmem_plot_parse_time ("2025-12-06T05:46:40", 0, &t, NULL));
+  g_assert_cmpint (t, ==, 1765000000);
+  g_assert_true (jmem_plot_parse_time ("2025-12-06 05:46", 0, &t, NULL));
+  g_assert_cmpint (t, ==, 1765000000 - 40);
+  g_assert_true (jmem_plot_parse_time ("2025-12-06T06:46:40+01:00", 0, &t, NULL));
+  g_assert_cmpint (t, ==, 1765000000);
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      if (jmem_plot_parse_time (bad[i], 0, &t, &error))
+        g_error ("\"%s\" parsed", bad[i]);
+      g_assert_nonnull (error);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/faces/top/layout-order", test_layout_order);
+  g_test_add_func ("/faces/top/sparkline", test_sparkline);
+  g_test_add_func ("/faces/top/sizes", test_sizes);
+  g_test_add_func ("/faces/top/view-order", test_view_order);
+  g_test_add_func ("/faces/frame/sections", test_frame_sections);
+  g_test_add_func ("/faces/plot/time-axis", test_time_axis);
+  g_test_add_func ("/faces/plot/size-axis", test_size_axis);
+  g_test_add_func ("/faces/plot/parse-time", test_parse_time);
+  return g_test_run ();
+}
