@@ -11,17 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static gboolean
-is_refusal (const GError *error)
-{
-  return g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED) ||
-         g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_AUTH_FAILED) ||
-         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED) ||
-         (error != NULL && error->domain == G_DBUS_ERROR &&
-          g_dbus_error_is_remote_error (error) &&
-          g_str_has_suffix (g_dbus_error_get_remote_error (error), "InteractiveAuthorizationRequired"));
-}
-
 /* The parser gives valid UTF-8 of any length; the output carries at most
  * JMEM_TEXT_MAX_FIELD_BYTES of it, as a snapshot does. */
 static void
@@ -206,7 +195,6 @@ JmemNvmapAllocations *
 jmem_cmd_read_allocations (const char  *sysroot,
                            gboolean     allow_interactive,
                            const char **via,
-                           const char **action,
                            GError     **error)
 {
   JmemNvmapSourceContext sctx = { 0 };
@@ -218,9 +206,7 @@ jmem_cmd_read_allocations (const char  *sysroot,
   source = jmem_nvmap_source_choose (&sctx, error);
   if (source != NULL)
     allocations = source->read_allocations (&sctx, error);
-  if (allocations == NULL)
-    *action = jmem_nvmap_source_error_action (source, *error);
-  else
+  if (allocations != NULL)
     *via = source->via;
   return allocations;
 }
@@ -448,12 +434,13 @@ jmem_cmd_allocations (int argc, char **argv)
   g_autoptr(JmemNvmapAllocations) allocations = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
-  const char *via = NULL, *action = NULL;
+  const char *via = NULL;
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
     "Reads through jmem-helper, or debugfs directly as root, or a capture.\n"
-    "Exit status: 0 ok, 64 usage error, 69 no NvMap data, 77 not authorized.");
+    "Exit status: 0 ok, 64 usage error, 69 no NvMap data, or no helper, polkit or system bus,\n"
+    "77 not authorized.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
     return JMEM_EXIT_USAGE;
   if (pid < -1 || pid > G_MAXUINT32)
@@ -464,14 +451,9 @@ jmem_cmd_allocations (int argc, char **argv)
   if (!jmem_cmd_check_width (&width))
     return JMEM_EXIT_USAGE;
   allocations = jmem_cmd_read_allocations (sysroot, !no_ask && isatty (STDIN_FILENO), &via,
-                                           &action, &error);
+                                           &error);
   if (allocations == NULL)
-    {
-      jmem_cmd_printerr ("jmem allocations: %s", error->message);
-      if (action != NULL)
-        jmem_cmd_printerr ("To fix: %s", action);
-      return is_refusal (error) ? JMEM_EXIT_NOT_AUTHORIZED : JMEM_EXIT_NO_DATA;
-    }
+    return jmem_cmd_report_error ("jmem allocations", error, NULL);
 
   /* NvMap's PIDs, read from a container with a PID namespace of its own */
   if (!jmem_pid_namespace_joinable (allocations->pid_namespace, jmem_pid_namespace_self ()))

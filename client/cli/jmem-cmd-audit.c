@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jmem-client-error.h"
 #include "jmem-collect.h"
 #include "jmem-container.h"
 #include "jmem-diff.h"
@@ -18,11 +19,14 @@ collect_json (const char *when, gboolean interactive, JmemCollectBoot *boot, Jme
               GError **error)
 {
   JmemCollectOptions options = { .top = -1, .allow_interactive = interactive, .boot = boot };
-  JmemSnapshot *s = jmem_collect_snapshot (&options, error);
+  g_autoptr(GError) local = NULL;
+  JmemSnapshot *s = jmem_collect_snapshot (&options, &local);
 
   if (s == NULL)
     {
-      g_prefix_error (error, "the snapshot %s could not be taken: ", when);
+      /* its own code: a refused drop keeps the helper's */
+      g_set_error (error, JMEM_CLIENT_ERROR, JMEM_CLIENT_ERROR_SNAPSHOT_FAILED,
+                   "the snapshot %s could not be taken: %s", when, local->message);
       return NULL;
     }
   *out = s;
@@ -154,12 +158,9 @@ jmem_cmd_audit (int argc, char **argv)
                               interactive, container, NULL,
                               kernel_threads ? JMEM_DIFF_KERNEL_THREADS : JMEM_DIFF_NONE, &error);
   if (root == NULL)
-    {
-      if (g_str_has_prefix (error->message, JMEM_CMD_NOT_DROPPED))
-        return jmem_cmd_report_drop_error ("audit", error);
-      jmem_cmd_printerr ("jmem audit: %s", error->message);
-      return JMEM_EXIT_INTERNAL;
-    }
+    /* without the helper an audit can still compare two snapshots */
+    return jmem_cmd_report_error ("jmem audit", error, "compare without dropping caches: "
+                                  "jmem audit --no-drop");
 
   if (json)
     {

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jmem-client-error.h"
 #include "jmem-container.h"
 #include "jmem-diff.h"
 #include "jmem-error.h"
@@ -14,31 +15,6 @@
 #include "jmem-nvmap-source.h"
 #include "jmem-output-diff.h"
 #include "jmem-text.h"
-
-static int
-refusal_exit (const GError *error)
-{
-  if (g_error_matches (error, JMEM_ERROR, JMEM_ERROR_RATE_LIMITED))
-    return JMEM_EXIT_TEMP_FAIL;
-  if (error->domain == G_DBUS_ERROR)
-    switch (error->code)
-      {
-      case G_DBUS_ERROR_ACCESS_DENIED:
-        return g_str_has_prefix (error->message, JMEM_POLKIT_UNAVAILABLE) ?
-                 JMEM_EXIT_NO_DATA : JMEM_EXIT_NOT_AUTHORIZED;
-      case G_DBUS_ERROR_AUTH_FAILED:
-        return JMEM_EXIT_NOT_AUTHORIZED;
-      case G_DBUS_ERROR_SERVICE_UNKNOWN:
-      case G_DBUS_ERROR_NAME_HAS_NO_OWNER:
-      case G_DBUS_ERROR_SPAWN_FAILED:
-        return JMEM_EXIT_NO_DATA;
-      default:
-        return JMEM_EXIT_INTERNAL;
-      }
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED))
-    return JMEM_EXIT_NO_DATA;
-  return JMEM_EXIT_INTERNAL;
-}
 
 gboolean
 jmem_cmd_call_drop_caches (guint       level,
@@ -53,32 +29,17 @@ jmem_cmd_call_drop_caches (guint       level,
   if (jmem_helper_drop_caches (&options, level, compact, result, &local))
     return TRUE;
   /* NotAvailable here is compact_memory's absence, not NvMap's: its own
-   * message, so that no NvMap hint follows it */
+   * code and message, so that no NvMap hint follows it */
   if (compact && g_error_matches (local, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE))
     {
       g_clear_error (&local);
-      g_set_error_literal (&local, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+      g_set_error_literal (&local, JMEM_CLIENT_ERROR, JMEM_CLIENT_ERROR_NO_COMPACTION,
                            "this kernel cannot compact memory (no /proc/sys/vm/compact_memory): "
                            "run it again without --compact");
     }
-  g_propagate_prefixed_error (error, g_steal_pointer (&local), JMEM_CMD_NOT_DROPPED);
+  /* for people: the code still says what failed */
+  g_propagate_prefixed_error (error, g_steal_pointer (&local), "caches were not dropped: ");
   return FALSE;
-}
-
-int
-jmem_cmd_report_drop_error (const char   *command,
-                            const GError *error)
-{
-  const char *action = jmem_helper_error_action (error);
-
-  jmem_cmd_printerr ("jmem %s: %s", command, error->message);
-  /* an audit can still compare two snapshots without the helper */
-  if (g_str_equal (command, "audit") && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED))
-    jmem_cmd_printerr ("jmem audit: %s, or compare without dropping caches: jmem audit --no-drop",
-                       action);
-  else if (action != NULL)
-    jmem_cmd_printerr ("jmem %s: %s", command, action);
-  return refusal_exit (error);
 }
 
 /* The few numbers drop-caches compares, shaped as a snapshot's members so
@@ -107,7 +68,7 @@ read_state (gboolean allow_interactive, GPtrArray *notes)
     clients = source->read_clients (&ctx, &stats_total_bytes, &error);
   if (clients == NULL && source != NULL)
     {
-      const char *action = jmem_nvmap_source_error_action (source, error);
+      const char *action = jmem_nvmap_source_error_action (error);
       g_ptr_array_add (notes, g_strdup_printf ("NvMap total unknown: %s%s%s%s", error->message,
                                                action != NULL ? " (" : "",
                                                action != NULL ? action : "",
@@ -255,7 +216,7 @@ jmem_cmd_drop_caches (int argc, char **argv)
 
   root = jmem_cmd_drop_caches_json (level, compact, interactive, container, &error);
   if (root == NULL)
-    return jmem_cmd_report_drop_error ("drop-caches", error);
+    return jmem_cmd_report_error ("jmem drop-caches", error, NULL);
 
   if (json)
     {

@@ -4,24 +4,13 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "jmem-advice.h"
 #include "jmem-collect.h"
 #include "jmem-diff.h"
 #include "jmem-nvmap.h"
 #include "jmem-snapshot.h"
 
 G_BEGIN_DECLS
-
-typedef enum {
-  JMEM_EXIT_OK = 0,
-  JMEM_EXIT_USAGE = 64,          /* bad command line */
-  JMEM_EXIT_DATA_ERR = 65,       /* an input file is not what it must be */
-  JMEM_EXIT_NO_INPUT = 66,       /* an input file is missing or unreadable */
-  JMEM_EXIT_NO_DATA = 69,        /* nothing to report at all */
-  JMEM_EXIT_INTERNAL = 70,       /* a bug */
-  JMEM_EXIT_CANT_CREATE = 73,    /* cannot create the output */
-  JMEM_EXIT_TEMP_FAIL = 75,      /* refused for now (rate limit): try again later */
-  JMEM_EXIT_NOT_AUTHORIZED = 77, /* the command's main data was refused */
-} JmemExit;
 
 /* Each takes argv with argv[0] = the subcommand's name. */
 int jmem_cmd_snapshot (int argc, char **argv);
@@ -70,11 +59,10 @@ JmemSnapshot *jmem_cmd_triage_collect (const char      *sysroot,
 JsonNode *jmem_cmd_triage_json (GPtrArray *findings);
 
 /* NvMap allocations from the capture @sysroot, debugfs or the helper;
- * *via names the source. On failure *action (nullable) is what to do. */
+ * *via names the source. */
 JmemNvmapAllocations *jmem_cmd_read_allocations (const char  *sysroot,
                                                  gboolean     allow_interactive,
                                                  const char **via,
-                                                 const char **action,
                                                  GError     **error);
 
 /* The jmem-allocations document (docs/allocations.schema.json): only
@@ -87,7 +75,8 @@ JsonNode *jmem_cmd_allocations_json (const JmemNvmapAllocations *allocations,
 
 /* Drops caches through the helper between two readings of the system's
  * memory: the jmem-drop-caches document (docs/drop-caches.schema.json), or
- * NULL with the helper's refusal ("caches were not dropped: ..."). */
+ * NULL with the helper's refusal (its code; the message starts "caches were
+ * not dropped: "). */
 JsonNode *jmem_cmd_drop_caches_json (int         level,
                                      gboolean    compact,
                                      gboolean    allow_interactive,
@@ -97,9 +86,9 @@ JsonNode *jmem_cmd_drop_caches_json (int         level,
 /* Snapshot, drop caches at @level (or, when @no_drop, wait @wait_seconds),
  * snapshot again: the jmem-audit document (docs/audit.schema.json) with
  * the @top largest processes of each snapshot (every one when < 0). NULL
- * with the error: a refused drop ("caches were not dropped: ...") or a
- * snapshot that could not be taken. @boot (nullable) keeps per-boot facts;
- * @diff_flags go to jmem_diff_snapshots(). */
+ * with the error: a refused drop (the helper's code) or a snapshot that
+ * could not be taken (JMEM_CLIENT_ERROR_SNAPSHOT_FAILED). @boot (nullable)
+ * keeps per-boot facts; @diff_flags go to jmem_diff_snapshots(). */
 JsonNode *jmem_cmd_audit_json (int              level,
                                gboolean         compact,
                                gboolean         no_drop,
@@ -111,21 +100,21 @@ JsonNode *jmem_cmd_audit_json (int              level,
                                JmemDiffFlags    diff_flags,
                                GError         **error);
 
-/* How the message of a refused drop starts. */
-#define JMEM_CMD_NOT_DROPPED "caches were not dropped: "
-
-/* Calls the helper's DropCaches, or fails with JMEM_CMD_NOT_DROPPED "why". */
+/* Calls the helper's DropCaches, or fails with its error ("caches were not
+ * dropped: why"; JMEM_CLIENT_ERROR_NO_COMPACTION where @compact cannot be). */
 gboolean jmem_cmd_call_drop_caches (guint       level,
                                     gboolean    compact,
                                     gboolean    allow_interactive,
                                     GVariant  **result,
                                     GError    **error);
 
-/* Prints "jmem @command: " @error's message and what to do about it, and
- * returns the exit status for a refused drop (77 not authorized, 75
- * rate-limited, 69 helper or polkit missing, 70 other). */
-int jmem_cmd_report_drop_error (const char   *command,
-                                const GError *error);
+/* Prints "@command: " @error's message and, on a line "To fix: ...", what
+ * to do (jmem_advice_for_error() for a command at a terminal), followed by
+ * ", or " @without_helper (nullable) where no helper can answer; returns
+ * the advice's exit status. */
+int jmem_cmd_report_error (const char   *command,
+                           const GError *error,
+                           const char   *without_helper);
 
 /* The "level", "compact" and "helper_result" members that drop-caches and
  * audit both write (docs/drop-caches.schema.json). */

@@ -43,6 +43,21 @@ jmem_cmd_printerr (const char *format,
   g_printerr ("%s\n", shown);
 }
 
+int
+jmem_cmd_report_error (const char   *command,
+                       const GError *error,
+                       const char   *without_helper)
+{
+  JmemAdvice advice = jmem_advice_for_error (error, JMEM_ADVICE_CAN_ASK);
+
+  jmem_cmd_printerr ("%s: %s", command, error->message);
+  if (advice.action != NULL && advice.helper_unavailable && without_helper != NULL)
+    jmem_cmd_printerr ("To fix: %s, or %s", advice.action, without_helper);
+  else if (advice.action != NULL)
+    jmem_cmd_printerr ("To fix: %s", advice.action);
+  return advice.exit_status;
+}
+
 gboolean
 jmem_cmd_parse (GOptionContext *context,
                 int            *argc,

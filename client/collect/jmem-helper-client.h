@@ -1,4 +1,5 @@
-/* The client's side of dev.jmem.Helper1: typed calls with errors a person can act on. */
+/* The client's side of dev.jmem.Helper1: typed calls with errors a person can act on
+ * (jmem_advice_for_error() in jmem-advice.h says what to do about each). */
 #pragma once
 
 #include <glib.h>
@@ -32,10 +33,5 @@ gboolean jmem_helper_drop_caches (const JmemHelperCallOptions *options,
                                   gboolean                     compact,
                                   GVariant                   **result,
                                   GError                     **error);
-
-/* What a person should do about @error from one of the calls above (group
- * membership, install the helper, start polkit, ...), or NULL when there is
- * nothing to do. */
-const char *jmem_helper_error_action (const GError *error);
 
 G_END_DECLS

@@ -1,5 +1,6 @@
 #include "jmem-mcp-tools.h"
 
+#include "jmem-advice.h"
 #include "jmem-cmd.h"
 #include "jmem-collect.h"
 #include "jmem-config.h"
@@ -86,33 +87,24 @@ refuse_sysroot (JmemMcpTools *tools, const char *tool, GError **error)
   return TRUE;
 }
 
-/* The message a command prints for @error, with its "To fix" line. */
+/* The message a command prints for @error, with its "To fix" line: the
+ * advice the commands give (an agent's call never gets a password prompt),
+ * followed by ", or " @without_helper (nullable) where no helper can answer. */
 static void
-add_action (GError **error, const char *action)
+add_advice (GError **error, const char *without_helper)
 {
-  if (action != NULL && error != NULL && *error != NULL)
-    {
-      g_autofree char *message = g_strdup_printf ("%s\nTo fix: %s", (*error)->message, action);
+  JmemAdvice advice = jmem_advice_for_error (*error, JMEM_ADVICE_NONE);
+  g_autofree char *message = NULL;
 
-      g_free ((*error)->message);
-      (*error)->message = g_steal_pointer (&message);
-    }
-}
-
-/* What the CLI advises for a helper refusal, except for a refusal by
- * polkit: an agent's call never gets a password prompt, so the fix is the
- * group, and the rule that grants it @action. */
-static char *
-helper_action (const GError *error, const char *action)
-{
-  if (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_AUTH_FAILED) ||
-      (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED) &&
-       !g_str_has_prefix (error->message, JMEM_POLKIT_UNAVAILABLE)))
-    return g_strdup_printf ("add this account to the %s group (sudo usermod -aG %s \"$USER\"), "
-                            "then log in again and restart the agent; jmem's polkit rule "
-                            "(50-dev.jmem.rules) grants that group %s without a password",
-                            JMEM_PRIVILEGED_GROUP, JMEM_PRIVILEGED_GROUP, action);
-  return g_strdup (jmem_helper_error_action (error));
+  if (advice.action == NULL)
+    return;
+  if (advice.helper_unavailable && without_helper != NULL)
+    message = g_strdup_printf ("%s\nTo fix: %s, or %s", (*error)->message, advice.action,
+                               without_helper);
+  else
+    message = g_strdup_printf ("%s\nTo fix: %s", (*error)->message, advice.action);
+  g_free ((*error)->message);
+  (*error)->message = g_steal_pointer (&message);
 }
 
 /* Keeps the members of array @member of @object whose "pid" is @pid. */
@@ -179,16 +171,12 @@ static JsonNode *
 run_allocations (JmemMcpTools *tools, JsonObject *args, GError **error)
 {
   g_autoptr(JmemNvmapAllocations) allocations = NULL;
-  const char *via = NULL, *action = NULL;
+  const char *via = NULL;
 
-  allocations = jmem_cmd_read_allocations (tools->sysroot, FALSE, &via, &action, error);
+  allocations = jmem_cmd_read_allocations (tools->sysroot, FALSE, &via, error);
   if (allocations == NULL)
     {
-      g_autofree char *fix = NULL;
-
-      if (tools->sysroot == NULL && (*error)->domain == G_DBUS_ERROR)
-        action = fix = helper_action (*error, JMEM_ACTION_READ_ALLOCATIONS);
-      add_action (error, action);
+      add_advice (error, NULL);
       return NULL;
     }
   return jmem_cmd_allocations_json (allocations, via, arg_int (args, "pid", -1),
@@ -205,11 +193,7 @@ run_drop_caches (JmemMcpTools *tools, JsonObject *args, GError **error)
   root = jmem_cmd_drop_caches_json ((int) arg_int (args, "level", 3), arg_bool (args, "compact"),
                                     FALSE, tools->container, error);
   if (root == NULL)
-    {
-      g_autofree char *action = helper_action (*error, JMEM_ACTION_DROP_CACHES);
-
-      add_action (error, action);
-    }
+    add_advice (error, NULL);
   return root;
 }
 
@@ -238,21 +222,9 @@ run_audit (JmemMcpTools *tools, JsonObject *args, GError **error)
                               (guint) arg_int (args, "wait_seconds", 0),
                               (int) arg_int (args, "top", JMEM_COLLECT_DEFAULT_TOP), FALSE,
                               tools->container, tools->boot, JMEM_DIFF_NONE, error);
-  if (root == NULL && g_str_has_prefix ((*error)->message, JMEM_CMD_NOT_DROPPED))
-    {
-      g_autofree char *action = helper_action (*error, JMEM_ACTION_DROP_CACHES);
-
-      /* an audit without a drop needs no helper, so no bus either */
-      if (g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED))
-        {
-          g_autofree char *both = g_strdup_printf ("%s, or audit without dropping caches: "
-                                                   "leave out \"level\"", action);
-
-          g_free (action);
-          action = g_steal_pointer (&both);
-        }
-      add_action (error, action);
-    }
+  /* an audit without a drop needs no helper, so no bus either */
+  if (root == NULL)
+    add_advice (error, "audit without dropping caches: leave out \"level\"");
   return root;
 }
 
