@@ -1,7 +1,6 @@
 #include "jmem-cmd.h"
 
-#include "jmem-error.h"
-#include "jmem-nvmap-source.h"
+#include "jmem-ops-allocations.h"
 #include "jmem-output-table.h"
 #include "jmem-pid-namespace.h"
 #include "jmem-text.h"
@@ -11,17 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The parser gives valid UTF-8 of any length; the output carries at most
- * JMEM_TEXT_MAX_FIELD_BYTES of it, as a snapshot does. */
-static void
-add_bounded_string (JsonBuilder *b, const char *name, const char *value)
-{
-  g_autofree char *capped = jmem_text_cap_field (value);
-
-  json_builder_set_member_name (b, name);
-  json_builder_add_string_value (b, capped);
-}
-
 /* A string from debugfs or a captured tree, safe for a terminal. */
 static char *
 shown (const char *value)
@@ -30,185 +18,6 @@ shown (const char *value)
 
   capped = jmem_text_cap_field (value != NULL ? value : "");
   return jmem_text_for_terminal (capped);
-}
-
-static void
-add_handle (JsonBuilder *b, const JmemNvmapHandle *h)
-{
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "base");
-  json_builder_add_int_value (b, (gint64) MIN (h->base, (guint64) G_MAXINT64));
-  json_builder_set_member_name (b, "size_kib");
-  json_builder_add_int_value (b, (gint64) MIN (h->size_kib, (guint64) G_MAXINT64));
-#define U32(field) json_builder_set_member_name (b, #field); json_builder_add_int_value (b, h->field)
-  U32 (flags); U32 (refs); U32 (dupes); U32 (pins); U32 (kmaps); U32 (umaps); U32 (share);
-#undef U32
-  json_builder_set_member_name (b, "from_hugetlbfs");
-  if (h->from_hugetlbfs < 0)
-    json_builder_add_null_value (b);
-  else
-    json_builder_add_boolean_value (b, h->from_hugetlbfs != 0);
-  add_bounded_string (b, "tag", h->tag ? h->tag : "");
-  json_builder_end_object (b);
-}
-
-typedef struct {
-  char   *tag;
-  guint64 handles;
-  guint64 size_kib;
-} OmittedTag;
-
-static void
-omitted_tag_free (OmittedTag *t)
-{
-  g_free (t->tag);
-  g_free (t);
-}
-
-static int
-omitted_tag_cmp (gconstpointer a, gconstpointer b)
-{
-  const OmittedTag *x = *(OmittedTag * const *) a, *y = *(OmittedTag * const *) b;
-
-  if (x->size_kib != y->size_kib)
-    return x->size_kib > y->size_kib ? -1 : 1;
-  return g_strcmp0 (x->tag, y->tag);
-}
-
-/* The handles past the limit, by tag, largest first: enough for a reader
- * to see which kind of buffer a leak of thousands of handles is made of. */
-static void
-add_omitted (JsonBuilder *b, GHashTable *by_tag, guint64 handles, guint64 size_kib)
-{
-  g_autoptr(GPtrArray) tags = g_ptr_array_new ();
-  GHashTableIter iter;
-  gpointer value;
-
-  g_hash_table_iter_init (&iter, by_tag);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
-    g_ptr_array_add (tags, value);
-
-  g_ptr_array_sort (tags, omitted_tag_cmp);
-  json_builder_set_member_name (b, "omitted");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "handles");
-  json_builder_add_int_value (b, (gint64) handles);
-  json_builder_set_member_name (b, "size_kib");
-  json_builder_add_int_value (b, (gint64) MIN (size_kib, (guint64) G_MAXINT64));
-  json_builder_set_member_name (b, "by_tag");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < tags->len; i++)
-    {
-      const OmittedTag *t = g_ptr_array_index (tags, i);
-
-      json_builder_begin_object (b);
-      add_bounded_string (b, "tag", t->tag);
-      json_builder_set_member_name (b, "handles");
-      json_builder_add_int_value (b, (gint64) t->handles);
-      json_builder_set_member_name (b, "size_kib");
-      json_builder_add_int_value (b, (gint64) MIN (t->size_kib, (guint64) G_MAXINT64));
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-}
-
-JsonNode *
-jmem_cmd_allocations_json (const JmemNvmapAllocations *a,
-                           const char                 *via,
-                           gint64                      pid,
-                           gint64                      limit)
-{
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(GHashTable) by_tag = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
-                                                        (GDestroyNotify) omitted_tag_free);
-  guint64 n_shown = 0, n_omitted = 0, omitted_kib = 0;
-
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "schema");
-  json_builder_add_string_value (b, "jmem-allocations");
-  json_builder_set_member_name (b, "schema_version");
-  json_builder_add_int_value (b, 1);
-  json_builder_set_member_name (b, "via");
-  json_builder_add_string_value (b, via);
-  json_builder_set_member_name (b, "layout");
-  json_builder_add_string_value (b, jmem_nvmap_layout_to_string (a->layout));
-  json_builder_set_member_name (b, "total_kib");
-  if (a->has_total && pid < 0)
-    json_builder_add_int_value (b, (gint64) MIN (a->total_kib, (guint64) G_MAXINT64));
-  else
-    json_builder_add_null_value (b);
-  json_builder_set_member_name (b, "n_malformed");
-  json_builder_add_int_value (b, a->n_malformed);
-  json_builder_set_member_name (b, "clients");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < a->clients->len; i++)
-    {
-      const JmemNvmapClientHandles *ch = g_ptr_array_index (a->clients, i);
-
-      if (pid >= 0 && ch->client->pid != pid)
-        continue;
-      json_builder_begin_object (b);
-      add_bounded_string (b, "client", ch->client->client);
-      add_bounded_string (b, "process", ch->client->process);
-      json_builder_set_member_name (b, "pid");
-      json_builder_add_int_value (b, ch->client->pid);
-      json_builder_set_member_name (b, "size_kib");
-      json_builder_add_int_value (b, (gint64) MIN (ch->client->size_kib, (guint64) G_MAXINT64));
-      json_builder_set_member_name (b, "handles");
-      json_builder_begin_array (b);
-      for (guint j = 0; j < ch->handles->len; j++)
-        {
-          const JmemNvmapHandle *h = g_ptr_array_index (ch->handles, j);
-          const char *tag = h->tag != NULL ? h->tag : "";
-          OmittedTag *t;
-
-          if (limit < 0 || n_shown < (guint64) limit)
-            {
-              add_handle (b, h);
-              n_shown++;
-              continue;
-            }
-          t = g_hash_table_lookup (by_tag, tag);
-          if (t == NULL)
-            {
-              t = g_new0 (OmittedTag, 1);
-              t->tag = g_strdup (tag);
-              g_hash_table_insert (by_tag, t->tag, t);
-            }
-          t->handles++;
-          t->size_kib += h->size_kib;
-          n_omitted++;
-          omitted_kib += h->size_kib;
-        }
-      json_builder_end_array (b);
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
-  if (n_omitted > 0)
-    add_omitted (b, by_tag, n_omitted, omitted_kib);
-  json_builder_end_object (b);
-  return json_builder_get_root (b);
-}
-
-JmemNvmapAllocations *
-jmem_cmd_read_allocations (const char  *sysroot,
-                           gboolean     allow_interactive,
-                           const char **via,
-                           GError     **error)
-{
-  JmemNvmapSourceContext sctx = { 0 };
-  const JmemNvmapSource *source;
-  JmemNvmapAllocations *allocations = NULL;
-
-  sctx.root = sysroot && !g_str_equal (sysroot, "/") && sysroot[0] ? sysroot : NULL;
-  sctx.allow_interactive = allow_interactive;
-  source = jmem_nvmap_source_choose (&sctx, error);
-  if (source != NULL)
-    allocations = source->read_allocations (&sctx, error);
-  if (allocations != NULL)
-    *via = source->via;
-  return allocations;
 }
 
 /* The handle table's number columns; HUGETLBFS only where the kernel says. */
@@ -431,10 +240,11 @@ jmem_cmd_allocations (int argc, char **argv)
     { NULL },
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("- NvMap handles per client");
-  g_autoptr(JmemNvmapAllocations) allocations = NULL;
+  g_autoptr(JmemOpsAllocations) read = NULL;
+  JmemOpsAllocationsOptions options = { 0 };
+  const JmemNvmapAllocations *allocations;
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
-  const char *via = NULL;
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
@@ -450,10 +260,12 @@ jmem_cmd_allocations (int argc, char **argv)
     }
   if (!jmem_cmd_check_width (&width))
     return JMEM_EXIT_USAGE;
-  allocations = jmem_cmd_read_allocations (sysroot, !no_ask && isatty (STDIN_FILENO), &via,
-                                           &error);
-  if (allocations == NULL)
+  options.sysroot = sysroot;
+  options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
+  read = jmem_ops_allocations (&options, &error);
+  if (read == NULL)
     return jmem_cmd_report_error ("jmem allocations", error, NULL);
+  allocations = read->allocations;
 
   /* NvMap's PIDs, read from a container with a PID namespace of its own */
   if (!jmem_pid_namespace_joinable (allocations->pid_namespace, jmem_pid_namespace_self ()))
@@ -462,12 +274,12 @@ jmem_cmd_allocations (int argc, char **argv)
 
   if (json)
     {
-      g_autoptr(JsonNode) root = jmem_cmd_allocations_json (allocations, via, pid, -1);
+      g_autoptr(JsonNode) root = jmem_ops_allocations_json (read, pid, -1);
 
       text = json_to_string (root, TRUE);
     }
   else
-    text = to_text (allocations, via, pid, (guint) width);
+    text = to_text (allocations, read->via, pid, (guint) width);
   if (!jmem_cmd_write_stdout (text, strlen (text)) || (json && !jmem_cmd_write_stdout ("\n", 1)))
     return JMEM_EXIT_CANT_CREATE;
   return JMEM_EXIT_OK;

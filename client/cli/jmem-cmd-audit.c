@@ -3,99 +3,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jmem-client-error.h"
 #include "jmem-collect.h"
 #include "jmem-container.h"
-#include "jmem-diff.h"
-#include "jmem-error.h"
+#include "jmem-ops-audit.h"
 #include "jmem-output-diff.h"
-#include "jmem-snapshot-json.h"
 #include "jmem-text.h"
 
 #define DEFAULT_INTERVAL_S 10
-
-static JsonNode *
-collect_json (const char *when, gboolean interactive, JmemCollectBoot *boot, JmemSnapshot **out,
-              GError **error)
-{
-  JmemCollectOptions options = { .top = -1, .allow_interactive = interactive, .boot = boot };
-  g_autoptr(GError) local = NULL;
-  JmemSnapshot *s = jmem_collect_snapshot (&options, &local);
-
-  if (s == NULL)
-    {
-      /* its own code: a refused drop keeps the helper's */
-      g_set_error (error, JMEM_CLIENT_ERROR, JMEM_CLIENT_ERROR_SNAPSHOT_FAILED,
-                   "the snapshot %s could not be taken: %s", when, local->message);
-      return NULL;
-    }
-  *out = s;
-  return jmem_snapshot_to_json (s);
-}
-
-/* Keeps the @top largest processes of @s for output (the diff saw them all). */
-static JsonNode *
-trimmed_json (JmemSnapshot *s, int top)
-{
-  if (top >= 0 && s->processes != NULL && s->processes->len > (guint) top)
-    g_ptr_array_remove_range (s->processes, (guint) top, s->processes->len - (guint) top);
-  return jmem_snapshot_to_json (s);
-}
-
-JsonNode *
-jmem_cmd_audit_json (int              level,
-                     gboolean         compact,
-                     gboolean         no_drop,
-                     guint            wait_seconds,
-                     int              top,
-                     gboolean         allow_interactive,
-                     const char      *container,
-                     JmemCollectBoot *boot,
-                     JmemDiffFlags    diff_flags,
-                     GError         **error)
-{
-  g_autoptr(JmemSnapshot) sb = NULL;
-  g_autoptr(JmemSnapshot) sa = NULL;
-  g_autoptr(JsonNode) before = NULL;
-  g_autoptr(JsonNode) after = NULL;
-  g_autoptr(GVariant) result = NULL;
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-
-  before = collect_json ("before", allow_interactive, boot, &sb, error);
-  if (before == NULL)
-    return NULL;
-  if (no_drop)
-    g_usleep ((gulong) wait_seconds * G_USEC_PER_SEC);
-  else if (!jmem_cmd_call_drop_caches ((guint) level, compact, allow_interactive, &result, error))
-    return NULL;
-  after = collect_json ("after", allow_interactive, boot, &sa, error);
-  if (after == NULL)
-    return NULL;
-
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "schema");
-  json_builder_add_string_value (b, "jmem-audit");
-  json_builder_set_member_name (b, "schema_version");
-  json_builder_add_int_value (b, 1);
-  jmem_cmd_add_container_json (b, container);
-  json_builder_set_member_name (b, "before");
-  json_builder_add_value (b, trimmed_json (sb, top));
-  json_builder_set_member_name (b, "after");
-  json_builder_add_value (b, trimmed_json (sa, top));
-  json_builder_set_member_name (b, "drop");
-  if (no_drop)
-    json_builder_add_null_value (b);
-  else
-    {
-      json_builder_begin_object (b);
-      jmem_cmd_add_drop_json (b, level, compact, result);
-      json_builder_end_object (b);
-    }
-  json_builder_set_member_name (b, "diff");
-  json_builder_add_value (b, jmem_diff_snapshots (before, after, diff_flags));
-  json_builder_end_object (b);
-  return json_builder_get_root (b);
-}
 
 int
 jmem_cmd_audit (int argc, char **argv)
@@ -119,7 +33,7 @@ jmem_cmd_audit (int argc, char **argv)
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *container = NULL;
-  gboolean interactive;
+  JmemOpsAuditOptions options = { 0 };
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
@@ -150,13 +64,17 @@ jmem_cmd_audit (int argc, char **argv)
       return JMEM_EXIT_USAGE;
     }
   top = all ? -1 : top >= 0 ? top : JMEM_COLLECT_DEFAULT_TOP;
-  interactive = !no_ask && isatty (STDIN_FILENO);
   container = jmem_container_detect (NULL);
+  options.level = (guint) level;
+  options.compact = compact;
+  options.no_drop = no_drop;
+  options.wait_seconds = (guint) (interval >= 0 ? interval : DEFAULT_INTERVAL_S);
+  options.top = top;
+  options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
+  options.container = container;
+  options.diff_flags = kernel_threads ? JMEM_DIFF_KERNEL_THREADS : JMEM_DIFF_NONE;
 
-  root = jmem_cmd_audit_json (level, compact, no_drop,
-                              (guint) (interval >= 0 ? interval : DEFAULT_INTERVAL_S), top,
-                              interactive, container, NULL,
-                              kernel_threads ? JMEM_DIFF_KERNEL_THREADS : JMEM_DIFF_NONE, &error);
+  root = jmem_ops_audit (&options, &error);
   if (root == NULL)
     /* without the helper an audit can still compare two snapshots */
     return jmem_cmd_report_error ("jmem audit", error, "compare without dropping caches: "

@@ -2,9 +2,9 @@
  * stdout or as node_exporter's textfile (docs/metrics.md). */
 #include "jmem-cmd.h"
 
-#include "jmem-collect.h"
 #include "jmem-error.h"
 #include "jmem-nvmap-source.h"
+#include "jmem-ops-snapshot.h"
 #include "jmem-output-metrics.h"
 #include "jmem-textfile.h"
 
@@ -35,7 +35,7 @@ jmem_cmd_metrics (int argc, char **argv)
   g_autoptr(JmemCollectBoot) boot = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GString) out = g_string_new (NULL);
-  JmemCollectOptions options = { 0 };
+  JmemOpsSnapshotOptions options = { 0 };
   JmemNvmapSourceContext source_ctx = { 0 };
   JmemMetricsOptions metrics = { 0 };
   const JmemNvmapSource *source;
@@ -68,17 +68,10 @@ jmem_cmd_metrics (int argc, char **argv)
   /* every process: container sums and the NvMap and GPU holders need them all */
   options.top = -1;
   options.tegrastats_seconds = (guint) tegrastats;
+  options.recorded_tegrastats = TRUE;
   options.allow_interactive = !no_ask && textfile == NULL && isatty (STDIN_FILENO);
-  if (sysroot != NULL && tegrastats == 0)
-    {
-      /* a capture's recorded line costs nothing to read */
-      g_autofree char *line = g_build_filename (sysroot, "tegrastats", "line.txt", NULL);
 
-      if (g_file_test (line, G_FILE_TEST_IS_REGULAR))
-        options.tegrastats_seconds = 1;
-    }
-
-  snapshot = jmem_collect_snapshot (&options, &error);
+  snapshot = jmem_ops_snapshot (&options, &error);
   if (snapshot == NULL)
     {
       jmem_cmd_printerr ("jmem metrics: %s", error->message);

@@ -26,7 +26,7 @@ jmem_cmd_snapshot (int argc, char **argv)
   g_autoptr(GOptionContext) context = g_option_context_new ("- what holds memory now");
   g_autoptr(JmemSnapshot) snapshot = NULL;
   g_autofree char *text = NULL;
-  JmemCollectOptions options = { 0 };
+  JmemOpsSnapshotOptions options = { 0 };
   int status = JMEM_EXIT_OK;
 
   g_option_context_add_main_entries (context, entries, NULL);

@@ -97,7 +97,7 @@ summary_line (const JmemSnapshot *s)
 }
 
 typedef struct {
-  JmemCollectOptions options;
+  JmemOpsSnapshotOptions options;
   gboolean           timestamps;
 } Summary;
 

@@ -3,8 +3,8 @@
 #include "jmem-cmd.h"
 #include "jmem-config.h"
 
-#include "jmem-collect.h"
 #include "jmem-error.h"
+#include "jmem-ops-triage.h"
 #include "jmem-output-human.h"
 #include "jmem-snapshot.h"
 #include "jmem-triage.h"
@@ -15,61 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#define JMEM_TRIAGE_SCHEMA_NAME "jmem-triage"
-#define JMEM_TRIAGE_SCHEMA_VERSION 1
-
-JsonNode *
-jmem_cmd_triage_json (GPtrArray *findings)
-{
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "schema");
-  json_builder_add_string_value (b, JMEM_TRIAGE_SCHEMA_NAME);
-  json_builder_set_member_name (b, "schema_version");
-  json_builder_add_int_value (b, JMEM_TRIAGE_SCHEMA_VERSION);
-  json_builder_set_member_name (b, "findings");
-  json_builder_add_value (b, jmem_findings_to_json (findings));
-  json_builder_end_object (b);
-  return json_builder_get_root (b);
-}
-
-JmemSnapshot *
-jmem_cmd_triage_collect (const char      *sysroot,
-                         guint            tegrastats_seconds,
-                         gboolean         allow_interactive,
-                         JmemCollectBoot *boot,
-                         GError         **error)
-{
-  JmemCollectOptions options = { 0 };
-  JmemSnapshot *snapshot;
-
-  options.sysroot = sysroot;
-  options.top = 0;  /* triage sees every process before the list is cut */
-  options.tegrastats_seconds = tegrastats_seconds;
-  if (sysroot != NULL && tegrastats_seconds == 0)
-    {
-      /* a capture's recorded line costs nothing to read */
-      g_autofree char *line = g_build_filename (sysroot, "tegrastats", "line.txt", NULL);
-
-      if (g_file_test (line, G_FILE_TEST_IS_REGULAR))
-        options.tegrastats_seconds = 1;
-    }
-  options.allow_interactive = allow_interactive;
-  options.boot = boot;
-
-  snapshot = jmem_collect_snapshot (&options, error);
-  if (snapshot != NULL && snapshot->findings == NULL)
-    snapshot->findings = jmem_triage_run (snapshot);
-  return snapshot;
-}
-
 static int
 print_findings (GPtrArray *findings, gboolean json)
 {
   if (json)
     {
-      g_autoptr(JsonNode) root = jmem_cmd_triage_json (findings);
+      g_autoptr(JsonNode) root = jmem_ops_triage_json (findings);
       g_autofree char *text = json_to_string (root, TRUE);
 
       if (!jmem_cmd_write_stdout (text, strlen (text)) || !jmem_cmd_write_stdout ("\n", 1))
@@ -139,6 +90,7 @@ jmem_cmd_triage (int argc, char **argv)
   g_autoptr(GOptionContext) context = g_option_context_new ("- what needs attention, and what to do");
   g_autoptr(JmemSnapshot) snapshot = NULL;
   g_autoptr(GError) error = NULL;
+  JmemOpsTriageOptions options = { 0 };
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
@@ -162,8 +114,10 @@ jmem_cmd_triage (int argc, char **argv)
       return triage_history (history, json);
     }
 
-  snapshot = jmem_cmd_triage_collect (sysroot, (guint) tegrastats, !no_ask && isatty (STDIN_FILENO),
-                                      NULL, &error);
+  options.sysroot = sysroot;
+  options.tegrastats_seconds = (guint) tegrastats;
+  options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
+  snapshot = jmem_ops_triage (&options, &error);
   if (snapshot == NULL)
     {
       jmem_cmd_printerr ("jmem triage: %s", error->message);

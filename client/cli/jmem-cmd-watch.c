@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 typedef struct {
-  JmemCollectOptions options;
+  JmemOpsSnapshotOptions options;
   JmemHistoryWriter *writer;   /* NULL: stdout */
   const char        *output;
 } Watch;

@@ -1,15 +1,16 @@
 #include "jmem-mcp-tools.h"
 
 #include "jmem-advice.h"
-#include "jmem-cmd.h"
 #include "jmem-collect.h"
 #include "jmem-config.h"
 #include "jmem-container.h"
 #include "jmem-error.h"
-#include "jmem-helper-client.h"
 #include "jmem-mcp-schemas.h"
-#include "jmem-names.h"
-#include "jmem-snapshot-json.h"
+#include "jmem-ops-allocations.h"
+#include "jmem-ops-audit.h"
+#include "jmem-ops-drop-caches.h"
+#include "jmem-ops-snapshot.h"
+#include "jmem-ops-triage.h"
 
 #include <gio/gio.h>
 #include <math.h>
@@ -107,31 +108,12 @@ add_advice (GError **error, const char *without_helper)
   (*error)->message = g_steal_pointer (&message);
 }
 
-/* Keeps the members of array @member of @object whose "pid" is @pid. */
-static void
-keep_pid (JsonObject *object, const char *member, gint64 pid)
-{
-  JsonArray *rows = json_object_get_array_member (object, member);
-  g_autoptr(JsonArray) kept = json_array_new ();
-
-  for (guint i = 0; i < json_array_get_length (rows); i++)
-    {
-      JsonObject *row = json_array_get_object_element (rows, i);
-
-      if (json_object_get_int_member (row, "pid") == pid)
-        json_array_add_element (kept, json_node_copy (json_array_get_element (rows, i)));
-    }
-  json_object_set_array_member (object, member, json_array_ref (kept));
-}
-
 static JsonNode *
 run_snapshot (JmemMcpTools *tools, JsonObject *args, GError **error)
 {
-  JmemCollectOptions options = { 0 };
+  JmemOpsSnapshotOptions options = { 0 };
   g_autoptr(JmemSnapshot) snapshot = NULL;
-  g_autoptr(JsonNode) root = NULL;
   gint64 pid = arg_int (args, "pid", -1);
-  JsonObject *doc;
 
   if (arg_given (args, "top") && arg_bool (args, "all"))
     {
@@ -143,55 +125,50 @@ run_snapshot (JmemMcpTools *tools, JsonObject *args, GError **error)
   options.boot = tools->boot;
   options.top = arg_bool (args, "all") || pid >= 0 ? -1 :
                 (int) arg_int (args, "top", JMEM_COLLECT_DEFAULT_TOP);
-  snapshot = jmem_collect_snapshot (&options, error);
+  snapshot = jmem_ops_snapshot (&options, error);
   if (snapshot == NULL)
     return NULL;
-  root = jmem_snapshot_to_json (snapshot);
-  if (pid < 0)
-    return g_steal_pointer (&root);
-
-  doc = json_node_get_object (root);
-  keep_pid (json_object_get_object_member (doc, "processes"), "list", pid);
-  keep_pid (json_object_get_object_member (doc, "nvmap"), "clients", pid);
-  keep_pid (json_object_get_object_member (doc, "nvmap"), "by_pid", pid);
-  keep_pid (json_object_get_object_member (doc, "gpu"), "processes", pid);
-  return g_steal_pointer (&root);
+  return jmem_ops_snapshot_json (snapshot, pid);
 }
 
 static JsonNode *
 run_triage (JmemMcpTools *tools, JsonObject *args, GError **error)
 {
+  JmemOpsTriageOptions options = { .sysroot = tools->sysroot, .boot = tools->boot };
   g_autoptr(JmemSnapshot) snapshot = NULL;
 
-  snapshot = jmem_cmd_triage_collect (tools->sysroot, 0, FALSE, tools->boot, error);
-  return snapshot != NULL ? jmem_cmd_triage_json (snapshot->findings) : NULL;
+  snapshot = jmem_ops_triage (&options, error);
+  return snapshot != NULL ? jmem_ops_triage_json (snapshot->findings) : NULL;
 }
 
 static JsonNode *
 run_allocations (JmemMcpTools *tools, JsonObject *args, GError **error)
 {
-  g_autoptr(JmemNvmapAllocations) allocations = NULL;
-  const char *via = NULL;
+  JmemOpsAllocationsOptions options = { .sysroot = tools->sysroot };
+  g_autoptr(JmemOpsAllocations) allocations = NULL;
 
-  allocations = jmem_cmd_read_allocations (tools->sysroot, FALSE, &via, error);
+  allocations = jmem_ops_allocations (&options, error);
   if (allocations == NULL)
     {
       add_advice (error, NULL);
       return NULL;
     }
-  return jmem_cmd_allocations_json (allocations, via, arg_int (args, "pid", -1),
+  return jmem_ops_allocations_json (allocations, arg_int (args, "pid", -1),
                                     arg_int (args, "limit", DEFAULT_ALLOCATIONS_LIMIT));
 }
 
 static JsonNode *
 run_drop_caches (JmemMcpTools *tools, JsonObject *args, GError **error)
 {
+  JmemOpsDropCachesOptions options = { 0 };
   JsonNode *root;
 
   if (refuse_sysroot (tools, "drop_caches", error))
     return NULL;
-  root = jmem_cmd_drop_caches_json ((int) arg_int (args, "level", 3), arg_bool (args, "compact"),
-                                    FALSE, tools->container, error);
+  options.level = (guint) arg_int (args, "level", 3);
+  options.compact = arg_bool (args, "compact");
+  options.container = tools->container;
+  root = jmem_ops_drop_caches (&options, error);
   if (root == NULL)
     add_advice (error, NULL);
   return root;
@@ -201,6 +178,7 @@ static JsonNode *
 run_audit (JmemMcpTools *tools, JsonObject *args, GError **error)
 {
   gboolean drop = arg_given (args, "level");
+  JmemOpsAuditOptions options = { 0 };
   JsonNode *root;
 
   if (refuse_sysroot (tools, "audit", error))
@@ -218,10 +196,15 @@ run_audit (JmemMcpTools *tools, JsonObject *args, GError **error)
                    "invalid arguments: \"compact\" needs caches to be dropped: give \"level\" too");
       return NULL;
     }
-  root = jmem_cmd_audit_json ((int) arg_int (args, "level", 3), arg_bool (args, "compact"), !drop,
-                              (guint) arg_int (args, "wait_seconds", 0),
-                              (int) arg_int (args, "top", JMEM_COLLECT_DEFAULT_TOP), FALSE,
-                              tools->container, tools->boot, JMEM_DIFF_NONE, error);
+  options.level = (guint) arg_int (args, "level", 3);
+  options.compact = arg_bool (args, "compact");
+  options.no_drop = !drop;
+  options.wait_seconds = (guint) arg_int (args, "wait_seconds", 0);
+  options.top = (int) arg_int (args, "top", JMEM_COLLECT_DEFAULT_TOP);
+  options.container = tools->container;
+  options.boot = tools->boot;
+  options.diff_flags = JMEM_DIFF_NONE;
+  root = jmem_ops_audit (&options, error);
   /* an audit without a drop needs no helper, so no bus either */
   if (root == NULL)
     add_advice (error, "audit without dropping caches: leave out \"level\"");
