@@ -88,6 +88,8 @@ static const Case cases[] = {
     JMEM_EXIT_NO_DATA, NULL, NULL, FALSE },
   { "org.freedesktop.systemd1.UnitFailed", no_domain, 0, g_io_error_quark, G_IO_ERROR_DBUS_ERROR,
     JMEM_EXIT_NO_DATA, NULL, NULL, FALSE },
+  { NULL, jmem_client_error_quark, JMEM_CLIENT_ERROR_BUS_TIMED_OUT, jmem_client_error_quark,
+    JMEM_CLIENT_ERROR_BUS_TIMED_OUT, JMEM_EXIT_NO_DATA, "does not answer", "does not answer", TRUE },
   /* the operations' own failures */
   { NULL, jmem_client_error_quark, JMEM_CLIENT_ERROR_NO_DEBUGFS, jmem_client_error_quark,
     JMEM_CLIENT_ERROR_NO_DEBUGFS, JMEM_EXIT_NO_DATA, "mount -t debugfs", "mount -t debugfs", FALSE },

@@ -1,12 +1,16 @@
 /* The client's reading of helper failures: each ends in a message and an
  * action a person can follow. Errors are built as GDBus delivers them. */
 #include <gio/gio.h>
+#include <gio/gunixsocketaddress.h>
+#include <glib/gstdio.h>
 
 #include "jmem-advice.h"
+#include "jmem-client-error.h"
 #include "jmem-error.h"
 #include "jmem-helper-client-private.h"
 #include "jmem-helper-client.h"
 #include "jmem-names.h"
+#include "jmem-system-bus.h"
 
 static GError *
 remote (const char *name,
@@ -160,6 +164,41 @@ test_bus_unreachable (void)
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED);
 }
 
+/* A bus that accepts connections and never answers (a frozen bus daemon):
+ * the connection gives up at its deadline, and again at the next try. */
+static void
+test_bus_frozen (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("jmem-frozen-bus-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "bus", NULL);
+  g_autofree char *address = g_strdup_printf ("unix:path=%s", path);
+  g_autoptr(GSocket) listener = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM,
+                                              G_SOCKET_PROTOCOL_DEFAULT, NULL);
+  g_autoptr(GSocketAddress) where = g_unix_socket_address_new (path);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_nonnull (listener);
+  g_assert_true (g_socket_bind (listener, where, FALSE, NULL));
+  g_assert_true (g_socket_listen (listener, NULL));
+  g_setenv ("DBUS_SYSTEM_BUS_ADDRESS", address, TRUE);
+
+  for (guint attempt = 0; attempt < 2; attempt++)
+    {
+      gint64 start = g_get_monotonic_time ();
+      g_autoptr(GDBusConnection) bus = jmem_system_bus_get (300, &error);
+      double seconds = (g_get_monotonic_time () - start) / 1e6;
+
+      g_assert_null (bus);
+      g_assert_error (error, JMEM_CLIENT_ERROR, JMEM_CLIENT_ERROR_BUS_TIMED_OUT);
+      g_assert_cmpstr (error->message, ==, "the system bus did not answer within 1 s");
+      g_assert_cmpfloat (seconds, >=, 0.29);
+      g_assert_cmpfloat (seconds, <, 2.5);
+      g_clear_error (&error);
+    }
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 /* systemctl only where systemd runs; a container or a chroot goes to the host */
 static void
 test_no_bus_action (void)
@@ -184,5 +223,6 @@ main (int argc, char **argv)
   g_test_add_func ("/helper-client/spawn-failure", test_spawn_failure);
   g_test_add_func ("/helper-client/bus-unreachable", test_bus_unreachable);
   g_test_add_func ("/helper-client/no-bus-action", test_no_bus_action);
+  g_test_add_func ("/helper-client/bus-frozen", test_bus_frozen);
   return g_test_run ();
 }

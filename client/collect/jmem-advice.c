@@ -83,6 +83,9 @@ client_error_advice (JmemClientError code)
 {
   switch (code)
     {
+    case JMEM_CLIENT_ERROR_BUS_TIMED_OUT:
+      return advise (JMEM_EXIT_NO_DATA, "check the system bus daemon (sudo systemctl status dbus): "
+                     "it accepts connections but does not answer", TRUE);
     case JMEM_CLIENT_ERROR_NO_DEBUGFS:
       return advise (JMEM_EXIT_NO_DATA, "mount debugfs: sudo mount -t debugfs none /sys/kernel/debug",
                      FALSE);

@@ -7,6 +7,7 @@
 G_BEGIN_DECLS
 
 typedef enum {
+  JMEM_CLIENT_ERROR_BUS_TIMED_OUT,   /* the system bus accepted the connection but did not answer */
   JMEM_CLIENT_ERROR_NO_DEBUGFS,      /* root reads NvMap itself, and debugfs is not mounted */
   JMEM_CLIENT_ERROR_SNAPSHOT_FAILED, /* a snapshot an operation needs could not be taken */
   JMEM_CLIENT_ERROR_NO_COMPACTION,   /* this kernel cannot compact memory */

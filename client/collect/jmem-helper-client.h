@@ -13,6 +13,11 @@ typedef struct {
   int      timeout_ms;         /* per call; <= 0 means the default (25 s) */
 } JmemHelperCallOptions;
 
+/* Connects to the system bus and has the helper started, each step within
+ * its deadline (every call below does the same): for an operation that
+ * needs the helper, to fail at once where it cannot be reached or started. */
+gboolean jmem_helper_start (GError **error);
+
 /* NvMap clients as the helper read them. *stats_total_bytes is
  * stats/total_memory from the call's info, or -1. */
 JmemNvmapClients *jmem_helper_get_nvmap_clients (const JmemHelperCallOptions *options,

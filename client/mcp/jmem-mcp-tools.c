@@ -11,6 +11,7 @@
 #include "jmem-ops-drop-caches.h"
 #include "jmem-ops-snapshot.h"
 #include "jmem-ops-triage.h"
+#include "jmem-system-bus.h"
 
 #include <gio/gio.h>
 #include <math.h>
@@ -348,7 +349,7 @@ jmem_mcp_tools_new (const char *sysroot,
   if (tools->sysroot == NULL)
     {
       tools->container = jmem_container_detect (NULL);
-      tools->bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, NULL);
+      tools->bus = jmem_system_bus_get (JMEM_SYSTEM_BUS_TIMEOUT_MS, NULL);
     }
 
   json_builder_begin_array (b);

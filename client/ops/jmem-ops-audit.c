@@ -44,6 +44,8 @@ jmem_ops_audit (const JmemOpsAuditOptions *options,
   g_autoptr(GVariant) result = NULL;
   g_autoptr(JsonBuilder) b = json_builder_new ();
 
+  if (!options->no_drop && !jmem_ops_start_helper (error))
+    return NULL;
   before = collect_json ("before", options->allow_interactive, options->boot, &sb, error);
   if (before == NULL)
     return NULL;

@@ -39,6 +39,15 @@ jmem_ops_call_drop_caches (guint       level,
   return FALSE;
 }
 
+gboolean
+jmem_ops_start_helper (GError **error)
+{
+  if (jmem_helper_start (error))
+    return TRUE;
+  g_prefix_error (error, "caches were not dropped: ");
+  return FALSE;
+}
+
 /* The few numbers drop-caches compares, shaped as a snapshot's members so
  * jmem_diff_system reads them: memory.fields_kib and nvmap.total_kib. */
 static JsonNode *
@@ -141,6 +150,9 @@ jmem_ops_drop_caches (const JmemOpsDropCachesOptions *options,
   g_autoptr(JsonNode) after = NULL;
   g_autoptr(GVariant) result = NULL;
 
+  /* a helper that cannot start fails the drop before any reading waits for it */
+  if (!jmem_ops_start_helper (error))
+    return NULL;
   before = read_state (options->allow_interactive, notes);
   if (!jmem_ops_call_drop_caches (options->level, options->compact, options->allow_interactive,
                                   &result, error))

@@ -6,6 +6,11 @@
 
 G_BEGIN_DECLS
 
+/* jmem_helper_start(), failing as a drop does ("caches were not dropped:
+ * why"): a drop needs the helper, and the readings around it should not
+ * wait for one that cannot start. */
+gboolean jmem_ops_start_helper (GError **error);
+
 /* Calls the helper's DropCaches, or fails with its error ("caches were not
  * dropped: why"; JMEM_CLIENT_ERROR_NO_COMPACTION where @compact cannot be). */
 gboolean jmem_ops_call_drop_caches (guint       level,

@@ -1,0 +1,97 @@
+#include "jmem-system-bus.h"
+
+#include "jmem-client-error.h"
+#include "jmem-helper-client-private.h"
+
+/* Shared with the connection attempt, which may outlive the wait when GIO
+ * does not heed the cancellation in time: the last one to let go frees it. */
+typedef struct {
+  gint             refs;
+  gboolean         done;
+  GDBusConnection *bus;
+  GError          *error;
+} Attempt;
+
+static void
+attempt_unref (Attempt *a)
+{
+  if (!g_atomic_int_dec_and_test (&a->refs))
+    return;
+  g_clear_object (&a->bus);
+  g_clear_error (&a->error);
+  g_free (a);
+}
+
+static void
+on_bus (GObject      *source,
+        GAsyncResult *result,
+        gpointer      data)
+{
+  Attempt *a = data;
+
+  a->bus = g_bus_get_finish (result, &a->error);
+  a->done = TRUE;
+  attempt_unref (a);
+}
+
+static gboolean
+on_deadline (gpointer data)
+{
+  g_cancellable_cancel (data);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_grace_over (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+GDBusConnection *
+jmem_system_bus_get (guint    timeout_ms,
+                     GError **error)
+{
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GSource) deadline = g_timeout_source_new (timeout_ms);
+  g_autoptr(GSource) grace = g_timeout_source_new (timeout_ms + 1000);
+  gboolean given_up = FALSE, timed_out;
+  Attempt *a = g_new0 (Attempt, 1);
+  GDBusConnection *bus = NULL;
+
+  /* g_bus_get() connects, authenticates and says Hello in a thread, each
+   * step heeding the cancellable; its answer comes in this context only */
+  g_main_context_push_thread_default (context);
+  a->refs = 2;
+  g_source_set_callback (deadline, on_deadline, cancellable, NULL);
+  g_source_attach (deadline, context);
+  g_source_set_callback (grace, on_grace_over, &given_up, NULL);
+  g_source_attach (grace, context);
+  g_bus_get (G_BUS_TYPE_SYSTEM, cancellable, on_bus, a);
+  while (!a->done && !given_up)
+    g_main_context_iteration (context, TRUE);
+  g_source_destroy (deadline);
+  g_source_destroy (grace);
+  g_main_context_pop_thread_default (context);
+
+  timed_out = g_cancellable_is_cancelled (cancellable);
+  if (a->done && a->bus != NULL)
+    {
+      bus = g_steal_pointer (&a->bus);
+      /* a bus that goes away is an error for the next call, not the end of jmem */
+      g_dbus_connection_set_exit_on_close (bus, FALSE);
+    }
+  else if (timed_out)
+    g_set_error (error, JMEM_CLIENT_ERROR, JMEM_CLIENT_ERROR_BUS_TIMED_OUT,
+                 "the system bus did not answer within %u s", (timeout_ms + 999) / 1000);
+  else
+    /* without systemd nothing starts a bus: a container or a chroot */
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED,
+                 "cannot reach the system bus (%s)%s", a->error->message,
+                 jmem_helper_systemd_runs () ? ""
+                 : ": this system runs none, as in a container or a chroot without systemd");
+  /* given up: the attempt's own reference stays with it */
+  attempt_unref (a);
+  return bus;
+}
