@@ -4,6 +4,7 @@
 
 #include "jmem-diff.h"
 #include "jmem-error.h"
+#include "jmem-file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,23 +28,6 @@ set_errno_error (GError **error, int errsv, const char *path, const char *doing)
   g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
                "%s: cannot %s: %s", path, doing, g_strerror (errsv));
   return FALSE;
-}
-
-static gboolean
-write_all (int fd, const char *data, gsize len)
-{
-  while (len > 0)
-    {
-      ssize_t n = write (fd, data, len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      data += n;
-      len -= (gsize) n;
-    }
-  return TRUE;
 }
 
 static gboolean
@@ -162,8 +146,8 @@ rewrite (JmemHistoryWriter *w, const char *line, gsize line_len, GError **error)
   if (tfd < 0)
     return set_errno_error (error, errno, tmp, "create");
   if (fchmod (tfd, st.st_mode & 07777) != 0 ||
-      !write_all (tfd, data + keep_from, (gsize) w->size - keep_from) ||
-      !write_all (tfd, line, line_len) || !write_all (tfd, "\n", 1) ||
+      !jmem_file_write_all (tfd, data + keep_from, (gsize) w->size - keep_from) ||
+      !jmem_file_write_all (tfd, line, line_len) || !jmem_file_write_all (tfd, "\n", 1) ||
       fsync (tfd) != 0)
     {
       int errsv = errno ? errno : EIO;
@@ -210,7 +194,7 @@ jmem_history_writer_append (JmemHistoryWriter *w,
     return rewrite (w, line, len, error);
   /* one write: a concurrent reader at most sees an unterminated last line */
   with_newline = g_strconcat (line, "\n", NULL);
-  if (!write_all (w->fd, with_newline, len + 1))
+  if (!jmem_file_write_all (w->fd, with_newline, len + 1))
     return set_errno_error (error, errno ? errno : ENOSPC, w->path, "write");
   w->size += len + 1;
   return TRUE;

@@ -1,5 +1,7 @@
 #include "jmem-textfile.h"
 
+#include "jmem-file.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <gio/gio.h>
@@ -16,23 +18,6 @@ fail (GError **error, int saved_errno, char *what)
   g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno), "%s: %s",
                owned, g_strerror (saved_errno));
   return FALSE;
-}
-
-static gboolean
-write_all (int fd, const char *data, gsize len)
-{
-  while (len > 0)
-    {
-      ssize_t n = write (fd, data, len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      data += n;
-      len -= (gsize) n;
-    }
-  return TRUE;
 }
 
 gboolean
@@ -61,7 +46,7 @@ jmem_textfile_replace_at (int         dirfd,
 
   /* the mode asked for, whatever the umask */
   errno = 0;
-  if (fchmod (fd, mode) < 0 || !write_all (fd, data, len) || fsync (fd) < 0)
+  if (fchmod (fd, mode) < 0 || !jmem_file_write_all (fd, data, len) || fsync (fd) < 0)
     {
       saved = errno != 0 ? errno : EIO;
       close (fd);
