@@ -191,7 +191,8 @@ test_bus_frozen (void)
       g_assert_null (bus);
       g_assert_error (error, JMEM_CLIENT_ERROR, JMEM_CLIENT_ERROR_BUS_TIMED_OUT);
       g_assert_cmpstr (error->message, ==, "the system bus did not answer within 1 s");
-      g_assert_cmpfloat (seconds, >=, 0.29);
+      if (attempt == 0)
+        g_assert_cmpfloat (seconds, >=, 0.29);
       g_assert_cmpfloat (seconds, <, 2.5);
       g_clear_error (&error);
     }

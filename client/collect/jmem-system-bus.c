@@ -75,7 +75,9 @@ jmem_system_bus_get (guint    timeout_ms,
   g_source_destroy (grace);
   g_main_context_pop_thread_default (context);
 
-  timed_out = g_cancellable_is_cancelled (cancellable);
+  /* a try that joined one still giving up ends cancelled as well */
+  timed_out = g_cancellable_is_cancelled (cancellable) ||
+              (a->done && g_error_matches (a->error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
   if (a->done && a->bus != NULL)
     {
       bus = g_steal_pointer (&a->bus);
