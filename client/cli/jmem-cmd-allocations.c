@@ -1,4 +1,5 @@
 #include "jmem-cmd.h"
+#include "jmem-cmd-view.h"
 
 #include "jmem-ops-allocations.h"
 #include "jmem-output-table.h"
@@ -8,7 +9,9 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
-#include <unistd.h>
+
+/* --pid before parsing: the option was not given. */
+#define PID_UNSET G_MININT64
 
 /* A string from debugfs or a captured tree, safe for a terminal. */
 static char *
@@ -227,19 +230,16 @@ to_text (const JmemNvmapAllocations *a, const char *via, gint64 pid, guint width
 int
 jmem_cmd_allocations (int argc, char **argv)
 {
-  gboolean json = FALSE, no_ask = FALSE;
-  gint64 pid = -1;
-  int width = JMEM_CMD_WIDTH_UNSET;
-  g_autofree char *sysroot = NULL;
+  gint64 pid = PID_UNSET;
   GOptionEntry entries[] = {
-    { "pid", 0, 0, G_OPTION_ARG_INT64, &pid, "Only this process", "PID" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON", NULL },
-    { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },
-    { "width", 0, 0, G_OPTION_ARG_INT, &width, "Fit the table to N columns, at least 60 (default: the terminal's; a pipe gets whole lines)", "N" },
-    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
+    { "pid", 0, 0, G_OPTION_ARG_INT64, &pid, "Only this process (0: the kernel's handles)", "PID" },
     { NULL },
   };
+  const JmemViewHelp help = {
+    .width = "Fit the table to N columns, at least 60 (default: the terminal's; a pipe gets whole lines)",
+  };
   g_autoptr(GOptionContext) context = g_option_context_new ("- NvMap handles per client");
+  g_auto(JmemView) view = { 0 };
   g_autoptr(JmemOpsAllocations) read = NULL;
   JmemOpsAllocationsOptions options = { 0 };
   const JmemNvmapAllocations *allocations;
@@ -247,21 +247,24 @@ jmem_cmd_allocations (int argc, char **argv)
   g_autofree char *text = NULL;
 
   g_option_context_add_main_entries (context, entries, NULL);
+  jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_WIDTH | JMEM_VIEW_SYSROOT |
+                  JMEM_VIEW_NO_ASK, 0, &help);
   g_option_context_set_description (context,
     "Reads through jmem-helper, or debugfs directly as root, or a capture.\n"
     "Exit status: 0 ok, 64 usage error, 69 no NvMap data, or no helper, polkit or system bus,\n"
     "77 not authorized.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
     return JMEM_EXIT_USAGE;
-  if (pid < -1 || pid > G_MAXUINT32)
+  if (pid != PID_UNSET && (pid < 0 || pid > G_MAXUINT32))
     {
-      g_printerr ("jmem allocations: --pid takes a process ID\n");
+      g_printerr ("jmem allocations: --pid takes a process ID, 0 to %u, not %" G_GINT64_FORMAT "\n"
+                  "Try \"jmem allocations --help\".\n", G_MAXUINT32, pid);
       return JMEM_EXIT_USAGE;
     }
-  if (!jmem_cmd_check_width (&width))
-    return JMEM_EXIT_USAGE;
-  options.sysroot = sysroot;
-  options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
+  /* from here on, < 0 is every process */
+  pid = pid == PID_UNSET ? -1 : pid;
+  options.sysroot = view.sysroot;
+  options.allow_interactive = view.allow_interactive;
   read = jmem_ops_allocations (&options, &error);
   if (read == NULL)
     return jmem_cmd_report_error ("jmem allocations", error, NULL);
@@ -272,15 +275,15 @@ jmem_cmd_allocations (int argc, char **argv)
     g_printerr ("jmem allocations: the PIDs are host PIDs: jmem runs in another PID namespace%s\n",
                 pid >= 0 ? ", so --pid takes a host PID" : "");
 
-  if (json)
+  if (view.json)
     {
       g_autoptr(JsonNode) root = jmem_ops_allocations_json (read, pid, -1);
 
       text = json_to_string (root, TRUE);
     }
   else
-    text = to_text (allocations, read->via, pid, (guint) width);
-  if (!jmem_cmd_write_stdout (text, strlen (text)) || (json && !jmem_cmd_write_stdout ("\n", 1)))
+    text = to_text (allocations, read->via, pid, (guint) view.width);
+  if (!jmem_cmd_write_stdout (text, strlen (text)) || (view.json && !jmem_cmd_write_stdout ("\n", 1)))
     return JMEM_EXIT_CANT_CREATE;
   return JMEM_EXIT_OK;
 }

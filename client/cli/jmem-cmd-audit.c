@@ -1,7 +1,7 @@
 #include "jmem-cmd.h"
+#include "jmem-cmd-view.h"
 
 #include <string.h>
-#include <unistd.h>
 
 #include "jmem-collect.h"
 #include "jmem-container.h"
@@ -10,52 +10,49 @@
 #include "jmem-text.h"
 
 #define DEFAULT_INTERVAL_S 10
+/* --interval before parsing: the option was not given. */
+#define INTERVAL_UNSET G_MININT
 
 int
 jmem_cmd_audit (int argc, char **argv)
 {
-  gboolean json = FALSE, compact = FALSE, no_drop = FALSE, all = FALSE, no_ask = FALSE;
-  gboolean kernel_threads = FALSE;
-  int level = 3, interval = -1, top = -2;
+  gboolean compact = FALSE, no_drop = FALSE, kernel_threads = FALSE;
+  int level = 3, interval = INTERVAL_UNSET;
   GOptionEntry entries[] = {
     { "level", 0, 0, G_OPTION_ARG_INT, &level, "What to drop: 1 page cache, 2 dentries and inodes, 3 both (default)", "N" },
     { "compact", 0, 0, G_OPTION_ARG_NONE, &compact, "Also compact memory", NULL },
     { "no-drop", 0, 0, G_OPTION_ARG_NONE, &no_drop, "Do not drop caches: wait --interval seconds instead", NULL },
     { "interval", 0, 0, G_OPTION_ARG_INT, &interval, "Seconds between the snapshots with --no-drop (default 10)", "SECONDS" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON: {before, after, drop, diff}", NULL },
-    { "top", 0, 0, G_OPTION_ARG_INT, &top, "Show the N largest processes (default 10)", "N" },
-    { "all", 0, 0, G_OPTION_ARG_NONE, &all, "Show every process", NULL },
     { "kernel-threads", 0, 0, G_OPTION_ARG_NONE, &kernel_threads, "Compare kernel threads too", NULL },
-    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
     { NULL },
   };
+  const JmemViewHelp help = { .json = "Write JSON: {before, after, drop, diff}" };
   g_autoptr(GOptionContext) context = g_option_context_new ("- snapshot, drop caches, snapshot, compare");
+  g_auto(JmemView) view = { 0 };
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *container = NULL;
   JmemOpsAuditOptions options = { 0 };
 
   g_option_context_add_main_entries (context, entries, NULL);
+  jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_TOP | JMEM_VIEW_ALL | JMEM_VIEW_NO_ASK,
+                  JMEM_COLLECT_DEFAULT_TOP, &help);
   g_option_context_set_description (context,
     "The comparison covers every process but kernel threads (--kernel-threads adds them);\n"
     "--top and --all only choose what is shown.\n"
     "Exit status: 0 ok, 64 usage error, 69 no system bus, helper or polkit, 70 internal error,\n"
     "75 rate-limited, 77 not authorized to drop caches.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
     return JMEM_EXIT_USAGE;
   if (level < 1 || level > 3)
     {
       g_printerr ("jmem audit: --level takes 1, 2 or 3\n");
       return JMEM_EXIT_USAGE;
     }
-  if (interval != -1 && (!no_drop || interval < 0 || interval > 86400))
+  if (interval != INTERVAL_UNSET && (!no_drop || interval < 0 || interval > 86400))
     {
-      g_printerr ("jmem audit: --interval takes 0 to 86400 seconds and needs --no-drop\n");
-      return JMEM_EXIT_USAGE;
-    }
-  if (top != -2 && (top < 0 || all))
-    {
-      g_printerr ("jmem audit: --top takes a count of 0 or more and excludes --all\n");
+      g_printerr ("jmem audit: --interval takes 0 to 86400 seconds and needs --no-drop\n"
+                  "Try \"jmem audit --help\".\n");
       return JMEM_EXIT_USAGE;
     }
   if (no_drop && compact)
@@ -63,14 +60,13 @@ jmem_cmd_audit (int argc, char **argv)
       g_printerr ("jmem audit: --compact needs caches to be dropped (drop --no-drop)\n");
       return JMEM_EXIT_USAGE;
     }
-  top = all ? -1 : top >= 0 ? top : JMEM_COLLECT_DEFAULT_TOP;
   container = jmem_container_detect (NULL);
   options.level = (guint) level;
   options.compact = compact;
   options.no_drop = no_drop;
-  options.wait_seconds = (guint) (interval >= 0 ? interval : DEFAULT_INTERVAL_S);
-  options.top = top;
-  options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
+  options.wait_seconds = (guint) (interval != INTERVAL_UNSET ? interval : DEFAULT_INTERVAL_S);
+  options.top = view.top;
+  options.allow_interactive = view.allow_interactive;
   options.container = container;
   options.diff_flags = kernel_threads ? JMEM_DIFF_KERNEL_THREADS : JMEM_DIFF_NONE;
 
@@ -80,7 +76,7 @@ jmem_cmd_audit (int argc, char **argv)
     return jmem_cmd_report_error ("jmem audit", error, "compare without dropping caches: "
                                   "jmem audit --no-drop");
 
-  if (json)
+  if (view.json)
     {
       g_autofree char *text = json_to_string (root, TRUE);
 
@@ -102,7 +98,8 @@ jmem_cmd_audit (int argc, char **argv)
 
           g_string_append_printf (out, "Note: %s (%s).\n", JMEM_CONTAINER_NOTE, evidence);
         }
-      jmem_output_diff_human (json_object_get_member (json_node_get_object (root), "diff"), top, out);
+      jmem_output_diff_human (json_object_get_member (json_node_get_object (root), "diff"), view.top,
+                              out);
       if (!jmem_cmd_write_stdout (out->str, out->len))
         return JMEM_EXIT_CANT_CREATE;
     }

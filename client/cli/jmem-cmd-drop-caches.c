@@ -1,7 +1,7 @@
 #include "jmem-cmd.h"
+#include "jmem-cmd-view.h"
 
 #include <string.h>
-#include <unistd.h>
 
 #include "jmem-container.h"
 #include "jmem-ops-drop-caches.h"
@@ -22,27 +22,28 @@ level_text (guint level)
 int
 jmem_cmd_drop_caches (int argc, char **argv)
 {
-  gboolean json = FALSE, compact = FALSE, no_ask = FALSE;
+  gboolean compact = FALSE;
   int level = 3;
   GOptionEntry entries[] = {
     { "level", 0, 0, G_OPTION_ARG_INT, &level, "1 page cache, 2 dentries and inodes, 3 both (default)", "N" },
     { "compact", 0, 0, G_OPTION_ARG_NONE, &compact, "Also compact memory (larger free blocks for CMA and NvMap)", NULL },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON (sizes in KiB)", NULL },
-    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
     { NULL },
   };
+  const JmemViewHelp help = { .json = "Write JSON (sizes in KiB)" };
   g_autoptr(GOptionContext) context = g_option_context_new ("- drop the kernel's caches and show what that freed");
+  g_auto(JmemView) view = { 0 };
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *container = NULL;
   JmemOpsDropCachesOptions options = { 0 };
 
   g_option_context_add_main_entries (context, entries, NULL);
+  jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_NO_ASK, 0, &help);
   g_option_context_set_description (context,
     "Goes through jmem-helper (polkit action dev.jmem.drop-caches), at most once per 10 s.\n"
     "Exit status: 0 ok, 64 usage error, 69 no system bus, helper or polkit, 70 internal error,\n"
     "75 rate-limited (try again in the seconds named), 77 not authorized.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
     return JMEM_EXIT_USAGE;
   if (level < 1 || level > 3)
     {
@@ -52,14 +53,14 @@ jmem_cmd_drop_caches (int argc, char **argv)
   container = jmem_container_detect (NULL);
   options.level = (guint) level;
   options.compact = compact;
-  options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
+  options.allow_interactive = view.allow_interactive;
   options.container = container;
 
   root = jmem_ops_drop_caches (&options, &error);
   if (root == NULL)
     return jmem_cmd_report_error ("jmem drop-caches", error, NULL);
 
-  if (json)
+  if (view.json)
     {
       g_autofree char *text = json_to_string (root, TRUE);
 

@@ -1,6 +1,7 @@
 /* jmem metrics: the snapshot and its findings as Prometheus metrics, on
  * stdout or as node_exporter's textfile (docs/metrics.md). */
 #include "jmem-cmd.h"
+#include "jmem-cmd-view.h"
 
 #include "jmem-error.h"
 #include "jmem-nvmap-source.h"
@@ -9,28 +10,26 @@
 #include "jmem-textfile.h"
 
 #include <string.h>
-#include <unistd.h>
 
 #define TEXTFILE_NAME "jmem.prom"
 
 int
 jmem_cmd_metrics (int argc, char **argv)
 {
-  gboolean no_ask = FALSE;
-  int top = JMEM_METRICS_DEFAULT_TOP, tegrastats = JMEM_CMD_TEGRASTATS_UNSET;
-  g_autofree char *sysroot = NULL;
+  int tegrastats = JMEM_CMD_TEGRASTATS_UNSET;
   g_autofree char *textfile = NULL;
   GOptionEntry entries[] = {
-    { "top", 0, 0, G_OPTION_ARG_INT, &top, "Per-process series for the N largest processes (default 20); "
-      "processes holding NvMap or GPU memory always have them", "N" },
     { "textfile", 0, 0, G_OPTION_ARG_FILENAME, &textfile, "Replace DIR/" TEXTFILE_NAME " (node_exporter's "
       "textfile collector) instead of writing to stdout", "DIR" },
-    { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },
     { "tegrastats", 0, 0, G_OPTION_ARG_INT, &tegrastats, "Read one tegrastats line for the largest free block (takes that long)", "SECONDS" },
-    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
     { NULL },
   };
+  const JmemViewHelp help = {
+    .top = "Per-process series for the N largest processes (default 20); "
+           "processes holding NvMap or GPU memory always have them",
+  };
   g_autoptr(GOptionContext) context = g_option_context_new ("- memory as Prometheus metrics");
+  g_auto(JmemView) view = { 0 };
   g_autoptr(JmemSnapshot) snapshot = NULL;
   g_autoptr(JmemCollectBoot) boot = NULL;
   g_autoptr(GError) error = NULL;
@@ -41,19 +40,15 @@ jmem_cmd_metrics (int argc, char **argv)
   const JmemNvmapSource *source;
 
   g_option_context_add_main_entries (context, entries, NULL);
+  jmem_view_init (&view, context, JMEM_VIEW_TOP | JMEM_VIEW_SYSROOT | JMEM_VIEW_NO_ASK,
+                  JMEM_METRICS_DEFAULT_TOP, &help);
   g_option_context_set_description (context,
     "Writes the Prometheus text format (docs/metrics.md): meminfo, NvMap, GPU memory, the\n"
     "largest processes and every container, source states and triage findings.\n"
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
     "70 internal error, 73 the output could not be written.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
-    return JMEM_EXIT_USAGE;
-  if (top < 0)
-    {
-      g_printerr ("jmem metrics: --top takes a count of 0 or more\n");
-      return JMEM_EXIT_USAGE;
-    }
-  if (!jmem_cmd_check_tegrastats (&tegrastats))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view) ||
+      !jmem_cmd_check_tegrastats (&tegrastats))
     return JMEM_EXIT_USAGE;
   if (textfile != NULL && *textfile == '\0')
     {
@@ -61,15 +56,15 @@ jmem_cmd_metrics (int argc, char **argv)
       return JMEM_EXIT_USAGE;
     }
 
-  options.sysroot = sysroot;
+  options.sysroot = view.sysroot;
   /* a run from the timer finds what the one before it probed in this boot */
-  boot = jmem_collect_boot_new_persistent (sysroot);
+  boot = jmem_collect_boot_new_persistent (view.sysroot);
   options.boot = boot;
   /* every process: container sums and the NvMap and GPU holders need them all */
   options.top = -1;
   options.tegrastats_seconds = (guint) tegrastats;
   options.recorded_tegrastats = TRUE;
-  options.allow_interactive = !no_ask && textfile == NULL && isatty (STDIN_FILENO);
+  options.allow_interactive = view.allow_interactive && textfile == NULL;
 
   snapshot = jmem_ops_snapshot (&options, &error);
   if (snapshot == NULL)
@@ -81,10 +76,10 @@ jmem_cmd_metrics (int argc, char **argv)
 
   /* which NvMap source this run used, so the helper gets a series only
    * where it is the way in */
-  source_ctx.root = sysroot;
+  source_ctx.root = view.sysroot;
   source = jmem_nvmap_source_choose (&source_ctx, NULL);
   metrics.helper_via = source != NULL ? source->via : NULL;
-  metrics.top = top;
+  metrics.top = view.top;
   jmem_output_metrics (snapshot, &metrics, out);
 
   if (textfile == NULL)

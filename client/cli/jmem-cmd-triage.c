@@ -1,6 +1,7 @@
 /* jmem triage: only the findings, for a person or an agent that wants the
  * conclusions without the tables. */
 #include "jmem-cmd.h"
+#include "jmem-cmd-view.h"
 #include "jmem-config.h"
 
 #include "jmem-error.h"
@@ -13,7 +14,6 @@
 
 #include <json-glib/json-glib.h>
 #include <string.h>
-#include <unistd.h>
 
 static int
 print_findings (GPtrArray *findings, gboolean json)
@@ -75,48 +75,45 @@ triage_history (const char *path, gboolean json)
 int
 jmem_cmd_triage (int argc, char **argv)
 {
-  gboolean json = FALSE, no_ask = FALSE;
   int tegrastats = JMEM_CMD_TEGRASTATS_UNSET;
-  g_autofree char *sysroot = NULL;
   g_autofree char *history = NULL;
   GOptionEntry entries[] = {
     { "history", 0, 0, G_OPTION_ARG_FILENAME, &history, "Run the rules over time on a history written by jmem watch", "FILE" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON (" JMEM_SCHEMADIR "/triage.schema.json)", NULL },
-    { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },
     { "tegrastats", 0, 0, G_OPTION_ARG_INT, &tegrastats, "Read one tegrastats line for the lfb and GR3D rules (takes that long)", "SECONDS" },
-    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
     { NULL },
   };
+  const JmemViewHelp help = { .json = "Write JSON (" JMEM_SCHEMADIR "/triage.schema.json)" };
   g_autoptr(GOptionContext) context = g_option_context_new ("- what needs attention, and what to do");
+  g_auto(JmemView) view = { 0 };
   g_autoptr(JmemSnapshot) snapshot = NULL;
   g_autoptr(GError) error = NULL;
   JmemOpsTriageOptions options = { 0 };
 
   g_option_context_add_main_entries (context, entries, NULL);
+  jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_SYSROOT | JMEM_VIEW_NO_ASK, 0, &help);
   g_option_context_set_description (context,
     "Prints only the findings of the triage rules (docs/triage.md); with --history, only\n"
     "those of the rules over time (nvmap-growing, pss-growing, nvmap-orphaned; docs/watch.md).\n"
     "Exit status: 0 whether or not anything was found (read the findings, not the status),\n"
     "64 usage error, 65 a --history line is not a jmem snapshot, 66 --history unreadable,\n"
     "69 no data (an empty or missing --sysroot, a history with no line), 70 internal error.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
-    return JMEM_EXIT_USAGE;
-  if (!jmem_cmd_check_tegrastats (&tegrastats))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view) ||
+      !jmem_cmd_check_tegrastats (&tegrastats))
     return JMEM_EXIT_USAGE;
 
   if (history != NULL)
     {
-      if (sysroot != NULL || tegrastats != 0)
+      if (view.sysroot != NULL || tegrastats != 0)
         {
           g_printerr ("jmem triage: --history reads a file and excludes --sysroot and --tegrastats\n");
           return JMEM_EXIT_USAGE;
         }
-      return triage_history (history, json);
+      return triage_history (history, view.json);
     }
 
-  options.sysroot = sysroot;
+  options.sysroot = view.sysroot;
   options.tegrastats_seconds = (guint) tegrastats;
-  options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
+  options.allow_interactive = view.allow_interactive;
   snapshot = jmem_ops_triage (&options, &error);
   if (snapshot == NULL)
     {
@@ -129,5 +126,5 @@ jmem_cmd_triage (int argc, char **argv)
     g_printerr ("jmem triage: %u inputs could not be read, so some rules could not look; "
                 "`jmem snapshot` lists them under Warnings\n", snapshot->warnings->len);
 
-  return print_findings (snapshot->findings, json);
+  return print_findings (snapshot->findings, view.json);
 }

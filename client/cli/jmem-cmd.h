@@ -66,15 +66,6 @@ gboolean jmem_cmd_parse (GOptionContext *context,
  * (do not run tegrastats). Prints why and returns FALSE otherwise. */
 gboolean jmem_cmd_check_tegrastats (int *seconds);
 
-/* The --width value before parsing: the option was not given. */
-#define JMEM_CMD_WIDTH_UNSET -1
-
-/* Checks a parsed --width (an int that started as JMEM_CMD_WIDTH_UNSET):
- * 60 to 10000 columns, or unset, which becomes the terminal's width
- * (jmem_table_terminal_width(), 0 for a pipe). Prints why and returns FALSE
- * otherwise. */
-gboolean jmem_cmd_check_width (int *width);
-
 /* Prints the formatted line and a newline on stderr, escaped for a terminal
  * (jmem-text.h): messages quote file names, file contents and arguments. */
 void jmem_cmd_printerr (const char *format,
@@ -83,7 +74,8 @@ void jmem_cmd_printerr (const char *format,
 /* Whether a human view on stdout may use colour (a terminal, NO_COLOR unset). */
 gboolean jmem_cmd_use_color (void);
 
-/* Writes all of @text to stdout; FALSE when it could not (closed pipe, full disk). */
+/* Writes all of @text to stdout; when it cannot (a full disk, a closed
+ * pipe) says so on stderr and returns FALSE: exit with JMEM_EXIT_CANT_CREATE. */
 gboolean jmem_cmd_write_stdout (const char *text, gsize len);
 
 G_END_DECLS
