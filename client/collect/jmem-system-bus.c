@@ -3,6 +3,15 @@
 #include "jmem-client-error.h"
 #include "jmem-helper-client-private.h"
 
+/* A bus that did not answer is not asked again for a while: a report
+ * waits for it once, not at each of its steps (NvMap, services), and a
+ * long-running jmem (watch, mcp) tries again later. */
+#define RETRY_AFTER_US (30 * G_USEC_PER_SEC)
+
+G_LOCK_DEFINE_STATIC (frozen);
+static gint64 frozen_since;   /* monotonic time of the last timeout; 0: none */
+static guint  frozen_timeout_ms;
+
 /* Shared with the connection attempt, which may outlive the wait when GIO
  * does not heed the cancellation in time: the last one to let go frees it. */
 typedef struct {
@@ -48,6 +57,29 @@ on_grace_over (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+static gboolean
+recently_frozen (GError **error)
+{
+  gboolean frozen;
+
+  G_LOCK (frozen);
+  frozen = frozen_since != 0 && g_get_monotonic_time () - frozen_since < RETRY_AFTER_US;
+  if (frozen)
+    g_set_error (error, JMEM_CLIENT_ERROR, JMEM_CLIENT_ERROR_BUS_TIMED_OUT,
+                 "the system bus did not answer within %u s", (frozen_timeout_ms + 999) / 1000);
+  G_UNLOCK (frozen);
+  return frozen;
+}
+
+static void
+set_frozen (gboolean frozen, guint timeout_ms)
+{
+  G_LOCK (frozen);
+  frozen_since = frozen ? g_get_monotonic_time () : 0;
+  frozen_timeout_ms = timeout_ms;
+  G_UNLOCK (frozen);
+}
+
 GDBusConnection *
 jmem_system_bus_get (guint    timeout_ms,
                      GError **error)
@@ -57,8 +89,12 @@ jmem_system_bus_get (guint    timeout_ms,
   g_autoptr(GSource) deadline = g_timeout_source_new (timeout_ms);
   g_autoptr(GSource) grace = g_timeout_source_new (timeout_ms + 1000);
   gboolean given_up = FALSE, timed_out;
-  Attempt *a = g_new0 (Attempt, 1);
+  Attempt *a;
   GDBusConnection *bus = NULL;
+
+  if (recently_frozen (error))
+    return NULL;
+  a = g_new0 (Attempt, 1);
 
   /* g_bus_get() connects, authenticates and says Hello in a thread, each
    * step heeding the cancellable; its answer comes in this context only */
@@ -93,6 +129,7 @@ jmem_system_bus_get (guint    timeout_ms,
                  "cannot reach the system bus (%s)%s", a->error->message,
                  jmem_helper_systemd_runs () ? ""
                  : ": this system runs none, as in a container or a chroot without systemd");
+  set_frozen (bus == NULL && timed_out, timeout_ms);
   /* given up: the attempt's own reference stays with it */
   attempt_unref (a);
   return bus;
