@@ -13,6 +13,9 @@
 #include "jmem-names.h"
 #include "jmem-nvmap-source.h"
 
+/* For people: what failed is said by the error's code. */
+#define NOT_DROPPED "caches were not dropped: "
+
 gboolean
 jmem_ops_call_drop_caches (guint       level,
                            gboolean    compact,
@@ -34,8 +37,7 @@ jmem_ops_call_drop_caches (guint       level,
                            "this kernel cannot compact memory (no /proc/sys/vm/compact_memory): "
                            "run it again without --compact");
     }
-  /* for people: the code still says what failed */
-  g_propagate_prefixed_error (error, g_steal_pointer (&local), "caches were not dropped: ");
+  g_propagate_prefixed_error (error, g_steal_pointer (&local), NOT_DROPPED);
   return FALSE;
 }
 
@@ -44,7 +46,7 @@ jmem_ops_start_helper (GError **error)
 {
   if (jmem_helper_start (error))
     return TRUE;
-  g_prefix_error (error, "caches were not dropped: ");
+  g_prefix_error (error, NOT_DROPPED);
   return FALSE;
 }
 
