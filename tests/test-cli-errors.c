@@ -7,64 +7,45 @@
 #include <gio/gio.h>
 #include <gio/gunixsocketaddress.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#include "jmem-test.h"
 
 static const char *jmem_exe;
 static char *orin;
 
-typedef struct {
-  int    status;   /* exit status, -1 when killed by a signal */
-  char  *out;
-  char  *err;
-  double seconds;
-} Run;
-
-static void
-run_clear (Run *r)
-{
-  g_clear_pointer (&r->out, g_free);
-  g_clear_pointer (&r->err, g_free);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-static void
-child_stdout_to_full (gpointer data)
-{
-  int fd = open ("/dev/full", O_WRONLY | O_CLOEXEC);
-
-  if (fd < 0 || dup2 (fd, STDOUT_FILENO) < 0)
-    _exit (125);
-}
-
 /* jmem ARGS with stdin from /dev/null (no terminal: polkit never asks);
- * with @env_bus, DBUS_SYSTEM_BUS_ADDRESS set to it; with @to_full, stdout
- * goes to /dev/full. */
+ * with @bus, DBUS_SYSTEM_BUS_ADDRESS set to it; with @to_full, stdout goes
+ * to /dev/full. */
 static void
-run_jmem (Run *r, const char *env_bus, gboolean to_full, const char *const *args)
+run_jmem (JmemTestRun *r, const char *bus, gboolean to_full, const char *const *args)
 {
+  g_autoptr(GSubprocessLauncher) launcher =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE |
+                               (to_full ? 0 : G_SUBPROCESS_FLAGS_STDOUT_PIPE));
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_auto(GStrv) envp = g_get_environ ();
+  g_autoptr(GSubprocess) process = NULL;
   g_autoptr(GError) error = NULL;
   gint64 start = g_get_monotonic_time ();
-  int wait_status = 0;
 
   g_ptr_array_add (argv, (char *) jmem_exe);
   for (guint i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, (char *) args[i]);
   g_ptr_array_add (argv, NULL);
-  if (env_bus != NULL)
-    envp = g_environ_setenv (envp, "DBUS_SYSTEM_BUS_ADDRESS", env_bus, TRUE);
-  g_spawn_sync (NULL, (char **) argv->pdata, envp, G_SPAWN_DEFAULT,
-                to_full ? child_stdout_to_full : NULL, NULL,
-                to_full ? NULL : &r->out, &r->err, &wait_status, &error);
+  if (bus != NULL)
+    g_subprocess_launcher_setenv (launcher, "DBUS_SYSTEM_BUS_ADDRESS", bus, TRUE);
+  if (to_full)
+    {
+      int fd = open ("/dev/full", O_WRONLY | O_CLOEXEC);
+
+      g_assert_cmpint (fd, >=, 0);
+      g_subprocess_launcher_take_stdout_fd (launcher, fd);
+    }
+  g_test_message ("jmem %s", args[0]);
+  process = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &error);
   g_assert_no_error (error);
-  r->seconds = (g_get_monotonic_time () - start) / 1e6;
-  r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
-  if (r->out == NULL)
-    r->out = g_strdup ("");
-  g_test_message ("%s ...: exit %d after %.1f s\nstderr: %s", args[0], r->status, r->seconds, r->err);
+  jmem_test_run_finish (process, start, r);
 }
 
 typedef struct {
@@ -101,7 +82,7 @@ test_bad_input (void)
   for (gsize i = 0; i < G_N_ELEMENTS (bad_inputs); i++)
     {
       const BadInput *b = &bad_inputs[i];
-      g_auto(Run) r = { 0 };
+      g_auto(JmemTestRun) r = { 0 };
 
       run_jmem (&r, NULL, FALSE, b->args);
       if (r.status != 64 || strstr (r.err, b->says) == NULL)
@@ -130,7 +111,7 @@ test_full_stdout (void)
 
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     {
-      g_auto(Run) r = { 0 };
+      g_auto(JmemTestRun) r = { 0 };
 
       run_jmem (&r, NULL, TRUE, commands[i]);
       if (r.status != 73 || strstr (r.err, "cannot write to standard output: ") == NULL ||
@@ -170,8 +151,8 @@ test_frozen_bus (void)
   g_autofree char *address = frozen_bus (&listener, &dir);
   const char *const drop[] = { "drop-caches", "--no-ask-password", NULL };
   const char *const audit[] = { "audit", "--no-ask-password", NULL };
-  g_auto(Run) d = { 0 };
-  g_auto(Run) a = { 0 };
+  g_auto(JmemTestRun) d = { 0 };
+  g_auto(JmemTestRun) a = { 0 };
   g_autofree char *socket_path = g_build_filename (dir, "bus", NULL);
 
   run_jmem (&d, address, FALSE, drop);
@@ -190,6 +171,52 @@ test_frozen_bus (void)
   g_assert_cmpfloat (a.seconds, <, 20);
 }
 
+/* A report asks systemd for the service states over the same bus: it goes
+ * on without them, saying why, within the deadline; watch and summary
+ * --watch end at SIGTERM instead of hanging in their first sample. */
+static void
+test_frozen_bus_reports (void)
+{
+  g_autoptr(GSocket) listener = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *address = frozen_bus (&listener, &dir);
+  g_autofree char *socket_path = g_build_filename (dir, "bus", NULL);
+  const char *const snapshot[] = { "snapshot", NULL };
+  const char *const watch[] = { "watch", "--interval", "1", NULL };
+  const char *const summary[] = { "summary", "--watch", "1", NULL };
+  const char *const *repeating[] = { watch, summary };
+  g_auto(JmemTestRun) r = { 0 };
+
+  run_jmem (&r, address, FALSE, snapshot);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpfloat (r.seconds, <, 20);
+  g_assert_nonnull (strstr (r.out, "the system bus did not answer within 10 s"));
+
+  for (gsize i = 0; i < G_N_ELEMENTS (repeating); i++)
+    {
+      g_autoptr(GSubprocessLauncher) launcher =
+        g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+      const char *argv[] = { jmem_exe, repeating[i][0], repeating[i][1], repeating[i][2], NULL };
+      g_autoptr(GSubprocess) process = NULL;
+      g_autoptr(GError) error = NULL;
+      g_auto(JmemTestRun) w = { 0 };
+      gint64 start = g_get_monotonic_time ();
+
+      g_subprocess_launcher_setenv (launcher, "DBUS_SYSTEM_BUS_ADDRESS", address, TRUE);
+      process = g_subprocess_launcher_spawnv (launcher, argv, &error);
+      g_assert_no_error (error);
+      g_usleep (G_USEC_PER_SEC);
+      g_subprocess_send_signal (process, SIGTERM);
+      jmem_test_run_finish (process, start, &w);
+      g_assert_cmpint (w.status, ==, 0);
+      g_assert_cmpfloat (w.seconds, <, 20);
+      /* the sample in progress ends whole */
+      g_assert_true (g_str_has_suffix (w.out, "\n"));
+    }
+  g_unlink (socket_path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -201,5 +228,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-errors/bad-input", test_bad_input);
   g_test_add_func ("/cli-errors/full-stdout", test_full_stdout);
   g_test_add_func ("/cli-errors/frozen-bus", test_frozen_bus);
+  g_test_add_func ("/cli-errors/frozen-bus-reports", test_frozen_bus_reports);
   return g_test_run ();
 }
