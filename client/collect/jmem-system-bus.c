@@ -12,8 +12,10 @@ G_LOCK_DEFINE_STATIC (frozen);
 static gint64 frozen_since;   /* monotonic time of the last timeout; 0: none */
 static guint  frozen_timeout_ms;
 
-/* Shared with the connection attempt, which may outlive the wait when GIO
- * does not heed the cancellation in time: the last one to let go frees it. */
+/* Shared with the connection attempt. When GIO does not heed the
+ * cancellation within the grace period, the wait ends without it and the
+ * attempt keeps its reference: its answer would come to a context nobody
+ * iterates any more, so it never lands in freed memory (a few bytes stay). */
 typedef struct {
   gint             refs;
   gboolean         done;
