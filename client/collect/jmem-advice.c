@@ -5,7 +5,7 @@
 #include "jmem-client-error.h"
 #include "jmem-config.h"
 #include "jmem-error.h"
-#include "jmem-helper-client-private.h"
+#include "jmem-system-bus.h"
 
 /* polkit's JavaScript rules and .pkla files both look the caller's groups
  * up in the group database at each check, not in the calling process: a
@@ -104,7 +104,7 @@ io_advice (int code)
   switch (code)
     {
     case G_IO_ERROR_NOT_CONNECTED:
-      return advise (JMEM_EXIT_NO_DATA, jmem_helper_no_bus_action (jmem_helper_systemd_runs ()), TRUE);
+      return advise (JMEM_EXIT_NO_DATA, jmem_system_bus_missing_action (jmem_system_bus_systemd_runs ()), TRUE);
     case G_IO_ERROR_PERMISSION_DENIED:
       return advise (JMEM_EXIT_NOT_AUTHORIZED, NULL, FALSE);
     default:

@@ -111,20 +111,6 @@ jmem_helper_error_translate (GError     *error,
   return g_steal_pointer (&in);
 }
 
-/* sd_booted()'s test: only where systemd runs can it start the bus. */
-gboolean
-jmem_helper_systemd_runs (void)
-{
-  return g_file_test ("/run/systemd/system", G_FILE_TEST_IS_DIR);
-}
-
-const char *
-jmem_helper_no_bus_action (gboolean systemd_runs)
-{
-  return systemd_runs ? "start the system bus (sudo systemctl start dbus)"
-                      : "run jmem on the host, where the system bus runs";
-}
-
 /* Whether the helper owns its name now (a helper started by other means
  * than activation too: the bus knows no .service file for it then). */
 static gboolean

@@ -1,7 +1,6 @@
 #include "jmem-system-bus.h"
 
 #include "jmem-client-error.h"
-#include "jmem-helper-client-private.h"
 
 /* A bus that did not answer is not asked again for a while: a report
  * waits for it once, not at each of its steps (NvMap, services), and a
@@ -11,6 +10,11 @@
 G_LOCK_DEFINE_STATIC (frozen);
 static gint64 frozen_since;   /* monotonic time of the last timeout; 0: none */
 static guint  frozen_timeout_ms;
+
+/* The connection every caller shares while it stays open. jmem's own, not
+ * GIO's singleton: a try never joins an earlier one that is giving up. */
+G_LOCK_DEFINE_STATIC (shared);
+static GDBusConnection *shared;
 
 /* Shared with the connection attempt. When GIO does not heed the
  * cancellation within the grace period, the wait ends without it and the
@@ -40,7 +44,7 @@ on_bus (GObject      *source,
 {
   Attempt *a = data;
 
-  a->bus = g_bus_get_finish (result, &a->error);
+  a->bus = g_dbus_connection_new_for_address_finish (result, &a->error);
   a->done = TRUE;
   attempt_unref (a);
 }
@@ -57,6 +61,20 @@ on_grace_over (gpointer data)
 {
   *(gboolean *) data = TRUE;
   return G_SOURCE_REMOVE;
+}
+
+/* sd_booted()'s test: only where systemd runs can it start the bus. */
+gboolean
+jmem_system_bus_systemd_runs (void)
+{
+  return g_file_test ("/run/systemd/system", G_FILE_TEST_IS_DIR);
+}
+
+const char *
+jmem_system_bus_missing_action (gboolean systemd_runs)
+{
+  return systemd_runs ? "start the system bus (sudo systemctl start dbus)"
+                      : "run jmem on the host, where the system bus runs";
 }
 
 static gboolean
@@ -82,45 +100,80 @@ set_frozen (gboolean frozen, guint timeout_ms)
   G_UNLOCK (frozen);
 }
 
+/* The open shared connection, or NULL. */
+static GDBusConnection *
+shared_get (void)
+{
+  GDBusConnection *bus = NULL;
+
+  G_LOCK (shared);
+  if (shared != NULL && g_dbus_connection_is_closed (shared))
+    g_clear_object (&shared);
+  if (shared != NULL)
+    bus = g_object_ref (shared);
+  G_UNLOCK (shared);
+  return bus;
+}
+
+static void
+shared_set (GDBusConnection *bus)
+{
+  G_LOCK (shared);
+  g_set_object (&shared, bus);
+  G_UNLOCK (shared);
+}
+
 GDBusConnection *
 jmem_system_bus_get (guint    timeout_ms,
                      GError **error)
 {
-  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_autofree char *address = NULL;
+  g_autoptr(GMainContext) context = NULL;
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autoptr(GSource) deadline = g_timeout_source_new (timeout_ms);
   g_autoptr(GSource) grace = g_timeout_source_new (timeout_ms + 1000);
   gboolean given_up = FALSE, timed_out;
+  g_autoptr(GError) local = NULL;
   Attempt *a;
-  GDBusConnection *bus = NULL;
+  GDBusConnection *bus = shared_get ();
 
-  if (recently_frozen (error))
-    return NULL;
+  if (bus != NULL || recently_frozen (error))
+    return bus;
+  address = g_dbus_address_get_for_bus_sync (G_BUS_TYPE_SYSTEM, NULL, &local);
+  if (address == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED, "cannot reach the system bus (%s)",
+                   local->message);
+      return NULL;
+    }
   a = g_new0 (Attempt, 1);
+  context = g_main_context_new ();
 
-  /* g_bus_get() connects, authenticates and says Hello in a thread, each
-   * step heeding the cancellable; its answer comes in this context only */
+  /* connecting, authenticating and saying Hello happen in a thread, each
+   * step heeding the cancellable; the answer comes in this context only */
   g_main_context_push_thread_default (context);
   a->refs = 2;
   g_source_set_callback (deadline, on_deadline, cancellable, NULL);
   g_source_attach (deadline, context);
   g_source_set_callback (grace, on_grace_over, &given_up, NULL);
   g_source_attach (grace, context);
-  g_bus_get (G_BUS_TYPE_SYSTEM, cancellable, on_bus, a);
+  g_dbus_connection_new_for_address (address,
+                                     G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                                     G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+                                     NULL, cancellable, on_bus, a);
   while (!a->done && !given_up)
     g_main_context_iteration (context, TRUE);
   g_source_destroy (deadline);
   g_source_destroy (grace);
   g_main_context_pop_thread_default (context);
 
-  /* a try that joined one still giving up ends cancelled as well */
-  timed_out = g_cancellable_is_cancelled (cancellable) ||
-              (a->done && g_error_matches (a->error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+  timed_out = g_cancellable_is_cancelled (cancellable);
   if (a->done && a->bus != NULL)
     {
       bus = g_steal_pointer (&a->bus);
       /* a bus that goes away is an error for the next call, not the end of jmem */
       g_dbus_connection_set_exit_on_close (bus, FALSE);
+      shared_set (bus);
     }
   else if (timed_out)
     g_set_error (error, JMEM_CLIENT_ERROR, JMEM_CLIENT_ERROR_BUS_TIMED_OUT,
@@ -129,7 +182,7 @@ jmem_system_bus_get (guint    timeout_ms,
     /* without systemd nothing starts a bus: a container or a chroot */
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED,
                  "cannot reach the system bus (%s)%s", a->error->message,
-                 jmem_helper_systemd_runs () ? ""
+                 jmem_system_bus_systemd_runs () ? ""
                  : ": this system runs none, as in a container or a chroot without systemd");
   set_frozen (bus == NULL && timed_out, timeout_ms);
   /* given up: the attempt's own reference stays with it */

@@ -11,7 +11,6 @@
 #include "jmem-ops-drop-caches.h"
 #include "jmem-ops-snapshot.h"
 #include "jmem-ops-triage.h"
-#include "jmem-system-bus.h"
 
 #include <gio/gio.h>
 #include <math.h>
@@ -46,9 +45,6 @@ struct _JmemMcpTools {
   char       *container;  /* per boot: the same for every call */
   JmemCollectBoot *boot;  /* board identity and GPU probe, read once per boot */
   JsonNode   *list;
-  /* held so that every call shares GIO's one system bus connection instead
-   * of connecting anew (NULL without a bus: the calls then say why) */
-  GDBusConnection *bus;
 };
 
 static gboolean
@@ -346,11 +342,9 @@ jmem_mcp_tools_new (const char *sysroot,
   tools->boot = jmem_collect_boot_new ();
   tools->sysroot = sysroot != NULL && sysroot[0] != '\0' && !g_str_equal (sysroot, "/") ?
                    g_strdup (sysroot) : NULL;
+  /* the calls share one system bus connection (jmem-system-bus.c) */
   if (tools->sysroot == NULL)
-    {
-      tools->container = jmem_container_detect (NULL);
-      tools->bus = jmem_system_bus_get (JMEM_SYSTEM_BUS_TIMEOUT_MS, NULL);
-    }
+    tools->container = jmem_container_detect (NULL);
 
   json_builder_begin_array (b);
   for (gsize i = 0; i < G_N_ELEMENTS (tool_table); i++)
@@ -385,7 +379,6 @@ jmem_mcp_tools_free (JmemMcpTools *tools)
     return;
   g_free (tools->sysroot);
   g_free (tools->container);
-  g_clear_object (&tools->bus);
   g_clear_pointer (&tools->boot, jmem_collect_boot_free);
   if (tools->list != NULL)
     json_node_unref (tools->list);
