@@ -234,3 +234,29 @@ jmem_file_read_record_at (int         dirfd,
 {
   return read_at (dirfd, name, max_bytes, TRUE, buffer, error);
 }
+
+gboolean
+jmem_file_write_all (int         fd,
+                     const void *data,
+                     gsize       len)
+{
+  const char *p = data;
+
+  while (len > 0)
+    {
+      ssize_t n = write (fd, p, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          /* a write of nothing with no error: the file system took no more */
+          if (n == 0)
+            errno = ENOSPC;
+          return FALSE;
+        }
+      p += n;
+      len -= (gsize) n;
+    }
+  return TRUE;
+}

@@ -60,4 +60,10 @@ gboolean jmem_file_read_fd (int         fd,
                             GByteArray *buffer,
                             GError    **error);
 
+/* Writes all of @data to @fd, again after a short write or EINTR; FALSE
+ * with errno set (ENOSPC for a write that took nothing) when it cannot. */
+gboolean jmem_file_write_all (int         fd,
+                              const void *data,
+                              gsize       len);
+
 G_END_DECLS

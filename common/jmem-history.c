@@ -146,8 +146,8 @@ rewrite (JmemHistoryWriter *w, const char *line, gsize line_len, GError **error)
   if (temp == NULL)
     return FALSE;
   tfd = jmem_write_temp_get_fd (temp);
-  if (!jmem_write_all (tfd, data + keep_from, (gsize) w->size - keep_from) ||
-      !jmem_write_all (tfd, line, line_len) || !jmem_write_all (tfd, "\n", 1))
+  if (!jmem_file_write_all (tfd, data + keep_from, (gsize) w->size - keep_from) ||
+      !jmem_file_write_all (tfd, line, line_len) || !jmem_file_write_all (tfd, "\n", 1))
     return set_errno_error (error, errno, w->path, "write its trimmed copy");
   /* the renamed file, already open: nothing is opened again by name */
   fd = jmem_write_temp_commit (temp, error);

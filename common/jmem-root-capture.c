@@ -3,6 +3,7 @@
  * other file jmem writes. */
 #include "jmem-root-private.h"
 
+#include "jmem-file.h"
 #include "jmem-write.h"
 
 #include <errno.h>
@@ -119,7 +120,7 @@ jmem_root_write (JmemRoot   *root,
 
   if (fd < 0)
     return FALSE;
-  if (!jmem_write_all (fd, data, len) || close (fd) != 0)
+  if (!jmem_file_write_all (fd, data, len) || close (fd) != 0)
     {
       int saved = errno;
 

@@ -1,6 +1,8 @@
 /* One way to write a file: see jmem-write.h for what it guarantees. */
 #include "jmem-write.h"
 
+#include "jmem-file.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -67,28 +69,6 @@ still_named (int dirfd, const char *name, int fd)
 
   return fstatat (dirfd, name, &named, AT_SYMLINK_NOFOLLOW) == 0 && fstat (fd, &opened) == 0 &&
          named.st_dev == opened.st_dev && named.st_ino == opened.st_ino;
-}
-
-gboolean
-jmem_write_all (int fd, const char *data, gsize len)
-{
-  while (len > 0)
-    {
-      ssize_t n = write (fd, data, len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        return FALSE;
-      if (n == 0)
-        {
-          errno = ENOSPC;
-          return FALSE;
-        }
-      data += n;
-      len -= (gsize) n;
-    }
-  return TRUE;
 }
 
 /* ---- the directory ------------------------------------------------------ */
@@ -446,7 +426,7 @@ jmem_write_replace (JmemWriteDir *dir,
   temp = jmem_write_temp_new (dir, name, mode, error);
   if (temp == NULL)
     return FALSE;
-  if (!jmem_write_all (temp->fd, data, len))
+  if (!jmem_file_write_all (temp->fd, data, len))
     {
       g_autofree char *target = display_name (dir, name);
 

@@ -138,10 +138,4 @@ gboolean jmem_write_remove_at (int          dirfd,
                                const char  *what,
                                GError     **error);
 
-/* Writes all of @data to @fd; FALSE with errno set (ENOSPC where the file
- * system took nothing more). */
-gboolean jmem_write_all (int         fd,
-                         const char *data,
-                         gsize       len);
-
 G_END_DECLS

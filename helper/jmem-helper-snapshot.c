@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "jmem-error.h"
+#include "jmem-file.h"
 
 /* ---- zeroing the UID column --------------------------------------------- */
 
@@ -236,23 +237,6 @@ jmem_sealed_file_open_readonly (JmemSealedFile  *snapshot,
   return fd;
 }
 
-static gboolean
-write_all (int fd, const guint8 *data, gsize len)
-{
-  while (len > 0)
-    {
-      ssize_t n = write (fd, data, len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      data += n;
-      len -= (gsize) n;
-    }
-  return TRUE;
-}
-
 static JmemSealedFile *
 read_snapshot (const char  *path,
                gsize        max_bytes,
@@ -313,7 +297,7 @@ read_snapshot (const char  *path,
         }
       g_byte_array_set_size (out, 0);
       jmem_uid_filter_feed (filter, chunk, (gsize) n, out);
-      if (!write_all (s->public.fd, out->data, out->len))
+      if (!jmem_file_write_all (s->public.fd, out->data, out->len))
         {
           saved = errno;
           g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "cannot write the snapshot: %s",

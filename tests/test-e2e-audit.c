@@ -6,7 +6,6 @@
  * or nothing at all (the real kernel, as root). */
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -22,6 +21,7 @@
 #include "jmem-meminfo.h"
 #include "jmem-names.h"
 #include "jmem-nvmap.h"
+#include "jmem-test.h"
 
 static const char *build_dir;
 static const char *source_dir;
@@ -48,30 +48,9 @@ start_jmem (const char *user, const char *const *args)
   g_autoptr(GSubprocessLauncher) launcher =
     g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE |
                                G_SUBPROCESS_FLAGS_STDIN_INHERIT);
-  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GError) error = NULL;
-  GSubprocess *proc;
+  g_autofree char *jmem = g_build_filename (build_dir, "client", "jmem", NULL);
 
-  if (user != NULL)
-    {
-      struct passwd *pw = getpwnam (user);
-      g_assert_nonnull (pw);
-      g_ptr_array_add (argv, g_strdup ("setpriv"));
-      g_ptr_array_add (argv, g_strdup_printf ("--reuid=%u", (unsigned) pw->pw_uid));
-      g_ptr_array_add (argv, g_strdup_printf ("--regid=%u", (unsigned) pw->pw_gid));
-      g_ptr_array_add (argv, g_strdup ("--init-groups"));
-    }
-  g_ptr_array_add (argv, g_build_filename (build_dir, "client", "jmem", NULL));
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, g_strdup (args[i]));
-  g_ptr_array_add (argv, NULL);
-
-  g_subprocess_launcher_setenv (launcher, "HOME", "/nonexistent", TRUE);
-  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
-  g_subprocess_launcher_set_cwd (launcher, "/");
-  proc = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &error);
-  g_assert_no_error (error);
-  return proc;
+  return jmem_test_spawn_as (launcher, user, jmem, args);
 }
 
 static void

@@ -1,17 +1,29 @@
 /* The client's reading of helper failures: each ends in a message and an
  * action a person can follow. Errors are built as GDBus delivers them. */
 #include <gio/gio.h>
+#include <gio/gunixsocketaddress.h>
+#include <glib/gstdio.h>
 
+#include "jmem-advice.h"
+#include "jmem-client-error.h"
 #include "jmem-error.h"
 #include "jmem-helper-client-private.h"
 #include "jmem-helper-client.h"
 #include "jmem-names.h"
+#include "jmem-system-bus.h"
 
 static GError *
 remote (const char *name,
         const char *message)
 {
   return g_dbus_error_new_for_dbus_error (name, message);
+}
+
+/* The advice a command at a terminal prints. */
+static const char *
+jmem_helper_error_action (const GError *e)
+{
+  return jmem_advice_for_error (e, JMEM_ADVICE_CAN_ASK).action;
 }
 
 static GError *
@@ -43,6 +55,7 @@ test_access_denied_names_action_and_group (void)
   g_assert_nonnull (strstr (action, "usermod -aG " JMEM_GROUP));
   /* polkit looks the group up at each check: no new login is needed */
   g_assert_nonnull (strstr (action, "next call"));
+  g_assert_nonnull (strstr (action, "no new login"));
 }
 
 static void
@@ -52,7 +65,8 @@ test_polkit_unavailable (void)
                                            JMEM_POLKIT_UNAVAILABLE ", so jmem-helper refuses "
                                            "dev.jmem.read-nvmap: it did not answer in time"));
 
-  g_assert_error (e, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED);
+  /* a helper that predates dev.jmem.Error.PolkitUnavailable: its code all the same */
+  g_assert_error (e, JMEM_ERROR, JMEM_ERROR_POLKIT_UNAVAILABLE);
   g_assert_true (g_str_has_prefix (e->message, JMEM_POLKIT_UNAVAILABLE));
   g_assert_nonnull (strstr (e->message, "did not answer in time"));
   g_assert_nonnull (strstr (jmem_helper_error_action (e), "polkit"));
@@ -139,25 +153,61 @@ test_bus_unreachable (void)
   g_assert_cmpint (stats, ==, -1);
   g_assert_true (g_str_has_prefix (error->message, "cannot reach the system bus"));
   g_assert_cmpstr (jmem_helper_error_action (error), ==,
-                   jmem_helper_no_bus_action (jmem_helper_systemd_runs ()));
+                   jmem_system_bus_missing_action (jmem_system_bus_systemd_runs ()));
   /* only where systemd runs does it start a bus; elsewhere the message says why there is none */
-  g_assert_true (jmem_helper_systemd_runs () ==
+  g_assert_true (jmem_system_bus_systemd_runs () ==
                  g_file_test ("/run/systemd/system", G_FILE_TEST_IS_DIR));
-  g_assert_true ((strstr (error->message, "runs none") == NULL) == jmem_helper_systemd_runs ());
+  g_assert_true ((strstr (error->message, "runs none") == NULL) == jmem_system_bus_systemd_runs ());
   g_clear_error (&error);
 
   g_assert_false (jmem_helper_drop_caches (&options, 1, FALSE, NULL, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED);
 }
 
+/* A bus that accepts connections and never answers (a frozen bus daemon):
+ * the connection gives up at its deadline, and again at the next try. */
+static void
+test_bus_frozen (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("jmem-frozen-bus-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "bus", NULL);
+  g_autofree char *address = g_strdup_printf ("unix:path=%s", path);
+  g_autoptr(GSocket) listener = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM,
+                                              G_SOCKET_PROTOCOL_DEFAULT, NULL);
+  g_autoptr(GSocketAddress) where = g_unix_socket_address_new (path);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_nonnull (listener);
+  g_assert_true (g_socket_bind (listener, where, FALSE, NULL));
+  g_assert_true (g_socket_listen (listener, NULL));
+  g_setenv ("DBUS_SYSTEM_BUS_ADDRESS", address, TRUE);
+
+  for (guint attempt = 0; attempt < 2; attempt++)
+    {
+      gint64 start = g_get_monotonic_time ();
+      g_autoptr(GDBusConnection) bus = jmem_system_bus_get (300, &error);
+      double seconds = (g_get_monotonic_time () - start) / 1e6;
+
+      g_assert_null (bus);
+      g_assert_error (error, JMEM_CLIENT_ERROR, JMEM_CLIENT_ERROR_BUS_TIMED_OUT);
+      g_assert_cmpstr (error->message, ==, "the system bus did not answer within 1 s");
+      if (attempt == 0)
+        g_assert_cmpfloat (seconds, >=, 0.29);
+      g_assert_cmpfloat (seconds, <, 2.5);
+      g_clear_error (&error);
+    }
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 /* systemctl only where systemd runs; a container or a chroot goes to the host */
 static void
 test_no_bus_action (void)
 {
-  g_assert_cmpstr (jmem_helper_no_bus_action (TRUE), ==,
+  g_assert_cmpstr (jmem_system_bus_missing_action (TRUE), ==,
                    "start the system bus (sudo systemctl start dbus)");
-  g_assert_null (strstr (jmem_helper_no_bus_action (FALSE), "systemctl"));
-  g_assert_nonnull (strstr (jmem_helper_no_bus_action (FALSE), "on the host"));
+  g_assert_null (strstr (jmem_system_bus_missing_action (FALSE), "systemctl"));
+  g_assert_nonnull (strstr (jmem_system_bus_missing_action (FALSE), "on the host"));
 }
 
 int
@@ -174,5 +224,6 @@ main (int argc, char **argv)
   g_test_add_func ("/helper-client/spawn-failure", test_spawn_failure);
   g_test_add_func ("/helper-client/bus-unreachable", test_bus_unreachable);
   g_test_add_func ("/helper-client/no-bus-action", test_no_bus_action);
+  g_test_add_func ("/helper-client/bus-frozen", test_bus_frozen);
   return g_test_run ();
 }

@@ -1,7 +1,7 @@
 #include "jmem-cmd.h"
+#include "jmem-cmd-view.h"
 
-#include "jmem-error.h"
-#include "jmem-nvmap-source.h"
+#include "jmem-ops-allocations.h"
 #include "jmem-output-table.h"
 #include "jmem-pid-namespace.h"
 #include "jmem-text.h"
@@ -9,29 +9,9 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
-#include <unistd.h>
 
-static gboolean
-is_refusal (const GError *error)
-{
-  return g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED) ||
-         g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_AUTH_FAILED) ||
-         g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED) ||
-         (error != NULL && error->domain == G_DBUS_ERROR &&
-          g_dbus_error_is_remote_error (error) &&
-          g_str_has_suffix (g_dbus_error_get_remote_error (error), "InteractiveAuthorizationRequired"));
-}
-
-/* The parser gives valid UTF-8 of any length; the output carries at most
- * JMEM_TEXT_MAX_FIELD_BYTES of it, as a snapshot does. */
-static void
-add_bounded_string (JsonBuilder *b, const char *name, const char *value)
-{
-  g_autofree char *capped = jmem_text_cap_field (value);
-
-  json_builder_set_member_name (b, name);
-  json_builder_add_string_value (b, capped);
-}
+/* --pid before parsing: the option was not given. */
+#define PID_UNSET G_MININT64
 
 /* A string from debugfs or a captured tree, safe for a terminal. */
 static char *
@@ -41,188 +21,6 @@ shown (const char *value)
 
   capped = jmem_text_cap_field (value != NULL ? value : "");
   return jmem_text_for_terminal (capped);
-}
-
-static void
-add_handle (JsonBuilder *b, const JmemNvmapHandle *h)
-{
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "base");
-  json_builder_add_int_value (b, (gint64) MIN (h->base, (guint64) G_MAXINT64));
-  json_builder_set_member_name (b, "size_kib");
-  json_builder_add_int_value (b, (gint64) MIN (h->size_kib, (guint64) G_MAXINT64));
-#define U32(field) json_builder_set_member_name (b, #field); json_builder_add_int_value (b, h->field)
-  U32 (flags); U32 (refs); U32 (dupes); U32 (pins); U32 (kmaps); U32 (umaps); U32 (share);
-#undef U32
-  json_builder_set_member_name (b, "from_hugetlbfs");
-  if (h->from_hugetlbfs < 0)
-    json_builder_add_null_value (b);
-  else
-    json_builder_add_boolean_value (b, h->from_hugetlbfs != 0);
-  add_bounded_string (b, "tag", h->tag ? h->tag : "");
-  json_builder_end_object (b);
-}
-
-typedef struct {
-  char   *tag;
-  guint64 handles;
-  guint64 size_kib;
-} OmittedTag;
-
-static void
-omitted_tag_free (OmittedTag *t)
-{
-  g_free (t->tag);
-  g_free (t);
-}
-
-static int
-omitted_tag_cmp (gconstpointer a, gconstpointer b)
-{
-  const OmittedTag *x = *(OmittedTag * const *) a, *y = *(OmittedTag * const *) b;
-
-  if (x->size_kib != y->size_kib)
-    return x->size_kib > y->size_kib ? -1 : 1;
-  return g_strcmp0 (x->tag, y->tag);
-}
-
-/* The handles past the limit, by tag, largest first: enough for a reader
- * to see which kind of buffer a leak of thousands of handles is made of. */
-static void
-add_omitted (JsonBuilder *b, GHashTable *by_tag, guint64 handles, guint64 size_kib)
-{
-  g_autoptr(GPtrArray) tags = g_ptr_array_new ();
-  GHashTableIter iter;
-  gpointer value;
-
-  g_hash_table_iter_init (&iter, by_tag);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
-    g_ptr_array_add (tags, value);
-
-  g_ptr_array_sort (tags, omitted_tag_cmp);
-  json_builder_set_member_name (b, "omitted");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "handles");
-  json_builder_add_int_value (b, (gint64) handles);
-  json_builder_set_member_name (b, "size_kib");
-  json_builder_add_int_value (b, (gint64) MIN (size_kib, (guint64) G_MAXINT64));
-  json_builder_set_member_name (b, "by_tag");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < tags->len; i++)
-    {
-      const OmittedTag *t = g_ptr_array_index (tags, i);
-
-      json_builder_begin_object (b);
-      add_bounded_string (b, "tag", t->tag);
-      json_builder_set_member_name (b, "handles");
-      json_builder_add_int_value (b, (gint64) t->handles);
-      json_builder_set_member_name (b, "size_kib");
-      json_builder_add_int_value (b, (gint64) MIN (t->size_kib, (guint64) G_MAXINT64));
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-}
-
-JsonNode *
-jmem_cmd_allocations_json (const JmemNvmapAllocations *a,
-                           const char                 *via,
-                           gint64                      pid,
-                           gint64                      limit)
-{
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(GHashTable) by_tag = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
-                                                        (GDestroyNotify) omitted_tag_free);
-  guint64 n_shown = 0, n_omitted = 0, omitted_kib = 0;
-
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "schema");
-  json_builder_add_string_value (b, "jmem-allocations");
-  json_builder_set_member_name (b, "schema_version");
-  json_builder_add_int_value (b, 1);
-  json_builder_set_member_name (b, "via");
-  json_builder_add_string_value (b, via);
-  json_builder_set_member_name (b, "layout");
-  json_builder_add_string_value (b, jmem_nvmap_layout_to_string (a->layout));
-  json_builder_set_member_name (b, "total_kib");
-  if (a->has_total && pid < 0)
-    json_builder_add_int_value (b, (gint64) MIN (a->total_kib, (guint64) G_MAXINT64));
-  else
-    json_builder_add_null_value (b);
-  json_builder_set_member_name (b, "n_malformed");
-  json_builder_add_int_value (b, a->n_malformed);
-  json_builder_set_member_name (b, "clients");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < a->clients->len; i++)
-    {
-      const JmemNvmapClientHandles *ch = g_ptr_array_index (a->clients, i);
-
-      if (pid >= 0 && ch->client->pid != pid)
-        continue;
-      json_builder_begin_object (b);
-      add_bounded_string (b, "client", ch->client->client);
-      add_bounded_string (b, "process", ch->client->process);
-      json_builder_set_member_name (b, "pid");
-      json_builder_add_int_value (b, ch->client->pid);
-      json_builder_set_member_name (b, "size_kib");
-      json_builder_add_int_value (b, (gint64) MIN (ch->client->size_kib, (guint64) G_MAXINT64));
-      json_builder_set_member_name (b, "handles");
-      json_builder_begin_array (b);
-      for (guint j = 0; j < ch->handles->len; j++)
-        {
-          const JmemNvmapHandle *h = g_ptr_array_index (ch->handles, j);
-          const char *tag = h->tag != NULL ? h->tag : "";
-          OmittedTag *t;
-
-          if (limit < 0 || n_shown < (guint64) limit)
-            {
-              add_handle (b, h);
-              n_shown++;
-              continue;
-            }
-          t = g_hash_table_lookup (by_tag, tag);
-          if (t == NULL)
-            {
-              t = g_new0 (OmittedTag, 1);
-              t->tag = g_strdup (tag);
-              g_hash_table_insert (by_tag, t->tag, t);
-            }
-          t->handles++;
-          t->size_kib += h->size_kib;
-          n_omitted++;
-          omitted_kib += h->size_kib;
-        }
-      json_builder_end_array (b);
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
-  if (n_omitted > 0)
-    add_omitted (b, by_tag, n_omitted, omitted_kib);
-  json_builder_end_object (b);
-  return json_builder_get_root (b);
-}
-
-JmemNvmapAllocations *
-jmem_cmd_read_allocations (const char  *sysroot,
-                           gboolean     allow_interactive,
-                           const char **via,
-                           const char **action,
-                           GError     **error)
-{
-  JmemNvmapSourceContext sctx = { 0 };
-  const JmemNvmapSource *source;
-  JmemNvmapAllocations *allocations = NULL;
-
-  sctx.root = sysroot && !g_str_equal (sysroot, "/") && sysroot[0] ? sysroot : NULL;
-  sctx.allow_interactive = allow_interactive;
-  source = jmem_nvmap_source_choose (&sctx, error);
-  if (source != NULL)
-    allocations = source->read_allocations (&sctx, error);
-  if (allocations == NULL)
-    *action = jmem_nvmap_source_error_action (source, *error);
-  else
-    *via = source->via;
-  return allocations;
 }
 
 /* The handle table's number columns; HUGETLBFS only where the kernel says. */
@@ -432,61 +230,60 @@ to_text (const JmemNvmapAllocations *a, const char *via, gint64 pid, guint width
 int
 jmem_cmd_allocations (int argc, char **argv)
 {
-  gboolean json = FALSE, no_ask = FALSE;
-  gint64 pid = -1;
-  int width = JMEM_CMD_WIDTH_UNSET;
-  g_autofree char *sysroot = NULL;
+  gint64 pid = PID_UNSET;
   GOptionEntry entries[] = {
-    { "pid", 0, 0, G_OPTION_ARG_INT64, &pid, "Only this process", "PID" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON", NULL },
-    { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },
-    { "width", 0, 0, G_OPTION_ARG_INT, &width, "Fit the table to N columns, at least 60 (default: the terminal's; a pipe gets whole lines)", "N" },
-    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
+    { "pid", 0, 0, G_OPTION_ARG_INT64, &pid, "Only this process (0: the kernel's handles)", "PID" },
     { NULL },
   };
+  const JmemViewHelp help = {
+    .width = "Fit the table to N columns, at least 60 (default: the terminal's; a pipe gets whole lines)",
+  };
   g_autoptr(GOptionContext) context = g_option_context_new ("- NvMap handles per client");
-  g_autoptr(JmemNvmapAllocations) allocations = NULL;
+  g_auto(JmemView) view = { 0 };
+  g_autoptr(JmemOpsAllocations) read = NULL;
+  JmemOpsAllocationsOptions options = { 0 };
+  const JmemNvmapAllocations *allocations;
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
-  const char *via = NULL, *action = NULL;
 
   g_option_context_add_main_entries (context, entries, NULL);
+  jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_WIDTH | JMEM_VIEW_SYSROOT |
+                  JMEM_VIEW_NO_ASK, 0, &help);
   g_option_context_set_description (context,
     "Reads through jmem-helper, or debugfs directly as root, or a capture.\n"
-    "Exit status: 0 ok, 64 usage error, 69 no NvMap data, 77 not authorized.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
+    "Exit status: 0 ok, 64 usage error, 69 no NvMap data, or no helper, polkit or system bus,\n"
+    "77 not authorized.");
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
     return JMEM_EXIT_USAGE;
-  if (pid < -1 || pid > G_MAXUINT32)
+  if (pid != PID_UNSET && (pid < 0 || pid > G_MAXUINT32))
     {
-      g_printerr ("jmem allocations: --pid takes a process ID\n");
+      g_printerr ("jmem allocations: --pid takes a process ID, 0 to %u, not %" G_GINT64_FORMAT "\n"
+                  "Try \"jmem allocations --help\".\n", G_MAXUINT32, pid);
       return JMEM_EXIT_USAGE;
     }
-  if (!jmem_cmd_check_width (&width))
-    return JMEM_EXIT_USAGE;
-  allocations = jmem_cmd_read_allocations (sysroot, !no_ask && isatty (STDIN_FILENO), &via,
-                                           &action, &error);
-  if (allocations == NULL)
-    {
-      jmem_cmd_printerr ("jmem allocations: %s", error->message);
-      if (action != NULL)
-        jmem_cmd_printerr ("To fix: %s", action);
-      return is_refusal (error) ? JMEM_EXIT_NOT_AUTHORIZED : JMEM_EXIT_NO_DATA;
-    }
+  /* from here on, < 0 is every process */
+  pid = pid == PID_UNSET ? -1 : pid;
+  options.sysroot = view.sysroot;
+  options.allow_interactive = view.allow_interactive;
+  read = jmem_ops_allocations (&options, &error);
+  if (read == NULL)
+    return jmem_cmd_report_error ("jmem allocations", error, NULL);
+  allocations = read->allocations;
 
   /* NvMap's PIDs, read from a container with a PID namespace of its own */
   if (!jmem_pid_namespace_joinable (allocations->pid_namespace, jmem_pid_namespace_self ()))
     g_printerr ("jmem allocations: the PIDs are host PIDs: jmem runs in another PID namespace%s\n",
                 pid >= 0 ? ", so --pid takes a host PID" : "");
 
-  if (json)
+  if (view.json)
     {
-      g_autoptr(JsonNode) root = jmem_cmd_allocations_json (allocations, via, pid, -1);
+      g_autoptr(JsonNode) root = jmem_ops_allocations_json (read, pid, -1);
 
       text = json_to_string (root, TRUE);
     }
   else
-    text = to_text (allocations, via, pid, (guint) width);
-  if (!jmem_cmd_write_stdout (text, strlen (text)) || (json && !jmem_cmd_write_stdout ("\n", 1)))
+    text = to_text (allocations, read->via, pid, (guint) view.width);
+  if (!jmem_cmd_write_stdout (text, strlen (text)) || (view.json && !jmem_cmd_write_stdout ("\n", 1)))
     return JMEM_EXIT_CANT_CREATE;
   return JMEM_EXIT_OK;
 }

@@ -1,143 +1,58 @@
 #include "jmem-cmd.h"
+#include "jmem-cmd-view.h"
 
 #include <string.h>
-#include <unistd.h>
 
 #include "jmem-collect.h"
 #include "jmem-container.h"
-#include "jmem-diff.h"
-#include "jmem-error.h"
+#include "jmem-ops-audit.h"
 #include "jmem-output-diff.h"
-#include "jmem-snapshot-json.h"
 #include "jmem-text.h"
 
 #define DEFAULT_INTERVAL_S 10
-
-static JsonNode *
-collect_json (const char *when, gboolean interactive, JmemCollectBoot *boot, JmemSnapshot **out,
-              GError **error)
-{
-  JmemCollectOptions options = { .top = -1, .allow_interactive = interactive, .boot = boot };
-  JmemSnapshot *s = jmem_collect_snapshot (&options, error);
-
-  if (s == NULL)
-    {
-      g_prefix_error (error, "the snapshot %s could not be taken: ", when);
-      return NULL;
-    }
-  *out = s;
-  return jmem_snapshot_to_json (s);
-}
-
-/* Keeps the @top largest processes of @s for output (the diff saw them all). */
-static JsonNode *
-trimmed_json (JmemSnapshot *s, int top)
-{
-  if (top >= 0 && s->processes != NULL && s->processes->len > (guint) top)
-    g_ptr_array_remove_range (s->processes, (guint) top, s->processes->len - (guint) top);
-  return jmem_snapshot_to_json (s);
-}
-
-JsonNode *
-jmem_cmd_audit_json (int              level,
-                     gboolean         compact,
-                     gboolean         no_drop,
-                     guint            wait_seconds,
-                     int              top,
-                     gboolean         allow_interactive,
-                     const char      *container,
-                     JmemCollectBoot *boot,
-                     JmemDiffFlags    diff_flags,
-                     GError         **error)
-{
-  g_autoptr(JmemSnapshot) sb = NULL;
-  g_autoptr(JmemSnapshot) sa = NULL;
-  g_autoptr(JsonNode) before = NULL;
-  g_autoptr(JsonNode) after = NULL;
-  g_autoptr(GVariant) result = NULL;
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-
-  before = collect_json ("before", allow_interactive, boot, &sb, error);
-  if (before == NULL)
-    return NULL;
-  if (no_drop)
-    g_usleep ((gulong) wait_seconds * G_USEC_PER_SEC);
-  else if (!jmem_cmd_call_drop_caches ((guint) level, compact, allow_interactive, &result, error))
-    return NULL;
-  after = collect_json ("after", allow_interactive, boot, &sa, error);
-  if (after == NULL)
-    return NULL;
-
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "schema");
-  json_builder_add_string_value (b, "jmem-audit");
-  json_builder_set_member_name (b, "schema_version");
-  json_builder_add_int_value (b, 1);
-  jmem_cmd_add_container_json (b, container);
-  json_builder_set_member_name (b, "before");
-  json_builder_add_value (b, trimmed_json (sb, top));
-  json_builder_set_member_name (b, "after");
-  json_builder_add_value (b, trimmed_json (sa, top));
-  json_builder_set_member_name (b, "drop");
-  if (no_drop)
-    json_builder_add_null_value (b);
-  else
-    {
-      json_builder_begin_object (b);
-      jmem_cmd_add_drop_json (b, level, compact, result);
-      json_builder_end_object (b);
-    }
-  json_builder_set_member_name (b, "diff");
-  json_builder_add_value (b, jmem_diff_snapshots (before, after, diff_flags));
-  json_builder_end_object (b);
-  return json_builder_get_root (b);
-}
+/* --interval before parsing: the option was not given. */
+#define INTERVAL_UNSET G_MININT
 
 int
 jmem_cmd_audit (int argc, char **argv)
 {
-  gboolean json = FALSE, compact = FALSE, no_drop = FALSE, all = FALSE, no_ask = FALSE;
-  gboolean kernel_threads = FALSE;
-  int level = 3, interval = -1, top = -2;
+  gboolean compact = FALSE, no_drop = FALSE, kernel_threads = FALSE;
+  int level = 3, interval = INTERVAL_UNSET;
   GOptionEntry entries[] = {
     { "level", 0, 0, G_OPTION_ARG_INT, &level, "What to drop: 1 page cache, 2 dentries and inodes, 3 both (default)", "N" },
     { "compact", 0, 0, G_OPTION_ARG_NONE, &compact, "Also compact memory", NULL },
     { "no-drop", 0, 0, G_OPTION_ARG_NONE, &no_drop, "Do not drop caches: wait --interval seconds instead", NULL },
     { "interval", 0, 0, G_OPTION_ARG_INT, &interval, "Seconds between the snapshots with --no-drop (default 10)", "SECONDS" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON: {before, after, drop, diff}", NULL },
-    { "top", 0, 0, G_OPTION_ARG_INT, &top, "Show the N largest processes (default 10)", "N" },
-    { "all", 0, 0, G_OPTION_ARG_NONE, &all, "Show every process", NULL },
     { "kernel-threads", 0, 0, G_OPTION_ARG_NONE, &kernel_threads, "Compare kernel threads too", NULL },
-    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
     { NULL },
   };
+  const JmemViewHelp help = { .json = "Write JSON: {before, after, drop, diff}" };
   g_autoptr(GOptionContext) context = g_option_context_new ("- snapshot, drop caches, snapshot, compare");
+  g_auto(JmemView) view = { 0 };
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *container = NULL;
-  gboolean interactive;
+  JmemOpsAuditOptions options = { 0 };
 
   g_option_context_add_main_entries (context, entries, NULL);
+  jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_TOP | JMEM_VIEW_ALL | JMEM_VIEW_NO_ASK,
+                  JMEM_COLLECT_DEFAULT_TOP, &help);
   g_option_context_set_description (context,
     "The comparison covers every process but kernel threads (--kernel-threads adds them);\n"
     "--top and --all only choose what is shown.\n"
     "Exit status: 0 ok, 64 usage error, 69 no system bus, helper or polkit, 70 internal error,\n"
     "75 rate-limited, 77 not authorized to drop caches.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
     return JMEM_EXIT_USAGE;
   if (level < 1 || level > 3)
     {
       g_printerr ("jmem audit: --level takes 1, 2 or 3\n");
       return JMEM_EXIT_USAGE;
     }
-  if (interval != -1 && (!no_drop || interval < 0 || interval > 86400))
+  if (interval != INTERVAL_UNSET && (!no_drop || interval < 0 || interval > 86400))
     {
-      g_printerr ("jmem audit: --interval takes 0 to 86400 seconds and needs --no-drop\n");
-      return JMEM_EXIT_USAGE;
-    }
-  if (top != -2 && (top < 0 || all))
-    {
-      g_printerr ("jmem audit: --top takes a count of 0 or more and excludes --all\n");
+      g_printerr ("jmem audit: --interval takes 0 to 86400 seconds and needs --no-drop\n"
+                  "Try \"jmem audit --help\".\n");
       return JMEM_EXIT_USAGE;
     }
   if (no_drop && compact)
@@ -145,23 +60,23 @@ jmem_cmd_audit (int argc, char **argv)
       g_printerr ("jmem audit: --compact needs caches to be dropped (drop --no-drop)\n");
       return JMEM_EXIT_USAGE;
     }
-  top = all ? -1 : top >= 0 ? top : JMEM_COLLECT_DEFAULT_TOP;
-  interactive = !no_ask && isatty (STDIN_FILENO);
   container = jmem_container_detect (NULL);
+  options.level = (guint) level;
+  options.compact = compact;
+  options.no_drop = no_drop;
+  options.wait_seconds = (guint) (interval != INTERVAL_UNSET ? interval : DEFAULT_INTERVAL_S);
+  options.top = view.top;
+  options.allow_interactive = view.allow_interactive;
+  options.container = container;
+  options.diff_flags = kernel_threads ? JMEM_DIFF_KERNEL_THREADS : JMEM_DIFF_NONE;
 
-  root = jmem_cmd_audit_json (level, compact, no_drop,
-                              (guint) (interval >= 0 ? interval : DEFAULT_INTERVAL_S), top,
-                              interactive, container, NULL,
-                              kernel_threads ? JMEM_DIFF_KERNEL_THREADS : JMEM_DIFF_NONE, &error);
+  root = jmem_ops_audit (&options, &error);
   if (root == NULL)
-    {
-      if (g_str_has_prefix (error->message, JMEM_CMD_NOT_DROPPED))
-        return jmem_cmd_report_drop_error ("audit", error);
-      jmem_cmd_printerr ("jmem audit: %s", error->message);
-      return JMEM_EXIT_INTERNAL;
-    }
+    /* without the helper an audit can still compare two snapshots */
+    return jmem_cmd_report_error ("jmem audit", error, "compare without dropping caches: "
+                                  "jmem audit --no-drop");
 
-  if (json)
+  if (view.json)
     {
       g_autofree char *text = json_to_string (root, TRUE);
 
@@ -183,7 +98,8 @@ jmem_cmd_audit (int argc, char **argv)
 
           g_string_append_printf (out, "Note: %s (%s).\n", JMEM_CONTAINER_NOTE, evidence);
         }
-      jmem_output_diff_human (json_object_get_member (json_node_get_object (root), "diff"), top, out);
+      jmem_output_diff_human (json_object_get_member (json_node_get_object (root), "diff"), view.top,
+                              out);
       if (!jmem_cmd_write_stdout (out->str, out->len))
         return JMEM_EXIT_CANT_CREATE;
     }

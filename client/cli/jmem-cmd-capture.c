@@ -1,11 +1,11 @@
 #include "jmem-cmd.h"
+#include "jmem-cmd-view.h"
 
 #include "jmem-capture.h"
 #include "jmem-text.h"
 
 #include <gio/gio.h>
 #include <string.h>
-#include <unistd.h>
 
 /* @dir as a shell word: as it is when nothing in it needs quoting. */
 static char *
@@ -35,14 +35,13 @@ written_line (const char *dir, const JmemCaptureWritten *w)
 int
 jmem_cmd_capture (int argc, char **argv)
 {
-  gboolean no_ask = FALSE;
   int tegrastats = JMEM_CMD_TEGRASTATS_UNSET;
   GOptionEntry entries[] = {
     { "tegrastats", 0, 0, G_OPTION_ARG_INT, &tegrastats, "Also record one tegrastats line", "SECONDS" },
-    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
     { NULL },
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("DIR - record this system for `jmem snapshot --sysroot DIR`");
+  g_auto(JmemView) view = { 0 };
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
   g_autofree char *line = NULL;
@@ -50,17 +49,23 @@ jmem_cmd_capture (int argc, char **argv)
   JmemCaptureWritten written;
 
   g_option_context_add_main_entries (context, entries, NULL);
+  jmem_view_init (&view, context, JMEM_VIEW_NO_ASK, 0, NULL);
   g_option_context_set_description (context,
     "jmem creates DIR (mode 0700) in an existing parent; an existing DIR must be an empty\n"
     "directory of yours that neither group nor others can write. Files are 0600, directories\n"
     "0700. Until it is whole the capture holds jmem/capture-incomplete, which every reader\n"
     "reports. The layout is described in docs/capture-format.md.\n"
     "Exit status: 0 ok, 64 usage error, 73 DIR refused, or cannot create DIR or write into it.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 1, "exactly one directory"))
+  if (!jmem_cmd_parse (context, &argc, &argv, 1, "exactly one directory") ||
+      !jmem_view_check (&view) || !jmem_cmd_check_tegrastats (&tegrastats))
     return JMEM_EXIT_USAGE;
-  if (!jmem_cmd_check_tegrastats (&tegrastats))
-    return JMEM_EXIT_USAGE;
-  options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
+  if (argv[1][0] == '\0')
+    {
+      g_printerr ("jmem capture: give a directory, not an empty name\n"
+                  "Try \"jmem capture --help\".\n");
+      return JMEM_EXIT_USAGE;
+    }
+  options.allow_interactive = view.allow_interactive;
   options.tegrastats_seconds = (guint) tegrastats;
 
   if (!jmem_capture_write (argv[1], &options, notes, &written, &error))

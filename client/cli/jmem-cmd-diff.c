@@ -1,4 +1,5 @@
 #include "jmem-cmd.h"
+#include "jmem-cmd-view.h"
 #include "jmem-config.h"
 
 #include <gio/gio.h>
@@ -66,25 +67,27 @@ load_history (const char *path, JsonNode **before, JsonNode **after)
 int
 jmem_cmd_diff (int argc, char **argv)
 {
-  gboolean json = FALSE, all = FALSE, kernel_threads = FALSE;
-  int top = -2;
+  gboolean kernel_threads = FALSE;
   g_autofree char *history = NULL;
   GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON (" JMEM_SCHEMADIR "/diff.schema.json)", NULL },
-    { "top", 0, 0, G_OPTION_ARG_INT, &top, "Show the N largest changes of each kind (default 10)", "N" },
-    { "all", 0, 0, G_OPTION_ARG_NONE, &all, "Show every process", NULL },
     { "kernel-threads", 0, 0, G_OPTION_ARG_NONE, &kernel_threads, "Compare kernel threads too (left out by default)", NULL },
     { "history", 0, 0, G_OPTION_ARG_FILENAME, &history, "Compare the first and last line of a history written by jmem watch", "FILE" },
     { NULL },
   };
+  const JmemViewHelp help = {
+    .json = "Write JSON (" JMEM_SCHEMADIR "/diff.schema.json)",
+    .top = "Show the N largest changes of each kind (default 10)",
+  };
   g_autoptr(GOptionContext) context =
     g_option_context_new ("BEFORE.json AFTER.json | --history FILE - compare two saved snapshots");
+  g_auto(JmemView) view = { 0 };
   g_autoptr(JsonNode) before = NULL;
   g_autoptr(JsonNode) after = NULL;
   g_autoptr(JsonNode) diff = NULL;
   g_autoptr(GError) error = NULL;
 
   g_option_context_add_main_entries (context, entries, NULL);
+  jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_TOP | JMEM_VIEW_ALL, 10, &help);
   g_option_context_set_description (context,
     "BEFORE and AFTER are files written by \"jmem snapshot --json\"; --all there makes the\n"
     "process comparison complete. --json always lists every process.\n"
@@ -108,11 +111,8 @@ jmem_cmd_diff (int argc, char **argv)
                   "Try \"jmem diff --help\".\n");
       return JMEM_EXIT_USAGE;
     }
-  if (top != -2 && (top < 0 || all))
-    {
-      g_printerr ("jmem diff: --top takes a count of 0 or more and excludes --all\n");
-      return JMEM_EXIT_USAGE;
-    }
+  if (!jmem_view_check (&view))
+    return JMEM_EXIT_USAGE;
 
   if (history != NULL)
     {
@@ -134,7 +134,7 @@ jmem_cmd_diff (int argc, char **argv)
 
   diff = jmem_diff_snapshots (before, after,
                               kernel_threads ? JMEM_DIFF_KERNEL_THREADS : JMEM_DIFF_NONE);
-  if (json)
+  if (view.json)
     {
       g_autofree char *text = json_to_string (diff, TRUE);
 
@@ -145,7 +145,7 @@ jmem_cmd_diff (int argc, char **argv)
     {
       g_autoptr(GString) out = g_string_new (NULL);
 
-      jmem_output_diff_human (diff, all ? -1 : top >= 0 ? top : 10, out);
+      jmem_output_diff_human (diff, view.top, out);
       if (!jmem_cmd_write_stdout (out->str, out->len))
         return JMEM_EXIT_CANT_CREATE;
     }

@@ -2,13 +2,15 @@
  * (jmem-cmd-faces.h). */
 #include "jmem-cmd-faces.h"
 
+#include "jmem-advice.h"
 #include "jmem-cmd.h"
-#include "jmem-collect.h"
 #include "jmem-container.h"
 #include "jmem-error.h"
 #include "jmem-frame.h"
-#include "jmem-helper-client.h"
 #include "jmem-history.h"
+#include "jmem-ops-allocations.h"
+#include "jmem-ops-drop-caches.h"
+#include "jmem-ops-snapshot.h"
 #include "jmem-triage-history.h"
 #include "jmem-textfile.h"
 
@@ -18,14 +20,14 @@ struct _JmemCmdTopSource {
   char               *sysroot;
   JmemCollectBoot    *boot;
   JmemSampler        *sampler;
-  JmemCollectOptions  options;
+  JmemOpsSnapshotOptions options;
 };
 
 static JmemFrame *
 source_sample (gpointer data, GError **error)
 {
   JmemCmdTopSource *src = data;
-  g_autoptr(JmemSnapshot) snapshot = jmem_collect_snapshot (&src->options, error);
+  g_autoptr(JmemSnapshot) snapshot = jmem_ops_snapshot (&src->options, error);
 
   return snapshot != NULL ? jmem_frame_from_snapshot (snapshot) : NULL;
 }
@@ -34,26 +36,36 @@ static JmemNvmapAllocations *
 source_allocations (gpointer data, const char **via, char **action, GError **error)
 {
   JmemCmdTopSource *src = data;
-  const char *what_to_do = NULL;
-  JmemNvmapAllocations *a;
-
   /* no password prompt: the screen holds the terminal */
-  a = jmem_cmd_read_allocations (src->sysroot, FALSE, via, &what_to_do, error);
-  *action = g_strdup (what_to_do);
-  return a;
+  JmemOpsAllocationsOptions options = { src->sysroot, FALSE };
+  g_autoptr(JmemOpsAllocations) read = NULL;
+  g_autoptr(GError) local = NULL;
+  JmemNvmapAllocations *allocations;
+
+  read = jmem_ops_allocations (&options, &local);
+  if (read == NULL)
+    {
+      *action = g_strdup (jmem_advice_for_error (local, JMEM_ADVICE_NONE).action);
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
+  *via = read->via;
+  allocations = g_steal_pointer (&read->allocations);
+  return allocations;
 }
 
 static char *
 source_drop_caches (gpointer data, char **action, GError **error)
 {
   g_autofree char *container = jmem_container_detect (NULL);
+  JmemOpsDropCachesOptions options = { 3, FALSE, FALSE, container };
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(GError) local = NULL;
 
-  root = jmem_cmd_drop_caches_json (3, FALSE, FALSE, container, &local);
+  root = jmem_ops_drop_caches (&options, &local);
   if (root == NULL)
     {
-      *action = g_strdup (jmem_helper_error_action (local));
+      *action = g_strdup (jmem_advice_for_error (local, JMEM_ADVICE_NONE).action);
       g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
@@ -76,14 +88,7 @@ jmem_cmd_top_source_new (const char     *sysroot,
   src->options.sampler = src->sampler;
   /* the screen holds the terminal: polkit cannot ask for a password */
   src->options.allow_interactive = FALSE;
-  if (sysroot != NULL)
-    {
-      /* a capture's recorded tegrastats line costs nothing to read */
-      g_autofree char *line = g_build_filename (sysroot, "tegrastats", "line.txt", NULL);
-
-      if (g_file_test (line, G_FILE_TEST_IS_REGULAR))
-        src->options.tegrastats_seconds = 1;
-    }
+  src->options.recorded_tegrastats = TRUE;
 
   backend->sample = source_sample;
   backend->allocations = source_allocations;

@@ -1,5 +1,6 @@
 /* jmem mcp: the tools of jmem for an AI agent, as a stdio MCP server. */
 #include "jmem-cmd.h"
+#include "jmem-cmd-view.h"
 
 #include "jmem-mcp.h"
 
@@ -11,32 +12,29 @@
 int
 jmem_cmd_mcp (int argc, char **argv)
 {
-  g_autofree char *sysroot = NULL;
-  GOptionEntry entries[] = {
-    { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Every tool reads this tree written by jmem capture", "DIR" },
-    { NULL },
-  };
+  const JmemViewHelp help = { .sysroot = "Every tool reads this tree written by jmem capture" };
   g_autoptr(GOptionContext) context = g_option_context_new ("- a Model Context Protocol server on stdin and stdout");
+  g_auto(JmemView) view = { 0 };
   g_autoptr(JmemMcpTools) tools = NULL;
   g_autoptr(GError) error = NULL;
   int in_fd, out_fd, null_fd;
 
-  g_option_context_add_main_entries (context, entries, NULL);
+  jmem_view_init (&view, context, JMEM_VIEW_SYSROOT, 0, &help);
   g_option_context_set_description (context,
     "Speaks newline-delimited JSON-RPC 2.0 (MCP revisions 2025-06-18 and 2025-11-25) on stdin and\n"
     "stdout; tools snapshot, triage, allocations, drop_caches and audit (docs/mcp.md). Never asks\n"
     "for a password. Diagnostics go to stderr.\n"
     "Exit status: 0 at the end of the input, 64 usage error, 66 --sysroot is not a directory,\n"
     "70 internal error, 73 stdout could not be written.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
     return JMEM_EXIT_USAGE;
-  if (sysroot != NULL && !g_file_test (sysroot, G_FILE_TEST_IS_DIR))
+  if (view.sysroot != NULL && !g_file_test (view.sysroot, G_FILE_TEST_IS_DIR))
     {
-      jmem_cmd_printerr ("jmem mcp: --sysroot %s is not a directory", sysroot);
+      jmem_cmd_printerr ("jmem mcp: --sysroot %s is not a directory", view.sysroot);
       return JMEM_EXIT_NO_INPUT;
     }
 
-  tools = jmem_mcp_tools_new (sysroot, &error);
+  tools = jmem_mcp_tools_new (view.sysroot, &error);
   if (tools == NULL)
     {
       jmem_cmd_printerr ("jmem mcp: %s", error->message);

@@ -1,43 +1,24 @@
 /* jmem metrics: the snapshot and its findings as Prometheus metrics, on
  * stdout or as node_exporter's textfile (docs/metrics.md). */
 #include "jmem-cmd.h"
+#include "jmem-cmd-view.h"
 
-#include "jmem-collect.h"
 #include "jmem-error.h"
 #include "jmem-nvmap-source.h"
+#include "jmem-ops-snapshot.h"
 #include "jmem-output-metrics.h"
 #include "jmem-sampler.h"
 #include "jmem-textfile.h"
 
 #include <string.h>
-#include <unistd.h>
 
 #define TEXTFILE_NAME "jmem.prom"
 
-/* --top N; -1 until given (0 is a count it takes) */
-static int top_given;
-
-static gboolean
-parse_top (const char *name, const char *value, gpointer data, GError **error)
-{
-  char *end = NULL;
-  gint64 n = g_ascii_strtoll (value, &end, 10);
-
-  if (end == value || *end != '\0' || n < 0 || n > G_MAXINT)
-    {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   "--top takes a count of 0 or more, not \"%s\"", value);
-      return FALSE;
-    }
-  top_given = (int) n;
-  return TRUE;
-}
-
 typedef struct {
-  JmemCollectOptions options;
-  JmemMetricsOptions metrics;
-  const char        *sysroot;
-  const char        *textfile;
+  JmemOpsSnapshotOptions options;
+  JmemMetricsOptions     metrics;
+  const char            *sysroot;
+  const char            *textfile;
 } Metrics;
 
 /* One snapshot written out; with --interval, one of many (jmem_cmd_repeat). */
@@ -51,7 +32,7 @@ metrics_sample (guint index, gpointer data)
   JmemNvmapSourceContext source_ctx = { 0 };
   const JmemNvmapSource *source;
 
-  snapshot = jmem_collect_snapshot (&m->options, &error);
+  snapshot = jmem_ops_snapshot (&m->options, &error);
   if (snapshot == NULL)
     {
       jmem_cmd_printerr ("jmem metrics: %s", error->message);
@@ -81,32 +62,31 @@ metrics_sample (guint index, gpointer data)
 int
 jmem_cmd_metrics (int argc, char **argv)
 {
-  gboolean no_ask = FALSE;
   int tegrastats = JMEM_CMD_TEGRASTATS_UNSET, interval = 0;
-  g_autofree char *sysroot = NULL;
   g_autofree char *textfile = NULL;
   g_autofree char *series = NULL;
   GOptionEntry entries[] = {
     { "series", 0, 0, G_OPTION_ARG_STRING, &series, "processes (default): the board and every process "
       "and container of note; board: only what describes the whole board", "processes|board" },
-    { "top", 0, 0, G_OPTION_ARG_CALLBACK, parse_top, "Per-process series for the N largest processes (default 20); "
-      "processes holding NvMap or GPU memory always have them", "N" },
     { "textfile", 0, 0, G_OPTION_ARG_FILENAME, &textfile, "Replace DIR/" TEXTFILE_NAME " (node_exporter's "
       "textfile collector) instead of writing to stdout", "DIR" },
-    { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },
     { "tegrastats", 0, 0, G_OPTION_ARG_INT, &tegrastats, "Read one tegrastats line for the largest free block (takes that long)", "SECONDS" },
     { "interval", 0, 0, G_OPTION_ARG_INT, &interval, "With --textfile: rewrite it every S seconds", "S" },
-    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
     { NULL },
   };
+  const JmemViewHelp help = {
+    .top = "Per-process series for the N largest processes (default 20); "
+           "processes holding NvMap or GPU memory always have them",
+  };
   g_autoptr(GOptionContext) context = g_option_context_new ("- memory as Prometheus metrics");
+  g_auto(JmemView) view = { 0 };
   g_autoptr(JmemCollectBoot) boot = NULL;
   g_autoptr(JmemSampler) sampler = NULL;
   Metrics m = { 0 };
-  JmemCollectOptions *options = &m.options;
 
-  top_given = -1;
   g_option_context_add_main_entries (context, entries, NULL);
+  jmem_view_init (&view, context, JMEM_VIEW_TOP | JMEM_VIEW_SYSROOT | JMEM_VIEW_NO_ASK,
+                  JMEM_METRICS_DEFAULT_TOP, &help);
   g_option_context_set_description (context,
     "Writes the Prometheus text format (docs/metrics.md): meminfo, NvMap, GPU memory, the\n"
     "largest processes and every container, source states and triage findings.\n"
@@ -115,7 +95,8 @@ jmem_cmd_metrics (int argc, char **argv)
     "With --interval it runs until SIGINT or SIGTERM (docs/metrics.md).\n"
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
     "70 internal error, 73 the output could not be written.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view) ||
+      !jmem_cmd_check_tegrastats (&tegrastats))
     return JMEM_EXIT_USAGE;
   if (series != NULL && !g_str_equal (series, "processes") && !g_str_equal (series, "board"))
     {
@@ -123,13 +104,11 @@ jmem_cmd_metrics (int argc, char **argv)
       return JMEM_EXIT_USAGE;
     }
   m.metrics.board_only = g_strcmp0 (series, "board") == 0;
-  if (m.metrics.board_only && top_given >= 0)
+  if (m.metrics.board_only && view.top_given)
     {
       g_printerr ("jmem metrics: --top chooses per-process series, which --series=board leaves out\n");
       return JMEM_EXIT_USAGE;
     }
-  if (!jmem_cmd_check_tegrastats (&tegrastats))
-    return JMEM_EXIT_USAGE;
   if (textfile != NULL && *textfile == '\0')
     {
       g_printerr ("jmem metrics: --textfile takes a directory\n");
@@ -141,29 +120,22 @@ jmem_cmd_metrics (int argc, char **argv)
       return JMEM_EXIT_USAGE;
     }
 
-  options->sysroot = sysroot;
+  m.options.sysroot = view.sysroot;
   /* a run from the timer finds what the one before it probed in this boot */
-  boot = jmem_collect_boot_new_persistent (sysroot);
-  options->boot = boot;
+  boot = jmem_collect_boot_new_persistent (view.sysroot);
+  m.options.boot = boot;
   /* every process: container sums and the NvMap and GPU holders need them all */
-  options->top = -1;
-  options->tegrastats_seconds = (guint) tegrastats;
-  options->allow_interactive = !no_ask && textfile == NULL && isatty (STDIN_FILENO);
-  if (sysroot != NULL && tegrastats == 0)
-    {
-      /* a capture's recorded line costs nothing to read */
-      g_autofree char *line = g_build_filename (sysroot, "tegrastats", "line.txt", NULL);
-
-      if (g_file_test (line, G_FILE_TEST_IS_REGULAR))
-        options->tegrastats_seconds = 1;
-    }
-  m.metrics.top = top_given >= 0 ? top_given : JMEM_METRICS_DEFAULT_TOP;
-  m.sysroot = sysroot;
+  m.options.top = -1;
+  m.options.tegrastats_seconds = (guint) tegrastats;
+  m.options.recorded_tegrastats = TRUE;
+  m.options.allow_interactive = view.allow_interactive && textfile == NULL;
+  m.metrics.top = view.top;
+  m.sysroot = view.sysroot;
   m.textfile = textfile;
   if (interval == 0)
     return metrics_sample (0, &m);
   /* a sample after the first re-reads only the processes whose memory moved */
   sampler = jmem_sampler_new (JMEM_SAMPLER_DEFAULT_REFRESH);
-  options->sampler = sampler;
+  m.options.sampler = sampler;
   return jmem_cmd_repeat ((guint) interval, 0, metrics_sample, &m);
 }

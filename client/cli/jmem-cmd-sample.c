@@ -11,12 +11,12 @@
 #include <unistd.h>
 
 JmemSnapshot *
-jmem_cmd_collect (const char               *command,
-                  const JmemCollectOptions *options,
-                  int                      *exit_status)
+jmem_cmd_collect (const char                   *command,
+                  const JmemOpsSnapshotOptions *options,
+                  int                          *exit_status)
 {
   g_autoptr(GError) error = NULL;
-  JmemSnapshot *snapshot = jmem_collect_snapshot (options, &error);
+  JmemSnapshot *snapshot = jmem_ops_snapshot (options, &error);
 
   if (snapshot == NULL)
     {

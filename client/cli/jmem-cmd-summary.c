@@ -1,10 +1,13 @@
 /* jmem summary: the five numbers a person glances at, on one line. */
 #include "jmem-cmd.h"
+#include "jmem-cmd-view.h"
 
 #include "jmem-frame.h"
 
 #include <string.h>
-#include <unistd.h>
+
+/* --watch before parsing: the option was not given (one line). */
+#define WATCH_UNSET G_MININT
 
 /* The line, valid UTF-8 and escaped for a terminal: the one jmem top
  * prints where it cannot draw its screen. */
@@ -17,7 +20,7 @@ summary_line (JmemSnapshot *s)
 }
 
 typedef struct {
-  JmemCollectOptions options;
+  JmemOpsSnapshotOptions options;
   gboolean           timestamps;
 } Summary;
 
@@ -55,39 +58,38 @@ summary_sample (guint index, gpointer data)
 int
 jmem_cmd_summary (int argc, char **argv)
 {
-  gboolean no_ask = FALSE;
-  int watch = 0;
-  g_autofree char *sysroot = NULL;
+  int watch = WATCH_UNSET;
   GOptionEntry entries[] = {
     { "watch", 0, 0, G_OPTION_ARG_INT, &watch, "Print a line every S seconds until Ctrl-C", "S" },
-    { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },
-    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
     { NULL },
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("- memory on one line");
+  g_auto(JmemView) view = { 0 };
   g_autoptr(JmemCollectBoot) boot = jmem_collect_boot_new ();
   Summary sum = { 0 };
 
   g_option_context_add_main_entries (context, entries, NULL);
+  jmem_view_init (&view, context, JMEM_VIEW_SYSROOT | JMEM_VIEW_NO_ASK, 0, NULL);
   g_option_context_set_description (context,
     "The line: MemTotal, MemAvailable, NvMap in use (the NvMap total, else meminfo's\n"
     "NvMapMemUsed), GPU memory used by nvidia-smi's GPUs, and the process with the largest\n"
     "footprint; n/a where a source is unreadable. --watch puts the local time first.\n"
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
     "70 internal error.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
     return JMEM_EXIT_USAGE;
-  if (watch < 0 || watch > 86400)
+  if (watch != WATCH_UNSET && (watch < 1 || watch > 86400))
     {
-      g_printerr ("jmem summary: --watch takes 1 to 86400 seconds\n");
+      g_printerr ("jmem summary: --watch takes 1 to 86400 seconds, not %d\n"
+                  "Try \"jmem summary --help\".\n", watch);
       return JMEM_EXIT_USAGE;
     }
-  sum.options.sysroot = sysroot;
+  sum.options.sysroot = view.sysroot;
   sum.options.top = 1;
-  sum.options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
-  sum.timestamps = watch > 0;
+  sum.options.allow_interactive = view.allow_interactive;
+  sum.timestamps = watch != WATCH_UNSET;
   sum.options.boot = boot;
-  if (watch == 0)
+  if (watch == WATCH_UNSET)
     return summary_sample (0, &sum);
   return jmem_cmd_repeat ((guint) watch, 0, summary_sample, &sum);
 }

@@ -1,10 +1,11 @@
 /* jmem triage: only the findings, for a person or an agent that wants the
  * conclusions without the tables. */
 #include "jmem-cmd.h"
+#include "jmem-cmd-view.h"
 #include "jmem-config.h"
 
-#include "jmem-collect.h"
 #include "jmem-error.h"
+#include "jmem-ops-triage.h"
 #include "jmem-output-human.h"
 #include "jmem-snapshot.h"
 #include "jmem-triage.h"
@@ -13,63 +14,13 @@
 
 #include <json-glib/json-glib.h>
 #include <string.h>
-#include <unistd.h>
-
-#define JMEM_TRIAGE_SCHEMA_NAME "jmem-triage"
-#define JMEM_TRIAGE_SCHEMA_VERSION 1
-
-JsonNode *
-jmem_cmd_triage_json (GPtrArray *findings)
-{
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "schema");
-  json_builder_add_string_value (b, JMEM_TRIAGE_SCHEMA_NAME);
-  json_builder_set_member_name (b, "schema_version");
-  json_builder_add_int_value (b, JMEM_TRIAGE_SCHEMA_VERSION);
-  json_builder_set_member_name (b, "findings");
-  json_builder_add_value (b, jmem_findings_to_json (findings));
-  json_builder_end_object (b);
-  return json_builder_get_root (b);
-}
-
-JmemSnapshot *
-jmem_cmd_triage_collect (const char      *sysroot,
-                         guint            tegrastats_seconds,
-                         gboolean         allow_interactive,
-                         JmemCollectBoot *boot,
-                         GError         **error)
-{
-  JmemCollectOptions options = { 0 };
-  JmemSnapshot *snapshot;
-
-  options.sysroot = sysroot;
-  options.top = 0;  /* triage sees every process before the list is cut */
-  options.tegrastats_seconds = tegrastats_seconds;
-  if (sysroot != NULL && tegrastats_seconds == 0)
-    {
-      /* a capture's recorded line costs nothing to read */
-      g_autofree char *line = g_build_filename (sysroot, "tegrastats", "line.txt", NULL);
-
-      if (g_file_test (line, G_FILE_TEST_IS_REGULAR))
-        options.tegrastats_seconds = 1;
-    }
-  options.allow_interactive = allow_interactive;
-  options.boot = boot;
-
-  snapshot = jmem_collect_snapshot (&options, error);
-  if (snapshot != NULL && snapshot->findings == NULL)
-    snapshot->findings = jmem_triage_run (snapshot);
-  return snapshot;
-}
 
 static int
 print_findings (GPtrArray *findings, gboolean json)
 {
   if (json)
     {
-      g_autoptr(JsonNode) root = jmem_cmd_triage_json (findings);
+      g_autoptr(JsonNode) root = jmem_ops_triage_json (findings);
       g_autofree char *text = json_to_string (root, TRUE);
 
       if (!jmem_cmd_write_stdout (text, strlen (text)) || !jmem_cmd_write_stdout ("\n", 1))
@@ -124,23 +75,22 @@ triage_history (const char *path, gboolean json)
 int
 jmem_cmd_triage (int argc, char **argv)
 {
-  gboolean json = FALSE, no_ask = FALSE;
   int tegrastats = JMEM_CMD_TEGRASTATS_UNSET;
-  g_autofree char *sysroot = NULL;
   g_autofree char *history = NULL;
   GOptionEntry entries[] = {
     { "history", 0, 0, G_OPTION_ARG_FILENAME, &history, "Run the rules over time on a history written by jmem watch", "FILE" },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Write JSON (" JMEM_SCHEMADIR "/triage.schema.json)", NULL },
-    { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },
     { "tegrastats", 0, 0, G_OPTION_ARG_INT, &tegrastats, "Read one tegrastats line for the lfb and GR3D rules (takes that long)", "SECONDS" },
-    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
     { NULL },
   };
+  const JmemViewHelp help = { .json = "Write JSON (" JMEM_SCHEMADIR "/triage.schema.json)" };
   g_autoptr(GOptionContext) context = g_option_context_new ("- what needs attention, and what to do");
+  g_auto(JmemView) view = { 0 };
   g_autoptr(JmemSnapshot) snapshot = NULL;
   g_autoptr(GError) error = NULL;
+  JmemOpsTriageOptions options = { 0 };
 
   g_option_context_add_main_entries (context, entries, NULL);
+  jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_SYSROOT | JMEM_VIEW_NO_ASK, 0, &help);
   g_option_context_set_description (context,
     "Prints only the findings of the triage rules (docs/triage.md); with --history, only\n"
     "those of the rules over time (nvmap-growing, pss-growing, nvmap-orphaned; docs/watch.md).\n"
@@ -148,23 +98,24 @@ jmem_cmd_triage (int argc, char **argv)
     "64 usage error, 65 no --history line is a jmem snapshot (a damaged line among good\n"
     "ones is skipped with a warning), 66 --history unreadable or not a regular file,\n"
     "69 no data (an empty or missing --sysroot, a history with no line), 70 internal error.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
-    return JMEM_EXIT_USAGE;
-  if (!jmem_cmd_check_tegrastats (&tegrastats))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view) ||
+      !jmem_cmd_check_tegrastats (&tegrastats))
     return JMEM_EXIT_USAGE;
 
   if (history != NULL)
     {
-      if (sysroot != NULL || tegrastats != 0)
+      if (view.sysroot != NULL || tegrastats != 0)
         {
           g_printerr ("jmem triage: --history reads a file and excludes --sysroot and --tegrastats\n");
           return JMEM_EXIT_USAGE;
         }
-      return triage_history (history, json);
+      return triage_history (history, view.json);
     }
 
-  snapshot = jmem_cmd_triage_collect (sysroot, (guint) tegrastats, !no_ask && isatty (STDIN_FILENO),
-                                      NULL, &error);
+  options.sysroot = view.sysroot;
+  options.tegrastats_seconds = (guint) tegrastats;
+  options.allow_interactive = view.allow_interactive;
+  snapshot = jmem_ops_triage (&options, &error);
   if (snapshot == NULL)
     {
       jmem_cmd_printerr ("jmem triage: %s", error->message);
@@ -177,5 +128,5 @@ jmem_cmd_triage (int argc, char **argv)
     g_printerr ("jmem triage: %u inputs could not be read, so some rules could not look; "
                 "`jmem snapshot` lists them under Warnings\n", snapshot->warnings->len);
 
-  return print_findings (snapshot->findings, json);
+  return print_findings (snapshot->findings, view.json);
 }

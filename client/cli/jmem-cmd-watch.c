@@ -1,16 +1,16 @@
 /* jmem watch: a snapshot every few seconds, one JSON line each, for the
  * rules over time (jmem triage --history) and for anyone's own tools. */
 #include "jmem-cmd.h"
+#include "jmem-cmd-view.h"
 #include "jmem-config.h"
 
 #include "jmem-history.h"
 #include "jmem-snapshot-json.h"
 
 #include <string.h>
-#include <unistd.h>
 
 typedef struct {
-  JmemCollectOptions options;
+  JmemOpsSnapshotOptions options;
   JmemHistoryWriter *writer;   /* NULL: stdout */
   const char        *output;
 } Watch;
@@ -50,23 +50,22 @@ watch_sample (guint index, gpointer data)
 int
 jmem_cmd_watch (int argc, char **argv)
 {
-  gboolean all = FALSE, no_ask = FALSE;
-  int interval = 5, count = 0, top = -2;
+  int interval = 5, count = 0;
   gint64 max_bytes = (gint64) JMEM_HISTORY_DEFAULT_MAX_BYTES;
-  g_autofree char *sysroot = NULL;
   g_autofree char *output = NULL;
   GOptionEntry entries[] = {
     { "interval", 0, 0, G_OPTION_ARG_INT, &interval, "Seconds between snapshots (default 5)", "S" },
     { "count", 0, 0, G_OPTION_ARG_INT, &count, "Stop after N snapshots (default: until Ctrl-C)", "N" },
     { "output", 0, 0, G_OPTION_ARG_FILENAME, &output, "Append to FILE instead of stdout", "FILE" },
     { "max-bytes", 0, 0, G_OPTION_ARG_INT64, &max_bytes, "Cap FILE at B bytes, dropping the oldest lines (default 64 MiB)", "B" },
-    { "top", 0, 0, G_OPTION_ARG_INT, &top, "Keep the N largest processes in each line (default 10)", "N" },
-    { "all", 0, 0, G_OPTION_ARG_NONE, &all, "Keep every process in each line", NULL },
-    { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Read a tree written by jmem capture", "DIR" },
-    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask, "Never let polkit ask for a password", NULL },
     { NULL },
   };
+  const JmemViewHelp help = {
+    .top = "Keep the N largest processes in each line (default 10)",
+    .all = "Keep every process in each line",
+  };
   g_autoptr(GOptionContext) context = g_option_context_new ("- a snapshot every few seconds, as JSON Lines");
+  g_auto(JmemView) view = { 0 };
   g_autoptr(GError) error = NULL;
   g_autoptr(JmemCollectBoot) boot = NULL;
   g_autoptr(JmemSampler) sampler = jmem_sampler_new (JMEM_SAMPLER_DEFAULT_REFRESH);
@@ -74,6 +73,8 @@ jmem_cmd_watch (int argc, char **argv)
   int status;
 
   g_option_context_add_main_entries (context, entries, NULL);
+  jmem_view_init (&view, context, JMEM_VIEW_TOP | JMEM_VIEW_ALL | JMEM_VIEW_SYSROOT | JMEM_VIEW_NO_ASK,
+                  JMEM_COLLECT_DEFAULT_TOP, &help);
   g_option_context_set_description (context,
     "Each line is one compact \"jmem snapshot --json\" document (" JMEM_SCHEMADIR "/snapshot.schema.json);\n"
     "docs/watch.md describes the history. Ctrl-C (SIGINT) or SIGTERM ends it after the\n"
@@ -81,7 +82,7 @@ jmem_cmd_watch (int argc, char **argv)
     "--history) sees only the processes each line keeps.\n"
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
     "70 internal error, 73 the output cannot be written.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
     return JMEM_EXIT_USAGE;
   if (interval < 1 || interval > 86400)
     {
@@ -93,22 +94,17 @@ jmem_cmd_watch (int argc, char **argv)
       g_printerr ("jmem watch: --count takes a count of 1 or more (0: until stopped)\n");
       return JMEM_EXIT_USAGE;
     }
-  if (top != -2 && (top < 0 || all))
-    {
-      g_printerr ("jmem watch: --top takes a count of 0 or more and excludes --all\n");
-      return JMEM_EXIT_USAGE;
-    }
   if (max_bytes < JMEM_HISTORY_MIN_MAX_BYTES)
     {
       g_printerr ("jmem watch: --max-bytes takes %d bytes or more\n", JMEM_HISTORY_MIN_MAX_BYTES);
       return JMEM_EXIT_USAGE;
     }
 
-  w.options.sysroot = sysroot;
-  w.options.top = all ? -1 : top >= 0 ? top : JMEM_COLLECT_DEFAULT_TOP;
-  w.options.allow_interactive = !no_ask && isatty (STDIN_FILENO);
+  w.options.sysroot = view.sysroot;
+  w.options.top = view.top;
+  w.options.allow_interactive = view.allow_interactive;
   /* the first sample too finds what an earlier watch or metrics run probed */
-  boot = jmem_collect_boot_new_persistent (sysroot);
+  boot = jmem_collect_boot_new_persistent (view.sysroot);
   w.options.boot = boot;
   /* a sample after the first re-reads only the processes whose memory moved */
   w.options.sampler = sampler;

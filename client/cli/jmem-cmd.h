@@ -1,27 +1,13 @@
-/* The jmem subcommands and their exit codes (sysexits.h values, see jmem(1)). */
+/* The jmem subcommands, and what they share: option checks, errors and
+ * output. Exit statuses are JmemExit (jmem-advice.h, see jmem(1)). */
 #pragma once
 
 #include <glib.h>
-#include <json-glib/json-glib.h>
 
-#include "jmem-collect.h"
-#include "jmem-diff.h"
-#include "jmem-nvmap.h"
-#include "jmem-snapshot.h"
+#include "jmem-advice.h"
+#include "jmem-ops-snapshot.h"
 
 G_BEGIN_DECLS
-
-typedef enum {
-  JMEM_EXIT_OK = 0,
-  JMEM_EXIT_USAGE = 64,          /* bad command line */
-  JMEM_EXIT_DATA_ERR = 65,       /* an input file is not what it must be */
-  JMEM_EXIT_NO_INPUT = 66,       /* an input file is missing or unreadable */
-  JMEM_EXIT_NO_DATA = 69,        /* nothing to report at all */
-  JMEM_EXIT_INTERNAL = 70,       /* a bug */
-  JMEM_EXIT_CANT_CREATE = 73,    /* cannot create the output */
-  JMEM_EXIT_TEMP_FAIL = 75,      /* refused for now (rate limit): try again later */
-  JMEM_EXIT_NOT_AUTHORIZED = 77, /* the command's main data was refused */
-} JmemExit;
 
 /* Each takes argv with argv[0] = the subcommand's name. */
 int jmem_cmd_snapshot (int argc, char **argv);
@@ -38,11 +24,11 @@ int jmem_cmd_metrics (int argc, char **argv);
 int jmem_cmd_top (int argc, char **argv);
 int jmem_cmd_plot (int argc, char **argv);
 
-/* jmem_collect_snapshot(); on failure prints "@command: why" and sets
+/* jmem_ops_snapshot(); on failure prints "@command: why" and sets
  * @exit_status (69 no data, 70 other). */
-JmemSnapshot *jmem_cmd_collect (const char               *command,
-                                const JmemCollectOptions *options,
-                                int                      *exit_status);
+JmemSnapshot *jmem_cmd_collect (const char                   *command,
+                                const JmemOpsSnapshotOptions *options,
+                                int                          *exit_status);
 
 /* Prints @snapshot's warnings that its capture is incomplete, as
  * "@command: ...", for the commands whose output shows no warnings. */
@@ -62,96 +48,21 @@ int jmem_cmd_repeat (guint             interval_s,
                      JmemCmdSampleFunc func,
                      gpointer          user_data);
 
-/* What the commands and the MCP tools (jmem-mcp-tools.c) both compute. */
-
-/* The snapshot triage looks at (every process, a capture's recorded
- * tegrastats line), with its findings; NULL with JMEM_ERROR_NOT_AVAILABLE
- * when @sysroot holds no capture. @boot (nullable) keeps per-boot facts. */
-JmemSnapshot *jmem_cmd_triage_collect (const char      *sysroot,
-                                       guint            tegrastats_seconds,
-                                       gboolean         allow_interactive,
-                                       JmemCollectBoot *boot,
-                                       GError         **error);
-
-/* The jmem-triage document (docs/triage.schema.json) of @findings. */
-JsonNode *jmem_cmd_triage_json (GPtrArray *findings);
-
-/* NvMap allocations from the capture @sysroot, debugfs or the helper;
- * *via names the source. On failure *action (nullable) is what to do. */
-JmemNvmapAllocations *jmem_cmd_read_allocations (const char  *sysroot,
-                                                 gboolean     allow_interactive,
-                                                 const char **via,
-                                                 const char **action,
-                                                 GError     **error);
-
-/* The jmem-allocations document (docs/allocations.schema.json): only
- * process @pid when >= 0; at most @limit handles when >= 0, the others
- * summed up by tag in "omitted". */
-JsonNode *jmem_cmd_allocations_json (const JmemNvmapAllocations *allocations,
-                                     const char                 *via,
-                                     gint64                      pid,
-                                     gint64                      limit);
-
-/* Drops caches through the helper between two readings of the system's
- * memory: the jmem-drop-caches document (docs/drop-caches.schema.json), or
- * NULL with the helper's refusal ("caches were not dropped: ..."). */
-JsonNode *jmem_cmd_drop_caches_json (int         level,
-                                     gboolean    compact,
-                                     gboolean    allow_interactive,
-                                     const char *container,
-                                     GError    **error);
-
-/* Snapshot, drop caches at @level (or, when @no_drop, wait @wait_seconds),
- * snapshot again: the jmem-audit document (docs/audit.schema.json) with
- * the @top largest processes of each snapshot (every one when < 0). NULL
- * with the error: a refused drop ("caches were not dropped: ...") or a
- * snapshot that could not be taken. @boot (nullable) keeps per-boot facts;
- * @diff_flags go to jmem_diff_snapshots(). */
-JsonNode *jmem_cmd_audit_json (int              level,
-                               gboolean         compact,
-                               gboolean         no_drop,
-                               guint            wait_seconds,
-                               int              top,
-                               gboolean         allow_interactive,
-                               const char      *container,
-                               JmemCollectBoot *boot,
-                               JmemDiffFlags    diff_flags,
-                               GError         **error);
-
 /* What `jmem drop-caches` prints of its document (@root, as
- * jmem_cmd_drop_caches_json() returns it): the drop, the before/after
- * table and the notes, escaped for a terminal. */
+ * jmem_ops_drop_caches() returns it): the drop, the before/after table and
+ * the notes, escaped for a terminal. */
 char *jmem_cmd_drop_caches_text (JsonNode   *root,
                                  int         level,
                                  gboolean    compact,
                                  const char *container);
 
-/* How the message of a refused drop starts. */
-#define JMEM_CMD_NOT_DROPPED "caches were not dropped: "
-
-/* Calls the helper's DropCaches, or fails with JMEM_CMD_NOT_DROPPED "why". */
-gboolean jmem_cmd_call_drop_caches (guint       level,
-                                    gboolean    compact,
-                                    gboolean    allow_interactive,
-                                    GVariant  **result,
-                                    GError    **error);
-
-/* Prints "jmem @command: " @error's message and what to do about it, and
- * returns the exit status for a refused drop (77 not authorized, 75
- * rate-limited, 69 helper or polkit missing, 70 other). */
-int jmem_cmd_report_drop_error (const char   *command,
-                                const GError *error);
-
-/* The "level", "compact" and "helper_result" members that drop-caches and
- * audit both write (docs/drop-caches.schema.json). */
-void jmem_cmd_add_drop_json (JsonBuilder *builder,
-                             int          level,
-                             gboolean     compact,
-                             GVariant    *result);
-
-/* The "container" member: {evidence, note}, or null when @evidence is NULL. */
-void jmem_cmd_add_container_json (JsonBuilder *builder,
-                                  const char  *evidence);
+/* Prints "@command: " @error's message and, on a line "To fix: ...", what
+ * to do (jmem_advice_for_error() for a command at a terminal), followed by
+ * ", or " @without_helper (nullable) where no helper can answer; returns
+ * the advice's exit status. */
+int jmem_cmd_report_error (const char   *command,
+                           const GError *error,
+                           const char   *without_helper);
 
 /* Parses @argv with @context and wants exactly @n_operands arguments after
  * the options (described by @operands, e.g. "one directory", for the
@@ -170,15 +81,6 @@ gboolean jmem_cmd_parse (GOptionContext *context,
  * (do not run tegrastats). Prints why and returns FALSE otherwise. */
 gboolean jmem_cmd_check_tegrastats (int *seconds);
 
-/* The --width value before parsing: the option was not given. */
-#define JMEM_CMD_WIDTH_UNSET -1
-
-/* Checks a parsed --width (an int that started as JMEM_CMD_WIDTH_UNSET):
- * 60 to 10000 columns, or unset, which becomes the terminal's width
- * (jmem_table_terminal_width(), 0 for a pipe). Prints why and returns FALSE
- * otherwise. */
-gboolean jmem_cmd_check_width (int *width);
-
 /* Prints the formatted line and a newline on stderr, escaped for a terminal
  * (jmem-text.h): messages quote file names, file contents and arguments. */
 void jmem_cmd_printerr (const char *format,
@@ -187,7 +89,8 @@ void jmem_cmd_printerr (const char *format,
 /* Whether a human view on stdout may use colour (a terminal, NO_COLOR unset). */
 gboolean jmem_cmd_use_color (void);
 
-/* Writes all of @text to stdout; FALSE when it could not (closed pipe, full disk). */
+/* Writes all of @text to stdout; when it cannot (a full disk, a closed
+ * pipe) says so on stderr and returns FALSE: exit with JMEM_EXIT_CANT_CREATE. */
 gboolean jmem_cmd_write_stdout (const char *text, gsize len);
 
 G_END_DECLS

@@ -2,9 +2,10 @@
 #include "jmem-cmd.h"
 
 #include "jmem-config.h"
-#include "jmem-output-table.h"
+#include "jmem-file.h"
 #include "jmem-text.h"
 
+#include <errno.h>
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,6 +44,21 @@ jmem_cmd_printerr (const char *format,
   va_end (ap);
   shown = jmem_text_for_terminal (line);
   g_printerr ("%s\n", shown);
+}
+
+int
+jmem_cmd_report_error (const char   *command,
+                       const GError *error,
+                       const char   *without_helper)
+{
+  JmemAdvice advice = jmem_advice_for_error (error, JMEM_ADVICE_CAN_ASK);
+
+  jmem_cmd_printerr ("%s: %s", command, error->message);
+  if (advice.action != NULL && advice.helper_unavailable && without_helper != NULL)
+    jmem_cmd_printerr ("To fix: %s, or %s", advice.action, without_helper);
+  else if (advice.action != NULL)
+    jmem_cmd_printerr ("To fix: %s", advice.action);
+  return advice.exit_status;
 }
 
 gboolean
@@ -86,22 +102,6 @@ jmem_cmd_check_tegrastats (int *seconds)
 }
 
 gboolean
-jmem_cmd_check_width (int *width)
-{
-  if (*width == JMEM_CMD_WIDTH_UNSET)
-    {
-      *width = (int) jmem_table_terminal_width ();
-      return TRUE;
-    }
-  if (*width >= JMEM_TABLE_MIN_WIDTH && *width <= JMEM_TABLE_MAX_WIDTH)
-    return TRUE;
-  g_printerr ("%s: --width takes %d to %d columns, not %d\n", g_get_prgname (),
-              JMEM_TABLE_MIN_WIDTH, JMEM_TABLE_MAX_WIDTH, *width);
-  g_printerr ("Try \"%s --help\".\n", g_get_prgname ());
-  return FALSE;
-}
-
-gboolean
 jmem_cmd_use_color (void)
 {
   const char *term = g_getenv ("TERM");
@@ -113,7 +113,11 @@ jmem_cmd_use_color (void)
 gboolean
 jmem_cmd_write_stdout (const char *text, gsize len)
 {
-  return fwrite (text, 1, len, stdout) == len && fflush (stdout) == 0;
+  /* what stdio may hold (a --help) goes first */
+  if (fflush (stdout) == 0 && jmem_file_write_all (STDOUT_FILENO, text, len))
+    return TRUE;
+  g_printerr ("%s: cannot write to standard output: %s\n", g_get_prgname (), g_strerror (errno));
+  return FALSE;
 }
 
 static void

@@ -1,5 +1,6 @@
 #include "jmem-capture-marker.h"
 
+#include "jmem-file.h"
 #include "jmem-write.h"
 
 #include <errno.h>
@@ -64,7 +65,7 @@ jmem_capture_marker_begin (JmemRoot *out,
   g_string_append_c (text, '\n');
   marker->step_at = (off_t) text->len;
   g_string_append_printf (text, "step %-*s\n", STEP_WIDTH, steps[0].name);
-  if (!jmem_write_all (marker->fd, text->str, text->len))
+  if (!jmem_file_write_all (marker->fd, text->str, text->len))
     {
       write_error (error, errno, out);
       return NULL;

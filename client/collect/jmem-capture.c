@@ -349,7 +349,7 @@ capture_nvmap (Capture *c, GError **error)
   clients = source->read_clients (&sctx, &total_bytes, &local);
   if (clients == NULL)
     {
-      const char *action = jmem_nvmap_source_error_action (source, local);
+      const char *action = jmem_nvmap_source_error_action (local);
       g_ptr_array_add (c->notes, g_strdup_printf ("NvMap not captured: %s%s%s", local->message,
                                                   action ? ": " : "", action ? action : ""));
       return TRUE;

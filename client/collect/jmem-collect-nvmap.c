@@ -21,7 +21,7 @@ jmem_collect_nvmap (JmemCollectContext *ctx)
 
   if (s->nvmap_clients == NULL)
     {
-      const char *action = jmem_nvmap_source_error_action (source, error);
+      const char *action = jmem_nvmap_source_error_action (error);
 
       s->nvmap_readable = FALSE;
       s->nvmap_error = g_strdup (error->message);

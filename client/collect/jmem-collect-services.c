@@ -3,6 +3,7 @@
 #include "jmem-collect-private.h"
 
 #include "jmem-names.h"
+#include "jmem-system-bus.h"
 #include "jmem-text.h"
 
 #include <gio/gio.h>
@@ -66,7 +67,7 @@ collect_live (JmemCollectContext *ctx)
   const char *name, *load, *active, *path, *state;
 
   g_main_context_push_thread_default (main_ctx);
-  bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
+  bus = jmem_system_bus_get (JMEM_SYSTEM_BUS_TIMEOUT_MS, &error);
   if (bus != NULL)
     {
       GVariant *names = g_variant_ref_sink (unit_names_variant ());

@@ -8,21 +8,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jmem-client-error.h"
 #include "jmem-config.h"
 #include "jmem-error.h"
 #include "jmem-helper-wire.h"
 #include "jmem-helper1-generated.h"
 #include "jmem-names.h"
+#include "jmem-system-bus.h"
 
 #define DEFAULT_TIMEOUT_MS      (25 * 1000)
 /* A person may be typing a password for polkit: the helper waits 120 s for
  * it, and this must outlast that to hear the helper's answer. */
 #define INTERACTIVE_TIMEOUT_MS  (150 * 1000)
-
-#define GROUP_ADVICE                                                    \
-  "add this account to the " JMEM_PRIVILEGED_GROUP " group "            \
-  "(sudo usermod -aG " JMEM_PRIVILEGED_GROUP " \"$USER\"); polkit reads the group "      \
-  "database, so the next call is allowed without logging in again"
+/* A helper takes its name within a fraction of a second; one that has not
+ * in this time never will (the bus itself would wait 25 s). */
+#define JMEM_HELPER_START_TIMEOUT_MS (10 * 1000)
 
 #define INTERACTIVE_AUTH_REQUIRED "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired"
 
@@ -62,8 +62,11 @@ jmem_helper_error_translate (GError     *error,
                             "jmem-helper is not installed: nothing provides %s on the system bus",
                             JMEM_DBUS_NAME);
       case G_DBUS_ERROR_ACCESS_DENIED:
+        /* TRANSITION: a helper older than dev.jmem.Error.PolkitUnavailable
+         * says so only in its message; remove once every helper sends the
+         * name (the one place a message is read, to give it its code). */
         if (g_str_has_prefix (msg, JMEM_POLKIT_UNAVAILABLE))
-          return g_error_new (G_DBUS_ERROR, in->code, "%s", msg);
+          return g_error_new (JMEM_ERROR, JMEM_ERROR_POLKIT_UNAVAILABLE, "%s", msg);
         return g_error_new (G_DBUS_ERROR, in->code, "not authorized for %s", action);
       case G_DBUS_ERROR_NO_REPLY:
       case G_DBUS_ERROR_TIMEOUT:
@@ -108,56 +111,149 @@ jmem_helper_error_translate (GError     *error,
   return g_steal_pointer (&in);
 }
 
-/* sd_booted()'s test: only where systemd runs can it start the bus. */
-gboolean
-jmem_helper_systemd_runs (void)
+/* Whether the helper owns its name now (a helper started by other means
+ * than activation too: the bus knows no .service file for it then). */
+static gboolean
+helper_running (GDBusConnection *bus,
+                GError         **error)
 {
-  return g_file_test ("/run/systemd/system", G_FILE_TEST_IS_DIR);
+  g_autoptr(GVariant) reply = NULL;
+  gboolean owned = FALSE;
+
+  reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "NameHasOwner",
+                                       g_variant_new ("(s)", JMEM_DBUS_NAME),
+                                       G_VARIANT_TYPE ("(b)"), G_DBUS_CALL_FLAGS_NONE,
+                                       JMEM_HELPER_START_TIMEOUT_MS, NULL, error);
+  if (reply != NULL)
+    g_variant_get (reply, "(b)", &owned);
+  return owned;
 }
 
-const char *
-jmem_helper_no_bus_action (gboolean systemd_runs)
+/* The helper's start, apart from the call: a helper that cannot start
+ * (a missing binary, a broken Exec= line, one that never takes its name)
+ * is then told apart from one that is slow to answer, within a deadline of
+ * its own. One round trip where it already runs. */
+static gboolean
+start_helper (GDBusConnection *bus,
+              GError         **error)
 {
-  return systemd_runs ? "start the system bus (sudo systemctl start dbus)"
-                      : "run jmem on the host, where the system bus runs";
-}
-
-static JmemHelper1 *
-helper_proxy (GError **error)
-{
+  g_autoptr(GVariant) reply = NULL;
   g_autoptr(GError) local = NULL;
+  g_autofree char *remote = NULL;
+
+  if (helper_running (bus, &local))
+    return TRUE;
+  if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+    {
+      g_set_error (error, JMEM_CLIENT_ERROR, JMEM_CLIENT_ERROR_BUS_TIMED_OUT,
+                   "the system bus did not answer within %d s", JMEM_HELPER_START_TIMEOUT_MS / 1000);
+      return FALSE;
+    }
+  if (local != NULL)
+    {
+      g_propagate_error (error, jmem_helper_error_translate (g_steal_pointer (&local), NULL,
+                                                             JMEM_HELPER_START_TIMEOUT_MS));
+      return FALSE;
+    }
+  reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "StartServiceByName",
+                                       g_variant_new ("(su)", JMEM_DBUS_NAME, 0),
+                                       G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE,
+                                       JMEM_HELPER_START_TIMEOUT_MS, NULL, &local);
+  if (reply != NULL)
+    return TRUE;
+  remote = g_dbus_error_get_remote_error (local);
+  g_dbus_error_strip_remote_error (local);
+  if (g_error_matches (local, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN) ||
+      g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CLOSED))
+    {
+      g_propagate_error (error, jmem_helper_error_translate (g_steal_pointer (&local),
+                                                             NULL, JMEM_HELPER_START_TIMEOUT_MS));
+      return FALSE;
+    }
+  if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+    g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_SPAWN_FAILED,
+                 "jmem-helper could not be started: it did not take its name on the system bus "
+                 "within %d s", JMEM_HELPER_START_TIMEOUT_MS / 1000);
+  else
+    g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_SPAWN_FAILED,
+                 "jmem-helper could not be started: %s%s%s%s", local->message,
+                 remote != NULL ? " (" : "", remote != NULL ? remote : "", remote != NULL ? ")" : "");
+  return FALSE;
+}
+
+/* The system bus, with the helper started on it. */
+static GDBusConnection *
+helper_bus (GError **error)
+{
   g_autoptr(GDBusConnection) bus = NULL;
-  JmemHelper1 *proxy;
 
   /* Registers the dev.jmem.Error names before any reply is decoded. */
   (void) JMEM_ERROR;
 
-  bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, &local);
-  if (bus == NULL)
-    {
-      /* without systemd nothing starts a bus: a container or a chroot */
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED,
-                   "cannot reach the system bus (%s)%s", local->message,
-                   jmem_helper_systemd_runs () ? ""
-                   : ": this system runs none, as in a container or a chroot without systemd");
-      return NULL;
-    }
-
-  proxy = jmem_helper1_proxy_new_sync (bus,
-                                       G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES |
-                                       G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS,
-                                       JMEM_DBUS_NAME, JMEM_DBUS_PATH, NULL, &local);
-  if (proxy == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED,
-                   "cannot talk to %s on the system bus: %s", JMEM_DBUS_NAME, local->message);
-      return NULL;
-    }
-  return proxy;
+  bus = jmem_system_bus_get (JMEM_SYSTEM_BUS_TIMEOUT_MS, error);
+  if (bus == NULL || !start_helper (bus, error))
+    return NULL;
+  return g_steal_pointer (&bus);
 }
 
-/* One method call with the caller's flags and timeout. The generated proxy
- * carries the interface description, so GDBus checks the reply's type. */
+gboolean
+jmem_helper_start (GError **error)
+{
+  g_autoptr(GDBusConnection) bus = helper_bus (error);
+
+  return bus != NULL;
+}
+
+/* The reply type of @method, from the interface description gdbus-codegen
+ * made of dbus/dev.jmem.Helper1.xml, so GDBus checks every reply. */
+static GVariantType *
+reply_type (const char *method)
+{
+  GDBusMethodInfo *info = g_dbus_interface_info_lookup_method (jmem_helper1_interface_info (), method);
+  g_autoptr(GString) type = g_string_new ("(");
+
+  g_assert (info != NULL);
+  for (guint i = 0; info->out_args != NULL && info->out_args[i] != NULL; i++)
+    g_string_append (type, info->out_args[i]->signature);
+  g_string_append_c (type, ')');
+  return g_variant_type_new (type->str);
+}
+
+/* One method call with the caller's flags and timeout, whose error says
+ * what to do (for polkit @action); with @fds (nullable) it receives the
+ * file descriptors the reply carries. */
+static GVariant *
+call_helper_full (const JmemHelperCallOptions *options,
+                  const char                  *method,
+                  GVariant                    *parameters,
+                  const char                  *action,
+                  GUnixFDList                **fds,
+                  GError                     **error)
+{
+  g_autoptr(GVariant) params = parameters != NULL ? g_variant_ref_sink (parameters) : NULL;
+  g_autoptr(GDBusConnection) bus = NULL;
+  g_autoptr(GVariantType) type = reply_type (method);
+  g_autoptr(GError) local = NULL;
+  GDBusCallFlags flags = G_DBUS_CALL_FLAGS_NONE;
+  GVariant *reply;
+
+  bus = helper_bus (error);
+  if (bus == NULL)
+    return NULL;
+  if (options != NULL && options->allow_interactive)
+    flags |= G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
+  reply = g_dbus_connection_call_with_unix_fd_list_sync (bus, JMEM_DBUS_NAME, JMEM_DBUS_PATH,
+                                                         JMEM_DBUS_INTERFACE, method, params, type,
+                                                         flags, effective_timeout (options), NULL,
+                                                         fds, NULL, &local);
+  if (reply == NULL)
+    g_propagate_error (error, jmem_helper_error_translate (g_steal_pointer (&local), action,
+                                                           effective_timeout (options)));
+  return reply;
+}
+
 static GVariant *
 call_helper (const JmemHelperCallOptions *options,
              const char                  *method,
@@ -165,26 +261,7 @@ call_helper (const JmemHelperCallOptions *options,
              const char                  *action,
              GError                     **error)
 {
-  g_autoptr(GVariant) params = parameters != NULL ? g_variant_ref_sink (parameters) : NULL;
-  g_autoptr(JmemHelper1) proxy = NULL;
-  g_autoptr(GError) local = NULL;
-  GDBusCallFlags flags = G_DBUS_CALL_FLAGS_NONE;
-  int timeout_ms = effective_timeout (options);
-  GVariant *reply;
-
-  proxy = helper_proxy (error);
-  if (proxy == NULL)
-    return NULL;
-
-  if (options != NULL && options->allow_interactive)
-    flags |= G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
-
-  reply = g_dbus_proxy_call_sync (G_DBUS_PROXY (proxy), method, params, flags,
-                                  timeout_ms, NULL, &local);
-  if (reply == NULL)
-    g_propagate_error (error, jmem_helper_error_translate (g_steal_pointer (&local),
-                                                           action, timeout_ms));
-  return reply;
+  return call_helper_full (options, method, parameters, action, NULL, error);
 }
 
 JmemNvmapClients *
@@ -260,40 +337,27 @@ allocations_from_snapshot (const JmemHelperCallOptions *options,
                            gboolean                    *unknown_method,
                            GError                     **error)
 {
-  g_autoptr(JmemHelper1) proxy = NULL;
   g_autoptr(GUnixFDList) fds = NULL;
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GError) local = NULL;
   g_autoptr(GVariant) info = NULL;
   g_autofree char *data = NULL;
   JmemNvmapAllocations *allocations;
-  GDBusCallFlags flags = G_DBUS_CALL_FLAGS_NONE;
-  int timeout_ms = effective_timeout (options);
   guint64 pid_namespace = 0;
   gint32 handle = -1;
   gsize len = 0;
   int fd;
 
   *unknown_method = FALSE;
-  proxy = helper_proxy (error);
-  if (proxy == NULL)
-    return NULL;
-  if (options != NULL && options->allow_interactive)
-    flags |= G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
-
-  reply = g_dbus_proxy_call_with_unix_fd_list_sync (G_DBUS_PROXY (proxy),
-                                                    "GetNvMapAllocationsSnapshot", NULL, flags,
-                                                    timeout_ms, NULL, &fds, NULL, &local);
+  reply = call_helper_full (options, "GetNvMapAllocationsSnapshot", NULL,
+                            JMEM_ACTION_READ_ALLOCATIONS, &fds, &local);
   if (reply == NULL)
     {
+      /* a helper older than the snapshot method */
       if (g_error_matches (local, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD))
-        {
-          *unknown_method = TRUE;
-          return NULL;
-        }
-      g_propagate_error (error, jmem_helper_error_translate (g_steal_pointer (&local),
-                                                             JMEM_ACTION_READ_ALLOCATIONS,
-                                                             timeout_ms));
+        *unknown_method = TRUE;
+      else
+        g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
 
@@ -358,50 +422,4 @@ jmem_helper_drop_caches (const JmemHelperCallOptions *options,
   if (result != NULL)
     g_variant_get (reply, "(@a{sv})", result);
   return TRUE;
-}
-
-const char *
-jmem_helper_error_action (const GError *error)
-{
-  if (error == NULL)
-    return NULL;
-
-  if (error->domain == G_DBUS_ERROR)
-    switch (error->code)
-      {
-      case G_DBUS_ERROR_SERVICE_UNKNOWN:
-      case G_DBUS_ERROR_NAME_HAS_NO_OWNER:
-        return "install the jmem package (it provides jmem-helper)";
-      case G_DBUS_ERROR_ACCESS_DENIED:
-        if (g_str_has_prefix (error->message, JMEM_POLKIT_UNAVAILABLE))
-          return "install and start polkit (package polkitd; sudo systemctl start polkit)";
-        return GROUP_ADVICE;
-      case G_DBUS_ERROR_AUTH_FAILED:
-        return "run jmem in a terminal so it can ask for a password, or " GROUP_ADVICE;
-      case G_DBUS_ERROR_NO_REPLY:
-        return "check the helper's log (journalctl -u jmem-helper) and that polkit is running";
-      case G_DBUS_ERROR_SPAWN_FAILED:
-        return "check the helper's log (journalctl -u jmem-helper)";
-      case G_DBUS_ERROR_UNKNOWN_METHOD:
-        return "install matching versions of jmem and jmem-helper";
-      default:
-        return NULL;
-      }
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED))
-    return jmem_helper_no_bus_action (jmem_helper_systemd_runs ());
-
-  if (error->domain == JMEM_ERROR)
-    switch ((JmemError) error->code)
-      {
-      case JMEM_ERROR_NOT_AVAILABLE:  /* the message says there is no NvMap: nothing to do */
-      case JMEM_ERROR_RATE_LIMITED:  /* the message names the wait: once is enough */
-      case JMEM_ERROR_TOO_LARGE:
-      case JMEM_ERROR_FAILED:
-      case JMEM_ERROR_INVALID_ARGUMENT:
-        return NULL;
-      case JMEM_ERROR_POLKIT_UNAVAILABLE:
-        return "install and start polkit (package polkitd; sudo systemctl start polkit)";
-      }
-  return NULL;
 }

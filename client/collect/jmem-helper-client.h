@@ -1,4 +1,5 @@
-/* The client's side of dev.jmem.Helper1: typed calls with errors a person can act on. */
+/* The client's side of dev.jmem.Helper1: typed calls with errors a person can act on
+ * (jmem_advice_for_error() in jmem-advice.h says what to do about each). */
 #pragma once
 
 #include <glib.h>
@@ -11,6 +12,11 @@ typedef struct {
   gboolean allow_interactive;  /* sets ALLOW_INTERACTIVE_AUTHORIZATION on the call */
   int      timeout_ms;         /* per call; <= 0 means the default (25 s) */
 } JmemHelperCallOptions;
+
+/* Connects to the system bus and has the helper started, each step within
+ * its deadline (every call below does the same): for an operation that
+ * needs the helper, to fail at once where it cannot be reached or started. */
+gboolean jmem_helper_start (GError **error);
 
 /* NvMap clients as the helper read them. *stats_total_bytes is
  * stats/total_memory from the call's info, or -1. */
@@ -32,10 +38,5 @@ gboolean jmem_helper_drop_caches (const JmemHelperCallOptions *options,
                                   gboolean                     compact,
                                   GVariant                   **result,
                                   GError                     **error);
-
-/* What a person should do about @error from one of the calls above (group
- * membership, install the helper, start polkit, ...), or NULL when there is
- * nothing to do. */
-const char *jmem_helper_error_action (const GError *error);
 
 G_END_DECLS

@@ -1,7 +1,8 @@
 #include "jmem-nvmap-source.h"
 
+#include "jmem-advice.h"
 #include "jmem-capture-marker.h"
-
+#include "jmem-client-error.h"
 #include "jmem-error.h"
 #include "jmem-root.h"
 #include "jmem-helper-client.h"
@@ -19,6 +20,22 @@ static guint64
 files_pid_namespace (const JmemNvmapSourceContext *ctx)
 {
   return ctx->root == NULL ? JMEM_PID_NAMESPACE_INITIAL : 0;
+}
+
+/* Read live, NvMap's files are missing only where debugfs is not mounted:
+ * the kernel has NvMap (/dev/nvmap exists) and root reads them. */
+static void
+name_unmounted_debugfs (const JmemNvmapSourceContext *ctx,
+                        GError                      **error)
+{
+  GError *missing;
+
+  if (ctx->root != NULL || error == NULL ||
+      !g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    return;
+  missing = g_error_new_literal (JMEM_CLIENT_ERROR, JMEM_CLIENT_ERROR_NO_DEBUGFS, (*error)->message);
+  g_clear_error (error);
+  g_propagate_error (error, missing);
 }
 
 static JmemNvmapClients *
@@ -39,7 +56,10 @@ files_read_clients (const JmemNvmapSourceContext *ctx,
   *stats_total_bytes = -1;
   if (root == NULL ||
       !jmem_root_read (root, JMEM_NVMAP_CLIENTS_PATH, JMEM_MAX_DEBUGFS_BYTES, &data, &len, error))
-    return NULL;
+    {
+      name_unmounted_debugfs (ctx, error);
+      return NULL;
+    }
   if (jmem_root_read (root, JMEM_NVMAP_TOTAL_MEMORY_PATH, JMEM_MAX_SMALL_BYTES, &total, &total_len,
                       NULL) &&
       jmem_nvmap_total_memory_parse (total, total_len, &bytes, NULL) && bytes <= G_MAXINT64)
@@ -60,7 +80,10 @@ files_read_allocations (const JmemNvmapSourceContext *ctx,
   gsize len = 0;
 
   if (root == NULL)
-    return NULL;
+    {
+      name_unmounted_debugfs (ctx, error);
+      return NULL;
+    }
   /* a file the capture may have been stopped in the middle of */
   if (ctx->root != NULL && jmem_capture_marker_lacks (root, JMEM_CAPTURE_STEP_NVMAP))
     {
@@ -71,7 +94,10 @@ files_read_allocations (const JmemNvmapSourceContext *ctx,
       return NULL;
     }
   if (!jmem_root_read (root, JMEM_NVMAP_ALLOCATIONS_PATH, JMEM_MAX_DEBUGFS_BYTES, &data, &len, error))
-    return NULL;
+    {
+      name_unmounted_debugfs (ctx, error);
+      return NULL;
+    }
   allocations = jmem_nvmap_allocations_parse (data, len, error);
   if (allocations != NULL)
     allocations->pid_namespace = files_pid_namespace (ctx);
@@ -142,15 +168,10 @@ jmem_nvmap_source_choose (const JmemNvmapSourceContext *ctx,
 }
 
 const char *
-jmem_nvmap_source_error_action (const JmemNvmapSource *source,
-                                const GError          *error)
+jmem_nvmap_source_error_action (const GError *error)
 {
-  if (source == NULL || g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE))
+  if (error == NULL || g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE))
     return NULL;
-  if (g_str_equal (source->via, "helper"))
-    return jmem_helper_error_action (error);
-  if (g_str_equal (source->via, "debugfs") &&
-      g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-    return "mount debugfs: sudo mount -t debugfs none /sys/kernel/debug";
-  return NULL;
+  /* a snapshot's warning is read by people and agents alike: no "terminal" advice */
+  return jmem_advice_for_error (error, JMEM_ADVICE_NONE).action;
 }

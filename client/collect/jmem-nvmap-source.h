@@ -32,7 +32,6 @@ const JmemNvmapSource *jmem_nvmap_source_choose (const JmemNvmapSourceContext *c
 
 /* What to do about @error from a source's read (NULL when nothing helps,
  * as where there is no NvMap: the message says so). */
-const char *jmem_nvmap_source_error_action (const JmemNvmapSource *source,
-                                            const GError          *error);
+const char *jmem_nvmap_source_error_action (const GError *error);
 
 G_END_DECLS

@@ -1,14 +1,16 @@
 #include "jmem-mcp-tools.h"
 
-#include "jmem-cmd.h"
+#include "jmem-advice.h"
 #include "jmem-collect.h"
 #include "jmem-config.h"
 #include "jmem-container.h"
 #include "jmem-error.h"
-#include "jmem-helper-client.h"
 #include "jmem-mcp-schemas.h"
-#include "jmem-names.h"
-#include "jmem-snapshot-json.h"
+#include "jmem-ops-allocations.h"
+#include "jmem-ops-audit.h"
+#include "jmem-ops-drop-caches.h"
+#include "jmem-ops-snapshot.h"
+#include "jmem-ops-triage.h"
 
 #include <gio/gio.h>
 #include <math.h>
@@ -43,9 +45,6 @@ struct _JmemMcpTools {
   char       *container;  /* per boot: the same for every call */
   JmemCollectBoot *boot;  /* board identity and GPU probe, read once per boot */
   JsonNode   *list;
-  /* held so that every call shares GIO's one system bus connection instead
-   * of connecting anew (NULL without a bus: the calls then say why) */
-  GDBusConnection *bus;
 };
 
 static gboolean
@@ -86,60 +85,32 @@ refuse_sysroot (JmemMcpTools *tools, const char *tool, GError **error)
   return TRUE;
 }
 
-/* The message a command prints for @error, with its "To fix" line. */
+/* The message a command prints for @error, with its "To fix" line: the
+ * advice the commands give (an agent's call never gets a password prompt),
+ * followed by ", or " @without_helper (nullable) where no helper can answer. */
 static void
-add_action (GError **error, const char *action)
+add_advice (GError **error, const char *without_helper)
 {
-  if (action != NULL && error != NULL && *error != NULL)
-    {
-      g_autofree char *message = g_strdup_printf ("%s\nTo fix: %s", (*error)->message, action);
+  JmemAdvice advice = jmem_advice_for_error (*error, JMEM_ADVICE_NONE);
+  g_autofree char *message = NULL;
 
-      g_free ((*error)->message);
-      (*error)->message = g_steal_pointer (&message);
-    }
-}
-
-/* What the CLI advises for a helper refusal, except for a refusal by
- * polkit: an agent's call never gets a password prompt, so the fix is the
- * group, and the rule that grants it @action. */
-static char *
-helper_action (const GError *error, const char *action)
-{
-  if (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_AUTH_FAILED) ||
-      (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED) &&
-       !g_str_has_prefix (error->message, JMEM_POLKIT_UNAVAILABLE)))
-    return g_strdup_printf ("add this account to the %s group (sudo usermod -aG %s \"$USER\"), "
-                            "then log in again and restart the agent; jmem's polkit rule "
-                            "(50-dev.jmem.rules) grants that group %s without a password",
-                            JMEM_PRIVILEGED_GROUP, JMEM_PRIVILEGED_GROUP, action);
-  return g_strdup (jmem_helper_error_action (error));
-}
-
-/* Keeps the members of array @member of @object whose "pid" is @pid. */
-static void
-keep_pid (JsonObject *object, const char *member, gint64 pid)
-{
-  JsonArray *rows = json_object_get_array_member (object, member);
-  g_autoptr(JsonArray) kept = json_array_new ();
-
-  for (guint i = 0; i < json_array_get_length (rows); i++)
-    {
-      JsonObject *row = json_array_get_object_element (rows, i);
-
-      if (json_object_get_int_member (row, "pid") == pid)
-        json_array_add_element (kept, json_node_copy (json_array_get_element (rows, i)));
-    }
-  json_object_set_array_member (object, member, json_array_ref (kept));
+  if (advice.action == NULL)
+    return;
+  if (advice.helper_unavailable && without_helper != NULL)
+    message = g_strdup_printf ("%s\nTo fix: %s, or %s", (*error)->message, advice.action,
+                               without_helper);
+  else
+    message = g_strdup_printf ("%s\nTo fix: %s", (*error)->message, advice.action);
+  g_free ((*error)->message);
+  (*error)->message = g_steal_pointer (&message);
 }
 
 static JsonNode *
 run_snapshot (JmemMcpTools *tools, JsonObject *args, GError **error)
 {
-  JmemCollectOptions options = { 0 };
+  JmemOpsSnapshotOptions options = { 0 };
   g_autoptr(JmemSnapshot) snapshot = NULL;
-  g_autoptr(JsonNode) root = NULL;
   gint64 pid = arg_int (args, "pid", -1);
-  JsonObject *doc;
 
   if (arg_given (args, "top") && arg_bool (args, "all"))
     {
@@ -151,65 +122,52 @@ run_snapshot (JmemMcpTools *tools, JsonObject *args, GError **error)
   options.boot = tools->boot;
   options.top = arg_bool (args, "all") || pid >= 0 ? -1 :
                 (int) arg_int (args, "top", JMEM_COLLECT_DEFAULT_TOP);
-  snapshot = jmem_collect_snapshot (&options, error);
+  snapshot = jmem_ops_snapshot (&options, error);
   if (snapshot == NULL)
     return NULL;
-  root = jmem_snapshot_to_json (snapshot);
-  if (pid < 0)
-    return g_steal_pointer (&root);
-
-  doc = json_node_get_object (root);
-  keep_pid (json_object_get_object_member (doc, "processes"), "list", pid);
-  keep_pid (json_object_get_object_member (doc, "nvmap"), "clients", pid);
-  keep_pid (json_object_get_object_member (doc, "nvmap"), "by_pid", pid);
-  keep_pid (json_object_get_object_member (doc, "gpu"), "processes", pid);
-  return g_steal_pointer (&root);
+  return jmem_ops_snapshot_json (snapshot, pid);
 }
 
 static JsonNode *
 run_triage (JmemMcpTools *tools, JsonObject *args, GError **error)
 {
+  JmemOpsTriageOptions options = { .sysroot = tools->sysroot, .boot = tools->boot };
   g_autoptr(JmemSnapshot) snapshot = NULL;
 
-  snapshot = jmem_cmd_triage_collect (tools->sysroot, 0, FALSE, tools->boot, error);
-  return snapshot != NULL ? jmem_cmd_triage_json (snapshot->findings) : NULL;
+  snapshot = jmem_ops_triage (&options, error);
+  return snapshot != NULL ? jmem_ops_triage_json (snapshot->findings) : NULL;
 }
 
 static JsonNode *
 run_allocations (JmemMcpTools *tools, JsonObject *args, GError **error)
 {
-  g_autoptr(JmemNvmapAllocations) allocations = NULL;
-  const char *via = NULL, *action = NULL;
+  JmemOpsAllocationsOptions options = { .sysroot = tools->sysroot };
+  g_autoptr(JmemOpsAllocations) allocations = NULL;
 
-  allocations = jmem_cmd_read_allocations (tools->sysroot, FALSE, &via, &action, error);
+  allocations = jmem_ops_allocations (&options, error);
   if (allocations == NULL)
     {
-      g_autofree char *fix = NULL;
-
-      if (tools->sysroot == NULL && (*error)->domain == G_DBUS_ERROR)
-        action = fix = helper_action (*error, JMEM_ACTION_READ_ALLOCATIONS);
-      add_action (error, action);
+      add_advice (error, NULL);
       return NULL;
     }
-  return jmem_cmd_allocations_json (allocations, via, arg_int (args, "pid", -1),
+  return jmem_ops_allocations_json (allocations, arg_int (args, "pid", -1),
                                     arg_int (args, "limit", DEFAULT_ALLOCATIONS_LIMIT));
 }
 
 static JsonNode *
 run_drop_caches (JmemMcpTools *tools, JsonObject *args, GError **error)
 {
+  JmemOpsDropCachesOptions options = { 0 };
   JsonNode *root;
 
   if (refuse_sysroot (tools, "drop_caches", error))
     return NULL;
-  root = jmem_cmd_drop_caches_json ((int) arg_int (args, "level", 3), arg_bool (args, "compact"),
-                                    FALSE, tools->container, error);
+  options.level = (guint) arg_int (args, "level", 3);
+  options.compact = arg_bool (args, "compact");
+  options.container = tools->container;
+  root = jmem_ops_drop_caches (&options, error);
   if (root == NULL)
-    {
-      g_autofree char *action = helper_action (*error, JMEM_ACTION_DROP_CACHES);
-
-      add_action (error, action);
-    }
+    add_advice (error, NULL);
   return root;
 }
 
@@ -217,6 +175,7 @@ static JsonNode *
 run_audit (JmemMcpTools *tools, JsonObject *args, GError **error)
 {
   gboolean drop = arg_given (args, "level");
+  JmemOpsAuditOptions options = { 0 };
   JsonNode *root;
 
   if (refuse_sysroot (tools, "audit", error))
@@ -234,25 +193,18 @@ run_audit (JmemMcpTools *tools, JsonObject *args, GError **error)
                    "invalid arguments: \"compact\" needs caches to be dropped: give \"level\" too");
       return NULL;
     }
-  root = jmem_cmd_audit_json ((int) arg_int (args, "level", 3), arg_bool (args, "compact"), !drop,
-                              (guint) arg_int (args, "wait_seconds", 0),
-                              (int) arg_int (args, "top", JMEM_COLLECT_DEFAULT_TOP), FALSE,
-                              tools->container, tools->boot, JMEM_DIFF_NONE, error);
-  if (root == NULL && g_str_has_prefix ((*error)->message, JMEM_CMD_NOT_DROPPED))
-    {
-      g_autofree char *action = helper_action (*error, JMEM_ACTION_DROP_CACHES);
-
-      /* an audit without a drop needs no helper, so no bus either */
-      if (g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED))
-        {
-          g_autofree char *both = g_strdup_printf ("%s, or audit without dropping caches: "
-                                                   "leave out \"level\"", action);
-
-          g_free (action);
-          action = g_steal_pointer (&both);
-        }
-      add_action (error, action);
-    }
+  options.level = (guint) arg_int (args, "level", 3);
+  options.compact = arg_bool (args, "compact");
+  options.no_drop = !drop;
+  options.wait_seconds = (guint) arg_int (args, "wait_seconds", 0);
+  options.top = (int) arg_int (args, "top", JMEM_COLLECT_DEFAULT_TOP);
+  options.container = tools->container;
+  options.boot = tools->boot;
+  options.diff_flags = JMEM_DIFF_NONE;
+  root = jmem_ops_audit (&options, error);
+  /* an audit without a drop needs no helper, so no bus either */
+  if (root == NULL)
+    add_advice (error, "audit without dropping caches: leave out \"level\"");
   return root;
 }
 
@@ -390,11 +342,9 @@ jmem_mcp_tools_new (const char *sysroot,
   tools->boot = jmem_collect_boot_new ();
   tools->sysroot = sysroot != NULL && sysroot[0] != '\0' && !g_str_equal (sysroot, "/") ?
                    g_strdup (sysroot) : NULL;
+  /* the calls share one system bus connection (jmem-system-bus.c) */
   if (tools->sysroot == NULL)
-    {
-      tools->container = jmem_container_detect (NULL);
-      tools->bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, NULL);
-    }
+    tools->container = jmem_container_detect (NULL);
 
   json_builder_begin_array (b);
   for (gsize i = 0; i < G_N_ELEMENTS (tool_table); i++)
@@ -429,7 +379,6 @@ jmem_mcp_tools_free (JmemMcpTools *tools)
     return;
   g_free (tools->sysroot);
   g_free (tools->container);
-  g_clear_object (&tools->bus);
   g_clear_pointer (&tools->boot, jmem_collect_boot_free);
   if (tools->list != NULL)
     json_node_unref (tools->list);

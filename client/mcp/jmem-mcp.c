@@ -1,6 +1,6 @@
 #include "jmem-mcp.h"
 
-#include "jmem-cmd.h"
+#include "jmem-advice.h"
 #include "jmem-config.h"
 #include "jmem-error.h"
 #include "jmem-json-reader.h"
@@ -305,7 +305,7 @@ jmem_mcp_serve (JmemMcpTools *tools,
         continue;
       if (n < 0)
         {
-          jmem_cmd_printerr ("jmem mcp: cannot read the input: %s", g_strerror (errno));
+          g_printerr ("jmem mcp: cannot read the input: %s\n", g_strerror (errno));
           return JMEM_EXIT_OK;
         }
       if (n == 0)

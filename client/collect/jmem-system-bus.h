@@ -1,0 +1,29 @@
+/* The system bus connection, with a deadline: g_bus_get_sync() has none, so
+ * a frozen bus daemon (or a socket that accepts and never answers) would
+ * hang every command that talks to the helper. */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+/* How long connecting may take: the local bus answers in milliseconds, and
+ * a board short of memory is given ample room. */
+#define JMEM_SYSTEM_BUS_TIMEOUT_MS (10 * 1000)
+
+/* The system bus connection jmem shares while it stays open (made anew
+ * once closed), or NULL with G_IO_ERROR_NOT_CONNECTED (no bus) or
+ * JMEM_CLIENT_ERROR_BUS_TIMED_OUT (no answer within @timeout_ms, or at the
+ * last try, less than 30 s ago: it is not waited for twice in a row). The
+ * connection never ends the process when it closes. */
+GDBusConnection *jmem_system_bus_get (guint    timeout_ms,
+                                      GError **error);
+
+/* Whether systemd manages this system (/run/systemd/system exists). */
+gboolean jmem_system_bus_systemd_runs (void);
+
+/* The advice when the system bus cannot be reached: start it where systemd
+ * can, else go to the host (a container or a chroot runs no bus). */
+const char *jmem_system_bus_missing_action (gboolean systemd_runs);
+
+G_END_DECLS

@@ -1,0 +1,28 @@
+/* Triage: the findings of the rules over one snapshot of every process. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "jmem-collect-boot.h"
+#include "jmem-snapshot.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const char      *sysroot;             /* a capture; NULL or "/" for the live system */
+  guint            tegrastats_seconds;  /* 0: none, or a capture's recorded line */
+  gboolean         allow_interactive;   /* polkit may ask for a password */
+  JmemCollectBoot *boot;                /* per-boot facts kept between snapshots, or NULL */
+} JmemOpsTriageOptions;
+
+/* The snapshot triage looks at (every process, a capture's recorded
+ * tegrastats line), with its findings; NULL with JMEM_ERROR_NOT_AVAILABLE
+ * when the capture holds none. */
+JmemSnapshot *jmem_ops_triage (const JmemOpsTriageOptions *options,
+                               GError                    **error);
+
+/* The jmem-triage document (docs/triage.schema.json) of @findings. */
+JsonNode *jmem_ops_triage_json (GPtrArray *findings);
+
+G_END_DECLS
