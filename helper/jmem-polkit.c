@@ -184,19 +184,9 @@ check_free (Check *check)
   g_free (check);
 }
 
-/* GLib 2.74 has no GDBusError for InteractiveAuthorizationRequired. */
-static GQuark
-interactive_error_quark (void)
-{
-  static gsize quark = 0;
-  static const GDBusErrorEntry entries[] = {
-    { 0, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired" },
-  };
-
-  g_dbus_error_register_error_domain ("jmem-interactive-error-quark", &quark,
-                                      entries, G_N_ELEMENTS (entries));
-  return (GQuark) quark;
-}
+/* GDBus has no GDBusError for it (GLib 2.66 to 2.80), and the name is all
+ * a caller needs. */
+#define INTERACTIVE_AUTHORIZATION_REQUIRED "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired"
 
 /* Logs and answers a call the gate does not let through; takes @invocation's
  * reference and @error. */
@@ -261,7 +251,7 @@ check_refuse_cancelled (Check *check)
                                                 "jmem-helper is stopping: call again"));
   else
     check_refuse (check, "polkit-unavailable",
-                  g_error_new (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                  g_error_new (JMEM_ERROR, JMEM_ERROR_POLKIT_UNAVAILABLE,
                                "%s, so jmem-helper refuses %s: it did not answer within %u s%s",
                                JMEM_POLKIT_UNAVAILABLE, check->action, check->timeout_s,
                                check->interactive
@@ -298,7 +288,7 @@ on_checked (GObject      *source,
         return;
       g_dbus_error_strip_remote_error (error);
       check_refuse (check, "polkit-unavailable",
-                    g_error_new (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                    g_error_new (JMEM_ERROR, JMEM_ERROR_POLKIT_UNAVAILABLE,
                                  "%s, so jmem-helper refuses %s: %s", JMEM_POLKIT_UNAVAILABLE,
                                  check->action, error->message));
       return;
@@ -316,11 +306,14 @@ on_checked (GObject      *source,
    * could ask, so for it this is a plain refusal. */
   if (polkit_authorization_result_get_is_challenge (result) && !check->interactive)
     {
-      check_refuse (check, "challenge",
-                    g_error_new (interactive_error_quark (), 0,
-                                 "%s needs authentication; call again allowing interactive "
-                                 "authorization, or join the %s group", check->action,
-                                 JMEM_PRIVILEGED_GROUP));
+      g_autofree char *message = g_strdup_printf ("%s needs authentication; call again allowing "
+                                                  "interactive authorization, or join the %s group",
+                                                  check->action, JMEM_PRIVILEGED_GROUP);
+
+      jmem_helper_log_action (check->action, check->uid, "challenge", message);
+      g_dbus_method_invocation_return_dbus_error (g_steal_pointer (&check->invocation),
+                                                  INTERACTIVE_AUTHORIZATION_REQUIRED, message);
+      check_free (check);
       return;
     }
 
@@ -367,7 +360,7 @@ on_authority (GObject      *source,
         check_refuse_cancelled (check);
       else
         check_refuse (check, "polkit-unavailable",
-                      g_error_new (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                      g_error_new (JMEM_ERROR, JMEM_ERROR_POLKIT_UNAVAILABLE,
                                    "%s, so jmem-helper refuses %s: %s", JMEM_POLKIT_UNAVAILABLE,
                                    check->action, error->message));
     }

@@ -20,6 +20,8 @@ refusal_exit (const GError *error)
 {
   if (g_error_matches (error, JMEM_ERROR, JMEM_ERROR_RATE_LIMITED))
     return JMEM_EXIT_TEMP_FAIL;
+  if (g_error_matches (error, JMEM_ERROR, JMEM_ERROR_POLKIT_UNAVAILABLE))
+    return JMEM_EXIT_NO_DATA;
   if (error->domain == G_DBUS_ERROR)
     switch (error->code)
       {
