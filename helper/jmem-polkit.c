@@ -50,50 +50,6 @@ jmem_polkit_gate_lookup (const char  *interface,
 }
 
 
-/* ---- calls in flight ------------------------------------------------------ */
-
-/* Shared with the invocations it counts, which may be finalized in a worker
- * thread and after the gate is gone. */
-typedef struct {
-  GMutex lock;
-  guint  in_flight;
-  gint64 last_activity;  /* monotonic */
-} Activity;
-
-#define IN_FLIGHT_KEY "jmem-in-flight"
-
-static void
-activity_clear (Activity *activity)
-{
-  g_mutex_clear (&activity->lock);
-}
-
-static void
-activity_release (gpointer data)
-{
-  Activity *activity = data;
-
-  g_mutex_lock (&activity->lock);
-  activity->in_flight--;
-  activity->last_activity = g_get_monotonic_time ();
-  g_mutex_unlock (&activity->lock);
-  g_atomic_rc_box_release_full (activity, (GDestroyNotify) activity_clear);
-}
-
-/* Counts @invocation until it is finalized: then its reply has been sent,
- * whoever sent it. */
-static void
-activity_hold (Activity              *activity,
-               GDBusMethodInvocation *invocation)
-{
-  g_mutex_lock (&activity->lock);
-  activity->in_flight++;
-  activity->last_activity = g_get_monotonic_time ();
-  g_mutex_unlock (&activity->lock);
-  g_object_set_data_full (G_OBJECT (invocation), IN_FLIGHT_KEY,
-                          g_atomic_rc_box_acquire (activity), activity_release);
-}
-
 /* ---- the gate -------------------------------------------------------------- */
 
 struct _JmemPolkitGate {
@@ -102,7 +58,7 @@ struct _JmemPolkitGate {
   GDBusConnection        *bus;
   GDBusInterfaceVTable    vtable;
   guint                   registration_id;
-  Activity               *activity;
+  JmemActivity           *activity;
 
   /* Main context only. */
   GHashTable *checks;      /* Check *: undecided calls */
@@ -486,7 +442,7 @@ on_method_call (GDBusConnection       *connection,
   const char *action;
   Check *check;
 
-  activity_hold (gate->activity, invocation);
+  jmem_activity_hold (gate->activity, G_OBJECT (invocation));
 
   switch (jmem_polkit_gate_lookup (interface_name, method_name, &action))
     {
@@ -568,6 +524,7 @@ jmem_polkit_gate_export (GDBusInterfaceSkeleton     *skeleton,
                          GDBusConnection            *bus,
                          const char                 *path,
                          const JmemPolkitGateConfig *config,
+                         JmemActivity               *activity,
                          GError                    **error)
 {
   g_autoptr(JmemPolkitGate) gate = g_new0 (JmemPolkitGate, 1);
@@ -575,9 +532,7 @@ jmem_polkit_gate_export (GDBusInterfaceSkeleton     *skeleton,
   gate->config = *config;
   gate->skeleton = g_object_ref (skeleton);
   gate->bus = g_object_ref (bus);
-  gate->activity = g_atomic_rc_box_new0 (Activity);
-  g_mutex_init (&gate->activity->lock);
-  gate->activity->last_activity = g_get_monotonic_time ();
+  gate->activity = jmem_activity_ref (activity);
   gate->checks = g_hash_table_new (NULL, NULL);
   gate->per_sender = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   gate->per_uid = g_hash_table_new (NULL, NULL);
@@ -636,31 +591,8 @@ jmem_polkit_gate_free (JmemPolkitGate *gate)
   g_clear_pointer (&gate->checks, g_hash_table_unref);
   g_clear_pointer (&gate->per_sender, g_hash_table_unref);
   g_clear_pointer (&gate->per_uid, g_hash_table_unref);
-  if (gate->activity != NULL)
-    g_atomic_rc_box_release_full (gate->activity, (GDestroyNotify) activity_clear);
+  g_clear_pointer (&gate->activity, jmem_activity_unref);
   g_clear_object (&gate->bus);
   g_clear_object (&gate->skeleton);
   g_free (gate);
-}
-
-guint
-jmem_polkit_gate_in_flight (JmemPolkitGate *gate)
-{
-  guint n;
-
-  g_mutex_lock (&gate->activity->lock);
-  n = gate->activity->in_flight;
-  g_mutex_unlock (&gate->activity->lock);
-  return n;
-}
-
-gint64
-jmem_polkit_gate_last_activity (JmemPolkitGate *gate)
-{
-  gint64 t;
-
-  g_mutex_lock (&gate->activity->lock);
-  t = gate->activity->last_activity;
-  g_mutex_unlock (&gate->activity->lock);
-  return t;
 }

@@ -4,6 +4,8 @@
 
 #include <gio/gio.h>
 
+#include "jmem-activity.h"
+
 G_BEGIN_DECLS
 
 typedef enum {
@@ -36,25 +38,19 @@ typedef struct _JmemPolkitGate JmemPolkitGate;
 /* Exports @skeleton's interface at @path on @bus behind the gate: each call
  * is checked asynchronously on the thread-default main context, and only an
  * authorized one reaches the skeleton's handle-* handlers, which then run in
- * a worker thread. @config is copied. */
+ * a worker thread. Every call is counted in @activity until it is answered.
+ * @config is copied. */
 JmemPolkitGate *jmem_polkit_gate_export (GDBusInterfaceSkeleton     *skeleton,
                                          GDBusConnection            *bus,
                                          const char                 *path,
                                          const JmemPolkitGateConfig *config,
+                                         JmemActivity               *activity,
                                          GError                    **error);
 
 /* Unexports, cancels the checks still pending (their callers get an error)
  * and frees the gate. */
 void jmem_polkit_gate_free (JmemPolkitGate *gate);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemPolkitGate, jmem_polkit_gate_free)
-
-/* Calls received and not yet answered, wherever they are (waiting for
- * polkit or in a handler): a GDBusMethodInvocation counts until it is
- * finalized, which happens once its reply is sent. Thread-safe. */
-guint jmem_polkit_gate_in_flight (JmemPolkitGate *gate);
-
-/* Monotonic time a call last arrived or was answered. Thread-safe. */
-gint64 jmem_polkit_gate_last_activity (JmemPolkitGate *gate);
 
 /* The caller's uid as the gate looked it up from the bus, or -1. */
 gint64 jmem_polkit_caller_uid (GDBusMethodInvocation *invocation);
