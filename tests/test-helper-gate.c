@@ -343,7 +343,13 @@ test_fail_closed_hang (Fixture *f, gconstpointer data)
   calls_init (&c);
   start = g_get_monotonic_time ();
   call (&c, caller, helper_name (f), FALSE, 0);
+  wait_checks (f, 1);
+  /* waiting for polkit counts as in flight: the helper is not idle */
+  g_assert_cmpuint (jmem_activity_in_flight (f->activity), ==, 1);
+  g_assert_false (jmem_activity_idle (f->activity, g_get_monotonic_time () + (gint64) 3600 * G_USEC_PER_SEC, 0));
   wait_done (&c, 1, TIMEOUT_S + 10);
+  g_assert_true (jmem_activity_idle (f->activity, g_get_monotonic_time () + G_USEC_PER_SEC,
+                                     G_USEC_PER_SEC / 2));
   seconds = (g_get_monotonic_time () - start) / 1e6;
   g_test_message ("hanging polkit: %s after %.2f s", c.last_message, seconds);
   g_assert_cmpuint (calls_errors (&c, POLKIT_UNAVAILABLE), ==, 1);
