@@ -21,12 +21,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Starts a sandbox whose command writes its names to $work/$1, then sleeps.
+# Starts a sandbox whose command writes its names to $work/$1, then sleeps;
+# in a subshell, so that this shell does not report its end.
 start() {
-  setsid "$sandbox" --build-dir "$build" -- sh -c \
+  leaders+=("$(setsid "$sandbox" --build-dir "$build" -- sh -c \
     'echo "$JMEM_SANDBOX_AGENT $JMEM_SANDBOX_OUTSIDER $JMEM_SANDBOX_GROUP $JMEM_SANDBOX_STATE" >"$1.tmp" &&
-     mv "$1.tmp" "$1" && exec sleep 120' sh "$work/$1" </dev/null >"$work/$1.log" 2>&1 &
-  leaders+=($!)
+     mv "$1.tmp" "$1" && exec sleep 120' sh "$work/$1" </dev/null >"$work/$1.log" 2>&1 & echo $!)")
 }
 
 # "AGENT OUTSIDER GROUP STATE" of a started sandbox, once it has them.
