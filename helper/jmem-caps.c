@@ -94,30 +94,58 @@ jmem_caps_read (JmemCapSets *sets,
 
 /* cap_init() is every set empty: one capset() clears permitted, effective
  * and inheritable together. */
-static gboolean
-clear_sets (GError **error)
+static int
+clear_sets (void)
 {
   g_auto(cap_t) caps = cap_init ();
 
   if (caps == NULL)
-    return set_errno_error (error, errno, "Cannot allocate capability sets");
-  if (cap_set_proc (caps) != 0)
-    return set_errno_error (error, errno, "Cannot clear the capability sets");
-  return TRUE;
+    return -1;
+  return cap_set_proc (caps);
 }
+
+static int
+drop_bound (int cap)
+{
+  return cap_drop_bound (cap);
+}
+
+static int
+clear_ambient (void)
+{
+  return cap_reset_ambient ();
+}
+
+static const JmemCapsOps libcap_ops = {
+  .read = jmem_caps_read,
+  .drop_bound = drop_bound,
+  .clear_ambient = clear_ambient,
+  .clear_sets = clear_sets,
+};
 
 gboolean
 jmem_caps_restrict (gboolean *changed,
                     guint64  *kept,
                     GError  **error)
 {
+  return jmem_caps_restrict_with (NULL, changed, kept, error);
+}
+
+gboolean
+jmem_caps_restrict_with (const JmemCapsOps *ops,
+                         gboolean          *changed,
+                         guint64           *kept,
+                         GError           **error)
+{
   JmemCapSets have, after;
   JmemCapPlan plan;
 
+  if (ops == NULL)
+    ops = &libcap_ops;
   *changed = FALSE;
   if (kept != NULL)
     *kept = 0;
-  if (!jmem_caps_read (&have, error))
+  if (!ops->read (&have, error))
     return FALSE;
 
   jmem_caps_plan (&have, &plan);
@@ -133,7 +161,7 @@ jmem_caps_restrict (gboolean *changed,
    * which the capset below takes away (dropping it from the bounding set
    * does not). */
   for (int cap = 0; cap < 64; cap++)
-    if ((plan.drop_bounding & BIT (cap)) && cap_drop_bound (cap) != 0)
+    if ((plan.drop_bounding & BIT (cap)) && ops->drop_bound (cap) != 0)
       {
         g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
                      "Cannot drop capability %d from the bounding set: %s%s", cap,
@@ -141,13 +169,14 @@ jmem_caps_restrict (gboolean *changed,
                      (have.effective & BIT (CAP_SETPCAP)) ? "" : " (CAP_SETPCAP is not held)");
         return FALSE;
       }
-  if (plan.clear_ambient && cap_reset_ambient () != 0)
+  if (plan.clear_ambient && ops->clear_ambient () != 0)
     return set_errno_error (error, errno, "Cannot clear the ambient capability set");
-  if (!clear_sets (error))
-    return FALSE;
+  if (ops->clear_sets () != 0)
+    return set_errno_error (error, errno, "Cannot clear the capability sets");
 
-  /* Trust the kernel's view, not the calls' return values. */
-  if (!jmem_caps_read (&after, error))
+  /* Trust the kernel's view, not the calls' return values: all five sets,
+   * since a capability left in any of them can come back. */
+  if (!ops->read (&after, error))
     return FALSE;
   if (union_of (&after) != 0)
     {

@@ -48,4 +48,20 @@ gboolean jmem_caps_restrict (gboolean *changed,
                              guint64  *kept,
                              GError  **error);
 
+/* What jmem_caps_restrict() asks of the kernel, so that a test can stand in
+ * for a kernel that leaves capabilities behind. The int functions return 0
+ * or -1 with errno, as libcap's do. */
+typedef struct {
+  gboolean (*read) (JmemCapSets *sets, GError **error);
+  int      (*drop_bound) (int cap);
+  int      (*clear_ambient) (void);
+  int      (*clear_sets) (void);  /* permitted, effective and inheritable */
+} JmemCapsOps;
+
+/* jmem_caps_restrict() through @ops; NULL: this process, with libcap. */
+gboolean jmem_caps_restrict_with (const JmemCapsOps *ops,
+                                  gboolean          *changed,
+                                  guint64           *kept,
+                                  GError           **error);
+
 G_END_DECLS

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/prctl.h>
 
+#include "jmem-activity.h"
 #include "jmem-caps.h"
 #include "jmem-config.h"
 #include "jmem-error.h"
@@ -21,6 +22,7 @@ typedef struct {
   GMainLoop         *loop;
   GDBusConnection   *bus;
   JmemHelperMethods *methods;
+  JmemActivity      *activity;
   JmemPolkitGate    *gate;
   guint              idle_timeout_s;
   int                exit_code;
@@ -32,14 +34,12 @@ static const char *const features[] = {
 };
 
 /* Idle means no call of ours is unanswered, waiting for polkit or in a
- * handler, and none arrived for a while. Other messages (a Peer.Ping, an
- * Introspect) neither count nor keep the helper running. */
+ * handler, and none arrived for a while (jmem-activity.h). */
 static gboolean
 is_idle (Helper *h)
 {
-  return jmem_polkit_gate_in_flight (h->gate) == 0 &&
-         g_get_monotonic_time () - jmem_polkit_gate_last_activity (h->gate) >=
-           (gint64) h->idle_timeout_s * G_USEC_PER_SEC;
+  return jmem_activity_idle (h->activity, g_get_monotonic_time (),
+                             (gint64) h->idle_timeout_s * G_USEC_PER_SEC);
 }
 
 static gboolean
@@ -83,7 +83,7 @@ on_idle_check (gpointer user_data)
     {
       while (g_main_context_iteration (NULL, FALSE))
         ;
-      if (jmem_polkit_gate_in_flight (h->gate) == 0)
+      if (jmem_activity_in_flight (h->activity) == 0)
         break;
       g_usleep (10 * 1000);
     }
@@ -163,9 +163,10 @@ main (int    argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(JmemHelper1) skeleton = NULL;
   g_autoptr(JmemHelperMethods) methods = NULL;
+  g_autoptr(JmemActivity) activity = jmem_activity_new ();
   gboolean version = FALSE, no_idle_exit = FALSE;
   int idle_timeout = DEFAULT_IDLE_TIMEOUT_S, polkit_timeout = 10, interactive_timeout = 120;
-  JmemPolkitGateConfig gate;
+  JmemPolkitGateConfig gate = { 0 };
   Helper h = { 0 };
   guint32 answer = 0;
   const GOptionEntry entries[] = {
@@ -227,8 +228,9 @@ main (int    argc,
   methods = jmem_helper_methods_new (skeleton);
   h.methods = methods;
 
+  h.activity = activity;
   h.gate = jmem_polkit_gate_export (G_DBUS_INTERFACE_SKELETON (skeleton), h.bus, JMEM_DBUS_PATH,
-                                    &gate, &error);
+                                    &gate, activity, &error);
   if (h.gate == NULL)
     {
       g_critical ("Cannot export %s: %s", JMEM_DBUS_PATH, error->message);

@@ -5,8 +5,10 @@
 #include "jmem-config.h"
 #include "jmem-error.h"
 #include "jmem-glib-compat.h"
-#include "jmem-helper-log.h"
 #include "jmem-names.h"
+#include "jmem-refusal-log.h"
+
+#include <gio/gunixfdlist.h>
 
 #define CALLER_UID_KEY "jmem-caller-uid"
 
@@ -50,50 +52,6 @@ jmem_polkit_gate_lookup (const char  *interface,
 }
 
 
-/* ---- calls in flight ------------------------------------------------------ */
-
-/* Shared with the invocations it counts, which may be finalized in a worker
- * thread and after the gate is gone. */
-typedef struct {
-  GMutex lock;
-  guint  in_flight;
-  gint64 last_activity;  /* monotonic */
-} Activity;
-
-#define IN_FLIGHT_KEY "jmem-in-flight"
-
-static void
-activity_clear (Activity *activity)
-{
-  g_mutex_clear (&activity->lock);
-}
-
-static void
-activity_release (gpointer data)
-{
-  Activity *activity = data;
-
-  g_mutex_lock (&activity->lock);
-  activity->in_flight--;
-  activity->last_activity = g_get_monotonic_time ();
-  g_mutex_unlock (&activity->lock);
-  g_atomic_rc_box_release_full (activity, (GDestroyNotify) activity_clear);
-}
-
-/* Counts @invocation until it is finalized: then its reply has been sent,
- * whoever sent it. */
-static void
-activity_hold (Activity              *activity,
-               GDBusMethodInvocation *invocation)
-{
-  g_mutex_lock (&activity->lock);
-  activity->in_flight++;
-  activity->last_activity = g_get_monotonic_time ();
-  g_mutex_unlock (&activity->lock);
-  g_object_set_data_full (G_OBJECT (invocation), IN_FLIGHT_KEY,
-                          g_atomic_rc_box_acquire (activity), activity_release);
-}
-
 /* ---- the gate -------------------------------------------------------------- */
 
 struct _JmemPolkitGate {
@@ -102,13 +60,15 @@ struct _JmemPolkitGate {
   GDBusConnection        *bus;
   GDBusInterfaceVTable    vtable;
   guint                   registration_id;
-  Activity               *activity;
+  JmemActivity           *activity;
 
   /* Main context only. */
   GHashTable *checks;      /* Check *: undecided calls */
   GHashTable *per_sender;  /* unique name → undecided calls */
   GHashTable *per_uid;     /* uid → calls waiting for polkit */
-  guint       n_polkit;    /* calls waiting for polkit, all uids */
+  guint       n_polkit[2]; /* calls waiting for polkit, all uids: [interactive] */
+  JmemRefusalLog *refusals;
+  guint       refusal_flush_id;
   PolkitAuthority *authority;  /* once polkit_authority_get_async gave one */
   gboolean    getting_authority;
   GQueue      waiting;     /* Check *: for the authority */
@@ -174,7 +134,7 @@ check_free (Check *check)
   if (check->uid_counted)
     {
       count_add (gate->per_uid, GSIZE_TO_POINTER ((gsize) check->uid), -1);
-      gate->n_polkit--;
+      gate->n_polkit[check->interactive]--;
     }
   sender_add (gate, check->sender, -1);
   g_hash_table_remove (gate->checks, check);
@@ -184,30 +144,48 @@ check_free (Check *check)
   g_free (check);
 }
 
-/* GLib 2.74 has no GDBusError for InteractiveAuthorizationRequired. */
-static GQuark
-interactive_error_quark (void)
-{
-  static gsize quark = 0;
-  static const GDBusErrorEntry entries[] = {
-    { 0, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired" },
-  };
+/* GDBus has no GDBusError for it (GLib 2.66 to 2.80), and the name is all
+ * a caller needs. */
+#define INTERACTIVE_AUTHORIZATION_REQUIRED "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired"
 
-  g_dbus_error_register_error_domain ("jmem-interactive-error-quark", &quark,
-                                      entries, G_N_ELEMENTS (entries));
-  return (GQuark) quark;
+static gboolean
+on_refusal_flush (gpointer user_data)
+{
+  JmemPolkitGate *gate = user_data;
+  gint64 now = g_get_monotonic_time ();
+  gint64 next = jmem_refusal_log_flush (gate->refusals, now);
+
+  gate->refusal_flush_id = next == 0 ? 0
+    : g_timeout_add ((guint) MAX ((next - now) / 1000, 1), on_refusal_flush, gate);
+  return G_SOURCE_REMOVE;
+}
+
+/* Logs a refusal: at once when it is the uid's first for a while, else
+ * counted into one line per interval (jmem-refusal-log.h). */
+static void
+log_refusal (JmemPolkitGate *gate,
+             const char     *action,
+             gint64          uid,
+             const char     *result,
+             const char     *detail)
+{
+  jmem_refusal_log_add (gate->refusals, g_get_monotonic_time (), action, uid, result, detail);
+  if (gate->refusal_flush_id == 0)
+    gate->refusal_flush_id = g_timeout_add_seconds (JMEM_REFUSAL_LOG_INTERVAL_S,
+                                                    on_refusal_flush, gate);
 }
 
 /* Logs and answers a call the gate does not let through; takes @invocation's
  * reference and @error. */
 static void
-refuse_invocation (GDBusMethodInvocation *invocation,
+refuse_invocation (JmemPolkitGate        *gate,
+                   GDBusMethodInvocation *invocation,
                    const char            *action,
                    gint64                 uid,
                    const char            *result,
                    GError                *error)
 {
-  jmem_helper_log_action (action, uid, result, error->message);
+  log_refusal (gate, action, uid, result, error->message);
   g_dbus_method_invocation_take_error (invocation, error);
 }
 
@@ -216,7 +194,8 @@ check_refuse (Check      *check,
               const char *result,
               GError     *error)
 {
-  refuse_invocation (g_steal_pointer (&check->invocation), check->action, check->uid, result, error);
+  refuse_invocation (check->gate, g_steal_pointer (&check->invocation), check->action, check->uid,
+                     result, error);
   check_free (check);
 }
 
@@ -261,7 +240,7 @@ check_refuse_cancelled (Check *check)
                                                 "jmem-helper is stopping: call again"));
   else
     check_refuse (check, "polkit-unavailable",
-                  g_error_new (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                  g_error_new (JMEM_ERROR, JMEM_ERROR_POLKIT_UNAVAILABLE,
                                "%s, so jmem-helper refuses %s: it did not answer within %u s%s",
                                JMEM_POLKIT_UNAVAILABLE, check->action, check->timeout_s,
                                check->interactive
@@ -298,7 +277,7 @@ on_checked (GObject      *source,
         return;
       g_dbus_error_strip_remote_error (error);
       check_refuse (check, "polkit-unavailable",
-                    g_error_new (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                    g_error_new (JMEM_ERROR, JMEM_ERROR_POLKIT_UNAVAILABLE,
                                  "%s, so jmem-helper refuses %s: %s", JMEM_POLKIT_UNAVAILABLE,
                                  check->action, error->message));
       return;
@@ -316,11 +295,14 @@ on_checked (GObject      *source,
    * could ask, so for it this is a plain refusal. */
   if (polkit_authorization_result_get_is_challenge (result) && !check->interactive)
     {
-      check_refuse (check, "challenge",
-                    g_error_new (interactive_error_quark (), 0,
-                                 "%s needs authentication; call again allowing interactive "
-                                 "authorization, or join the %s group", check->action,
-                                 JMEM_PRIVILEGED_GROUP));
+      g_autofree char *message = g_strdup_printf ("%s needs authentication; call again allowing "
+                                                  "interactive authorization, or join the %s group",
+                                                  check->action, JMEM_PRIVILEGED_GROUP);
+
+      log_refusal (check->gate, check->action, check->uid, "challenge", message);
+      g_dbus_method_invocation_return_dbus_error (g_steal_pointer (&check->invocation),
+                                                  INTERACTIVE_AUTHORIZATION_REQUIRED, message);
+      check_free (check);
       return;
     }
 
@@ -367,7 +349,7 @@ on_authority (GObject      *source,
         check_refuse_cancelled (check);
       else
         check_refuse (check, "polkit-unavailable",
-                      g_error_new (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                      g_error_new (JMEM_ERROR, JMEM_ERROR_POLKIT_UNAVAILABLE,
                                    "%s, so jmem-helper refuses %s: %s", JMEM_POLKIT_UNAVAILABLE,
                                    check->action, error->message));
     }
@@ -395,12 +377,53 @@ check_with_authority (Check *check)
 static GError *
 rate_limited (const char *who,
               guint       limit,
-              const Check *check)
+              guint       within_s)
 {
   return g_error_new (JMEM_ERROR, JMEM_ERROR_RATE_LIMITED,
                       "%s already has %u authorization checks pending, the most jmem-helper "
                       "takes at once: call again once they are answered (within %u s)",
-                      who, limit, check->gate->config.interactive_timeout_s);
+                      who, limit, within_s);
+}
+
+/* Whether @check, of a uid now known, may wait for polkit: the uid's own
+ * limit first, then the pool of its kind; else it is refused here. */
+static gboolean
+check_admit (Check *check)
+{
+  JmemPolkitGate *gate = check->gate;
+  const JmemPolkitGateConfig *config = &gate->config;
+  gpointer uid_key = GSIZE_TO_POINTER ((gsize) check->uid);
+  g_autofree char *who = NULL;
+
+  if (count_get (gate->per_uid, uid_key) >= config->max_pending_per_uid)
+    {
+      who = g_strdup_printf ("uid %" G_GINT64_FORMAT, check->uid);
+      check_refuse (check, "rate-limited",
+                    rate_limited (who, config->max_pending_per_uid, config->interactive_timeout_s));
+      return FALSE;
+    }
+  if (check->interactive && gate->n_polkit[TRUE] >= config->max_pending_interactive)
+    {
+      check_refuse (check, "rate-limited",
+                    g_error_new (JMEM_ERROR, JMEM_ERROR_RATE_LIMITED,
+                                 "jmem-helper already has %u authorization checks pending that "
+                                 "allow interaction, the most it takes at once: call again "
+                                 "without allowing interactive authorization (members of the %s "
+                                 "group need none), or within %u s",
+                                 config->max_pending_interactive, JMEM_PRIVILEGED_GROUP,
+                                 config->interactive_timeout_s));
+      return FALSE;
+    }
+  if (!check->interactive && gate->n_polkit[FALSE] >= config->max_pending)
+    {
+      check_refuse (check, "rate-limited",
+                    rate_limited ("jmem-helper", config->max_pending, config->timeout_s));
+      return FALSE;
+    }
+  count_add (gate->per_uid, uid_key, 1);
+  gate->n_polkit[check->interactive]++;
+  check->uid_counted = TRUE;
+  return TRUE;
 }
 
 static void
@@ -409,10 +432,8 @@ on_caller_uid (GObject      *source,
                gpointer      user_data)
 {
   Check *check = user_data;
-  JmemPolkitGate *gate = check->gate;
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res, &error);
-  g_autofree char *who = NULL;
   guint32 uid;
 
   if (reply == NULL)
@@ -432,23 +453,8 @@ on_caller_uid (GObject      *source,
   g_object_set_data (G_OBJECT (check->invocation), CALLER_UID_KEY,
                      GSIZE_TO_POINTER ((gsize) check->uid + 1));
 
-  if (count_get (gate->per_uid, GSIZE_TO_POINTER ((gsize) uid)) >= JMEM_POLKIT_MAX_PENDING_PER_UID)
-    {
-      who = g_strdup_printf ("uid %u", uid);
-      check_refuse (check, "rate-limited", rate_limited (who, JMEM_POLKIT_MAX_PENDING_PER_UID, check));
-      return;
-    }
-  if (gate->n_polkit >= JMEM_POLKIT_MAX_PENDING)
-    {
-      check_refuse (check, "rate-limited",
-                    rate_limited ("jmem-helper", JMEM_POLKIT_MAX_PENDING, check));
-      return;
-    }
-  count_add (gate->per_uid, GSIZE_TO_POINTER ((gsize) uid), 1);
-  gate->n_polkit++;
-  check->uid_counted = TRUE;
-
-  check_with_authority (check);
+  if (check_admit (check))
+    check_with_authority (check);
 }
 
 static gboolean
@@ -475,6 +481,15 @@ jmem_polkit_caller_uid (GDBusMethodInvocation *invocation)
   return p != NULL ? (gint64) GPOINTER_TO_SIZE (p) - 1 : -1;
 }
 
+/* How many file descriptors came with @message. */
+static int
+n_fds (GDBusMessage *message)
+{
+  GUnixFDList *fds = g_dbus_message_get_unix_fd_list (message);
+
+  return fds != NULL ? g_unix_fd_list_get_length (fds) : 0;
+}
+
 /* The interface's method_call: sees every call on the main context. Nothing
  * here waits: the uid and polkit's answer are asked for asynchronously,
  * bounded by a timer, and the call is answered or dispatched when they come. */
@@ -491,17 +506,34 @@ on_method_call (GDBusConnection       *connection,
   JmemPolkitGate *gate = user_data;
   GDBusMessage *message = g_dbus_method_invocation_get_message (invocation);
   const char *action;
+  JmemGateKind kind;
   Check *check;
+  int fds;
 
-  activity_hold (gate->activity, invocation);
+  jmem_activity_hold (gate->activity, G_OBJECT (invocation));
+  kind = jmem_polkit_gate_lookup (interface_name, method_name, &action);
 
-  switch (jmem_polkit_gate_lookup (interface_name, method_name, &action))
+  /* No method takes a descriptor. Refused before anything else, those a
+   * caller attached are closed now, not held while polkit is asked: a few
+   * callers with calls pending would otherwise use up the helper's. */
+  fds = n_fds (message);
+  if (fds > 0)
+    {
+      refuse_invocation (gate, invocation, action != NULL ? action : "(unknown)", -1, "denied",
+                         g_error_new (JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                                      "jmem-helper takes no file descriptors, and %d came "
+                                      "with this call of %s", fds,
+                                      method_name != NULL ? method_name : "(none)"));
+      return;
+    }
+
+  switch (kind)
     {
     case JMEM_GATE_ALLOW:
       dispatch (gate, invocation);
       return;
     case JMEM_GATE_DENY:
-      refuse_invocation (invocation, "(unknown)", -1, "denied",
+      refuse_invocation (gate, invocation, "(unknown)", -1, "denied",
                          g_error_new (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
                                       "%s.%s is not something jmem-helper does",
                                       interface_name != NULL ? interface_name : "(none)",
@@ -514,7 +546,7 @@ on_method_call (GDBusConnection       *connection,
   /* A peer-to-peer connection has no sender: there is no one to ask about. */
   if (sender == NULL)
     {
-      refuse_invocation (invocation, action, -1, "denied",
+      refuse_invocation (gate, invocation, action, -1, "denied",
                          g_error_new_literal (G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
                                               "jmem-helper only answers callers on the system bus"));
       return;
@@ -522,11 +554,11 @@ on_method_call (GDBusConnection       *connection,
 
   /* One connection belongs to one uid: its calls count against that uid's
    * limit even before the bus has said which uid it is. */
-  if (count_get (gate->per_sender, sender) >= JMEM_POLKIT_MAX_PENDING_PER_UID)
+  if (count_get (gate->per_sender, sender) >= gate->config.max_pending_per_uid)
     {
-      Check probe = { .gate = gate };
-      refuse_invocation (invocation, action, -1, "rate-limited",
-                         rate_limited ("this connection", JMEM_POLKIT_MAX_PENDING_PER_UID, &probe));
+      refuse_invocation (gate, invocation, action, -1, "rate-limited",
+                         rate_limited ("this connection", gate->config.max_pending_per_uid,
+                                       gate->config.interactive_timeout_s));
       return;
     }
 
@@ -575,16 +607,22 @@ jmem_polkit_gate_export (GDBusInterfaceSkeleton     *skeleton,
                          GDBusConnection            *bus,
                          const char                 *path,
                          const JmemPolkitGateConfig *config,
+                         JmemActivity               *activity,
                          GError                    **error)
 {
   g_autoptr(JmemPolkitGate) gate = g_new0 (JmemPolkitGate, 1);
 
   gate->config = *config;
+  if (gate->config.max_pending_per_uid == 0)
+    gate->config.max_pending_per_uid = JMEM_POLKIT_MAX_PENDING_PER_UID;
+  if (gate->config.max_pending == 0)
+    gate->config.max_pending = JMEM_POLKIT_MAX_PENDING;
+  if (gate->config.max_pending_interactive == 0)
+    gate->config.max_pending_interactive = JMEM_POLKIT_MAX_PENDING_INTERACTIVE;
   gate->skeleton = g_object_ref (skeleton);
   gate->bus = g_object_ref (bus);
-  gate->activity = g_atomic_rc_box_new0 (Activity);
-  g_mutex_init (&gate->activity->lock);
-  gate->activity->last_activity = g_get_monotonic_time ();
+  gate->activity = jmem_activity_ref (activity);
+  gate->refusals = jmem_refusal_log_new (JMEM_REFUSAL_LOG_INTERVAL_S * G_USEC_PER_SEC);
   gate->checks = g_hash_table_new (NULL, NULL);
   gate->per_sender = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   gate->per_uid = g_hash_table_new (NULL, NULL);
@@ -643,31 +681,11 @@ jmem_polkit_gate_free (JmemPolkitGate *gate)
   g_clear_pointer (&gate->checks, g_hash_table_unref);
   g_clear_pointer (&gate->per_sender, g_hash_table_unref);
   g_clear_pointer (&gate->per_uid, g_hash_table_unref);
-  if (gate->activity != NULL)
-    g_atomic_rc_box_release_full (gate->activity, (GDestroyNotify) activity_clear);
+  if (gate->refusal_flush_id != 0)
+    g_source_remove (gate->refusal_flush_id);
+  g_clear_pointer (&gate->refusals, jmem_refusal_log_free);
+  g_clear_pointer (&gate->activity, jmem_activity_unref);
   g_clear_object (&gate->bus);
   g_clear_object (&gate->skeleton);
   g_free (gate);
-}
-
-guint
-jmem_polkit_gate_in_flight (JmemPolkitGate *gate)
-{
-  guint n;
-
-  g_mutex_lock (&gate->activity->lock);
-  n = gate->activity->in_flight;
-  g_mutex_unlock (&gate->activity->lock);
-  return n;
-}
-
-gint64
-jmem_polkit_gate_last_activity (JmemPolkitGate *gate)
-{
-  gint64 t;
-
-  g_mutex_lock (&gate->activity->lock);
-  t = gate->activity->last_activity;
-  g_mutex_unlock (&gate->activity->lock);
-  return t;
 }

@@ -4,6 +4,8 @@
 
 #include <gio/gio.h>
 
+#include "jmem-activity.h"
+
 G_BEGIN_DECLS
 
 typedef enum {
@@ -20,15 +22,23 @@ JmemGateKind jmem_polkit_gate_lookup (const char  *interface,
 
 /* Authorization checks pending at once: beyond these a call is refused at
  * once with dev.jmem.Error.RateLimited, so that no caller can use up what
- * the others need. */
-#define JMEM_POLKIT_MAX_PENDING_PER_UID 16
-#define JMEM_POLKIT_MAX_PENDING         128
+ * the others need. Checks that allow interaction have a pool of their own:
+ * only they can wait minutes (for a password, or for an authentication
+ * agent that never answers), so that however many accounts hold them, a
+ * non-interactive check, all a member of the group needs, finds a place. */
+#define JMEM_POLKIT_MAX_PENDING_PER_UID     16   /* both kinds */
+#define JMEM_POLKIT_MAX_PENDING             128  /* non-interactive, all uids */
+#define JMEM_POLKIT_MAX_PENDING_INTERACTIVE 32   /* interactive, all uids */
 
-/* How long polkit may take before the call is refused. Interactive calls get
- * longer: a person may be typing a password. */
+/* How long polkit may take before the call is refused (interactive calls
+ * get longer: a person may be typing a password), and the limits above; a
+ * limit of 0 takes the default. */
 typedef struct {
   guint timeout_s;
   guint interactive_timeout_s;
+  guint max_pending_per_uid;
+  guint max_pending;
+  guint max_pending_interactive;
 } JmemPolkitGateConfig;
 
 typedef struct _JmemPolkitGate JmemPolkitGate;
@@ -36,25 +46,21 @@ typedef struct _JmemPolkitGate JmemPolkitGate;
 /* Exports @skeleton's interface at @path on @bus behind the gate: each call
  * is checked asynchronously on the thread-default main context, and only an
  * authorized one reaches the skeleton's handle-* handlers, which then run in
- * a worker thread. @config is copied. */
+ * a worker thread. Every call is counted in @activity until it is answered.
+ * A call that carries file descriptors is refused before anything else (no
+ * method takes one, and a pending call would hold them). Refusals are
+ * logged through a JmemRefusalLog; @config is copied. */
 JmemPolkitGate *jmem_polkit_gate_export (GDBusInterfaceSkeleton     *skeleton,
                                          GDBusConnection            *bus,
                                          const char                 *path,
                                          const JmemPolkitGateConfig *config,
+                                         JmemActivity               *activity,
                                          GError                    **error);
 
 /* Unexports, cancels the checks still pending (their callers get an error)
  * and frees the gate. */
 void jmem_polkit_gate_free (JmemPolkitGate *gate);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemPolkitGate, jmem_polkit_gate_free)
-
-/* Calls received and not yet answered, wherever they are (waiting for
- * polkit or in a handler): a GDBusMethodInvocation counts until it is
- * finalized, which happens once its reply is sent. Thread-safe. */
-guint jmem_polkit_gate_in_flight (JmemPolkitGate *gate);
-
-/* Monotonic time a call last arrived or was answered. Thread-safe. */
-gint64 jmem_polkit_gate_last_activity (JmemPolkitGate *gate);
 
 /* The caller's uid as the gate looked it up from the bus, or -1. */
 gint64 jmem_polkit_caller_uid (GDBusMethodInvocation *invocation);

@@ -68,10 +68,6 @@ static const Case cases[] = {
     G_DBUS_ERROR_AUTH_FAILED, JMEM_EXIT_NOT_AUTHORIZED, "--no-ask-password", GROUP, FALSE },
   { "dev.jmem.Error.PolkitUnavailable", no_domain, 0, jmem_error_quark, JMEM_ERROR_POLKIT_UNAVAILABLE,
     JMEM_EXIT_NO_DATA, POLKIT, POLKIT, TRUE },
-  /* TRANSITION: how a helper older than PolkitUnavailable says it */
-  { DBUS_NAME ("AccessDenied"), no_domain, 0, jmem_error_quark, JMEM_ERROR_POLKIT_UNAVAILABLE,
-    JMEM_EXIT_NO_DATA, POLKIT, POLKIT, TRUE,
-    JMEM_POLKIT_UNAVAILABLE ", so jmem-helper refuses dev.jmem.read-nvmap: no answer" },
   /* what the helper itself says */
   { "dev.jmem.Error.Failed", no_domain, 0, jmem_error_quark, JMEM_ERROR_FAILED,
     JMEM_EXIT_NO_DATA, NULL, NULL, FALSE },

@@ -1,13 +1,15 @@
 #!/bin/bash
 # What the jmem-metrics account's own group may do, asked of the real polkitd
-# with the rules file of the build: run in tests/e2e/jmem-sandbox started with
-# --group set to that group, so that the sandbox's agent is in it (and not in
-# the jmem group), and the outsider in neither. The agent reads NvMap (the
-# clients, the total, jmem metrics' series), and is refused the allocations
-# and a cache drop, which nothing records; the outsider reads no NvMap.
-# Usage (inside the sandbox): test-e2e-metrics-group.sh PRIVILEGED_GROUP
+# with the project's rules file: run in tests/e2e/jmem-sandbox started with
+# --agent-metrics, so that the sandbox's agent is in the run's metrics group
+# (and not in its privileged group), and the outsider in neither. The agent
+# reads NvMap (the clients, the total, jmem metrics' series), and is refused
+# the allocations and a cache drop, which nothing records; the outsider
+# reads no NvMap.
+# Usage (inside the sandbox): test-e2e-metrics-group.sh
 set -u
-privileged=$1
+privileged=$JMEM_SANDBOX_GROUP
+metrics_group=$JMEM_SANDBOX_METRICS_GROUP
 jmem=$JMEM_SANDBOX_BUILD_DIR/client/jmem
 agent=$JMEM_SANDBOX_AGENT
 outsider=$JMEM_SANDBOX_OUTSIDER
@@ -15,11 +17,11 @@ failed=0
 
 [ "$JMEM_SANDBOX_POLKIT" = real ] || { echo "FAIL: needs the real polkitd, not $JMEM_SANDBOX_POLKIT"; exit 1; }
 if id -nG "$agent" | tr ' ' '\n' | grep -qx "$privileged"; then
-  echo "FAIL: $agent is in $privileged as well: the grants of $JMEM_SANDBOX_GROUP cannot be told apart"
+  echo "FAIL: $agent is in $privileged as well: the grants of $metrics_group cannot be told apart"
   exit 1
 fi
-id -nG "$agent" | tr ' ' '\n' | grep -qx "$JMEM_SANDBOX_GROUP" ||
-  { echo "FAIL: $agent is not in $JMEM_SANDBOX_GROUP"; exit 1; }
+id -nG "$agent" | tr ' ' '\n' | grep -qx "$metrics_group" ||
+  { echo "FAIL: $agent is not in $metrics_group"; exit 1; }
 
 # as USER ARGS...: jmem as USER with its groups, output in $out, $err, $rc
 as() {

@@ -3,10 +3,12 @@
 #include <glib.h>
 #include <linux/capability.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "jmem-caps.h"
+#include "jmem-error.h"
 #include "jmem-file.h"
 
 #define BIT(cap) (G_GUINT64_CONSTANT (1) << (cap))
@@ -91,6 +93,157 @@ test_one_extra_anywhere_empties_all (void)
       }
 }
 
+/* The design allows the helper CAP_DAC_READ_SEARCH and nothing else: for
+ * every other capability, in any of the five sets, alone or beside the
+ * grant, the plan drops everything. */
+static void
+test_only_the_grant_is_kept (void)
+{
+  g_assert_cmphex (jmem_caps_grantable_mask (), ==, GRANT);
+
+  for (int cap = 0; cap <= CAP_LAST_CAP; cap++)
+    for (int f = 0; f < 5; f++)
+      {
+        JmemCapSets alone = { 0 };
+        JmemCapSets beside = { GRANT, GRANT, 0, GRANT, 0 };
+        guint64 *alone_fields[] = { &alone.permitted, &alone.effective, &alone.inheritable,
+                                    &alone.bounding, &alone.ambient };
+        guint64 *beside_fields[] = { &beside.permitted, &beside.effective, &beside.inheritable,
+                                     &beside.bounding, &beside.ambient };
+        JmemCapPlan plan;
+
+        *alone_fields[f] |= BIT (cap);
+        *beside_fields[f] |= BIT (cap);
+        jmem_caps_plan (&alone, &plan);
+        if (plan.change != (cap != CAP_DAC_READ_SEARCH))
+          g_error ("capability %d alone in set %d: plan.change is %d", cap, f, plan.change);
+        if (plan.change)
+          assert_empty (&plan.target);
+        jmem_caps_plan (&beside, &plan);
+        if (plan.change != (cap != CAP_DAC_READ_SEARCH))
+          g_error ("capability %d beside the grant in set %d: plan.change is %d", cap, f, plan.change);
+        if (plan.change)
+          assert_empty (&plan.target);
+      }
+}
+
+/* ---- a kernel that leaves capabilities behind --------------------------- */
+
+/* The process's sets as the stand-in kernel holds them, and what each call
+ * fails to take away. */
+static JmemCapSets fake;
+static JmemCapSets stays;
+static guint fake_calls;
+
+static gboolean
+fake_read (JmemCapSets *sets, GError **error)
+{
+  *sets = fake;
+  return TRUE;
+}
+
+static int
+fake_drop_bound (int cap)
+{
+  fake_calls++;
+  fake.bounding &= ~BIT (cap) | stays.bounding;
+  return 0;
+}
+
+static int
+fake_clear_ambient (void)
+{
+  fake_calls++;
+  fake.ambient &= stays.ambient;
+  return 0;
+}
+
+static int
+fake_clear_sets (void)
+{
+  fake_calls++;
+  fake.permitted &= stays.permitted;
+  fake.effective &= stays.effective;
+  fake.inheritable &= stays.inheritable;
+  return 0;
+}
+
+static const JmemCapsOps fake_ops = { fake_read, fake_drop_bound, fake_clear_ambient, fake_clear_sets };
+
+/* Full root, as a bus without systemd starts the helper. */
+static void
+fake_full_root (void)
+{
+  fake = (JmemCapSets) { FULL, FULL, 0, FULL, BIT (CAP_NET_ADMIN) };
+  stays = (JmemCapSets) { 0 };
+  fake_calls = 0;
+}
+
+/* Every call "succeeds", but a capability stays in one set: the helper
+ * looks at all five afterwards and refuses to run, whichever it is. */
+static void
+test_leftovers_refuse_to_run (void)
+{
+  static const char *const names[] = { "permitted", "effective", "inheritable", "bounding", "ambient" };
+  gboolean changed;
+  guint64 kept = 1;
+
+  /* the stand-in does what a kernel does when nothing stays */
+  fake_full_root ();
+  g_assert_true (jmem_caps_restrict_with (&fake_ops, &changed, &kept, NULL));
+  g_assert_true (changed);
+  g_assert_cmphex (kept, ==, 0);
+  assert_empty (&fake);
+
+  for (int f = 0; f < 5; f++)
+    {
+      g_autoptr(GError) error = NULL;
+      guint64 *stays_fields[] = { &stays.permitted, &stays.effective, &stays.inheritable,
+                                  &stays.bounding, &stays.ambient };
+
+      fake_full_root ();
+      fake.inheritable = BIT (CAP_SYS_ADMIN);
+      fake.ambient = BIT (CAP_SYS_ADMIN);
+      *stays_fields[f] = BIT (CAP_SYS_ADMIN);
+      g_test_message ("CAP_SYS_ADMIN stays in %s", names[f]);
+      g_assert_false (jmem_caps_restrict_with (&fake_ops, &changed, &kept, &error));
+      g_assert_error (error, JMEM_ERROR, JMEM_ERROR_FAILED);
+      g_assert_nonnull (strstr (error->message, "not empty after dropping them"));
+      g_assert_cmpuint (fake_calls, >, 0);
+    }
+}
+
+/* Found holding the grant alone (the operator's drop-in), nothing is
+ * called and the grant is what is kept; with anything beside it, all goes. */
+static void
+test_grant_kept_over_every_cap (void)
+{
+  for (int cap = 0; cap <= CAP_LAST_CAP; cap++)
+    {
+      g_autoptr(GError) error = NULL;
+      gboolean changed = TRUE;
+      guint64 kept = 0;
+
+      fake = (JmemCapSets) { GRANT, GRANT, 0, GRANT | BIT (cap), 0 };
+      stays = (JmemCapSets) { 0 };
+      fake_calls = 0;
+      g_assert_true (jmem_caps_restrict_with (&fake_ops, &changed, &kept, &error));
+      g_assert_no_error (error);
+      if (cap == CAP_DAC_READ_SEARCH)
+        {
+          g_assert_false (changed);
+          g_assert_cmpuint (fake_calls, ==, 0);
+          g_assert_cmphex (kept, ==, GRANT);
+        }
+      else
+        {
+          g_assert_true (changed);
+          g_assert_cmphex (kept, ==, 0);
+          assert_empty (&fake);
+        }
+    }
+}
+
 static guint64
 status_field (const char *status,
               const char *name)
@@ -170,6 +323,9 @@ main (int argc, char **argv)
   g_test_add_func ("/helper/caps/operator-grant-is-kept", test_operator_grant_is_kept);
   g_test_add_func ("/helper/caps/full-root-is-emptied", test_full_root_is_emptied);
   g_test_add_func ("/helper/caps/one-extra-anywhere-empties-all", test_one_extra_anywhere_empties_all);
+  g_test_add_func ("/helper/caps/only-the-grant-is-kept", test_only_the_grant_is_kept);
+  g_test_add_func ("/helper/caps/leftovers-refuse-to-run", test_leftovers_refuse_to_run);
+  g_test_add_func ("/helper/caps/grant-kept-over-every-cap", test_grant_kept_over_every_cap);
   g_test_add_func ("/helper/caps/read-matches-proc-status", test_read_matches_proc_status);
   g_test_add_func ("/helper/caps/restrict-in-child", test_restrict_in_child);
   return g_test_run ();

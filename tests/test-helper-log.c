@@ -1,9 +1,11 @@
 /* The helper's audit records: a caller's text stays on one line, escaped,
- * in every field (journal and stderr alike). */
+ * in every field (journal and stderr alike); refusals are counted into a
+ * line per uid and interval, and never crowd out an audit line. */
 #include <glib.h>
 #include <string.h>
 
 #include "jmem-helper-log.h"
+#include "jmem-refusal-log.h"
 
 static void
 test_escape (void)
@@ -40,6 +42,7 @@ typedef struct {
   guint      n_records;
   GPtrArray *fields;  /* "KEY=value" of the last record */
   char      *line;    /* the last record as the stderr writer prints it */
+  GPtrArray *messages;  /* every record's MESSAGE, when set */
 } Captured;
 
 /* A writer, once set, stays for the life of the process: it must outlive
@@ -56,6 +59,10 @@ capture_writer (GLogLevelFlags   level,
     return g_log_writer_default (level, fields, n_fields, user_data);
 
   captured.n_records++;
+  if (captured.messages != NULL)
+    for (gsize i = 0; i < n_fields; i++)
+      if (g_str_equal (fields[i].key, "MESSAGE"))
+        g_ptr_array_add (captured.messages, g_strdup (fields[i].value));
   g_free (captured.line);
   captured.line = g_log_writer_format_fields (level, fields, n_fields, FALSE);
   g_ptr_array_set_size (captured.fields, 0);
@@ -93,7 +100,6 @@ test_record_is_one_line (void)
                        "of type b: DropCaches takes only compact (b)";
 
   captured.fields = g_ptr_array_new_with_free_func (g_free);
-  g_log_set_writer_func (capture_writer, NULL, NULL);
   captured.active = TRUE;
   jmem_helper_log_action ("dev.jmem.drop-caches\n", 1000, "fail\ned", detail);
   captured.active = FALSE;
@@ -114,11 +120,127 @@ test_record_is_one_line (void)
   g_clear_pointer (&captured.fields, g_ptr_array_unref);
 }
 
+/* ---- refusals ------------------------------------------------------------ */
+
+#define S G_USEC_PER_SEC
+#define INTERVAL (10 * S)
+
+static void
+capture_start (void)
+{
+  captured.fields = g_ptr_array_new_with_free_func (g_free);
+  captured.messages = g_ptr_array_new_with_free_func (g_free);
+  captured.n_records = 0;
+  captured.active = TRUE;
+}
+
+static void
+capture_stop (void)
+{
+  captured.active = FALSE;
+  g_clear_pointer (&captured.line, g_free);
+  g_clear_pointer (&captured.fields, g_ptr_array_unref);
+  g_clear_pointer (&captured.messages, g_ptr_array_unref);
+}
+
+static guint
+count_messages (const char *needle)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < captured.messages->len; i++)
+    if (strstr (g_ptr_array_index (captured.messages, i), needle) != NULL)
+      n++;
+  return n;
+}
+
+/* The flood the review measured: one outsider refused 6,487 times in 4 s,
+ * while a member of the group drops caches now and then. The outsider's
+ * refusals make two lines, the first at once and one that counts the rest;
+ * every audit line is there, in its place. */
+static void
+test_flood_is_one_line (void)
+{
+  g_autoptr(JmemRefusalLog) log = jmem_refusal_log_new (INTERVAL);
+  const guint n = 6487;
+  guint audits = 0;
+
+  capture_start ();
+  for (guint i = 0; i < n; i++)
+    {
+      gint64 now = (gint64) i * 4 * S / n;
+
+      jmem_refusal_log_add (log, now, "dev.jmem.drop-caches", 1001,
+                            i % 7 ? "challenge" : "rate-limited", "detail");
+      if (i % 1000 == 500)
+        {
+          jmem_helper_log_action ("dev.jmem.drop-caches", 1000, "ok", NULL);
+          audits++;
+          /* the audit line is the last record: written now, not held */
+          g_assert_cmpstr (g_ptr_array_index (captured.messages, captured.messages->len - 1), ==,
+                           "dev.jmem.drop-caches by uid 1000: ok");
+        }
+      g_assert_cmpint (jmem_refusal_log_flush (log, now), ==, INTERVAL);
+    }
+  g_assert_cmpuint (count_messages ("by uid 1001"), ==, 1);
+  g_assert_cmpuint (count_messages ("dev.jmem.drop-caches by uid 1000: ok"), ==, audits);
+
+  /* the interval ends: one line that counts the rest, by result */
+  g_assert_cmpint (jmem_refusal_log_flush (log, INTERVAL), ==, 2 * INTERVAL);
+  g_assert_cmpuint (count_messages ("by uid 1001"), ==, 2);
+  {
+    const char *summary = g_ptr_array_index (captured.messages, captured.messages->len - 1);
+    g_autofree char *rest = g_strdup_printf ("by uid 1001: summary: %u more refused in 10 s", n - 1);
+
+    g_assert_nonnull (strstr (summary, rest));
+    g_assert_nonnull (strstr (summary, "(challenge 5560, rate-limited 926); the last: "
+                                       "dev.jmem.drop-caches: challenge: detail"));
+  }
+  g_assert_cmpuint (captured.messages->len, ==, 2 + audits);
+
+  /* a quiet interval: the uid is forgotten, and its next refusal shows at once */
+  g_assert_cmpint (jmem_refusal_log_flush (log, 2 * INTERVAL), ==, 0);
+  jmem_refusal_log_add (log, 2 * INTERVAL + S, "dev.jmem.read-nvmap", 1001, "denied", NULL);
+  g_assert_cmpuint (count_messages ("dev.jmem.read-nvmap by uid 1001: denied"), ==, 1);
+  capture_stop ();
+}
+
+/* Each uid has its own interval: one caller's flood does not hide another's
+ * first refusal, and a steady flood costs one line per interval. */
+static void
+test_per_uid_and_steady (void)
+{
+  g_autoptr(JmemRefusalLog) log = jmem_refusal_log_new (INTERVAL);
+
+  capture_start ();
+  for (gint64 t = 0; t < 35 * S; t += S / 10)
+    {
+      jmem_refusal_log_add (log, t, "dev.jmem.read-nvmap", 1001, "denied", NULL);
+      jmem_refusal_log_flush (log, t);
+    }
+  jmem_refusal_log_add (log, 35 * S, "dev.jmem.read-nvmap", 1002, "denied", NULL);
+  g_assert_cmpuint (count_messages ("dev.jmem.read-nvmap by uid 1002: denied"), ==, 1);
+  /* 1001: the first line, then one per interval that ended (10, 20, 30 s) */
+  g_assert_cmpuint (count_messages ("by uid 1001"), ==, 4);
+  g_assert_cmpuint (count_messages ("99 more refused in 10 s"), ==, 1);
+  g_assert_cmpuint (count_messages ("100 more refused in 10 s"), ==, 2);
+  capture_stop ();
+  /* freeing writes what is still counted */
+  capture_start ();
+  g_clear_pointer (&log, jmem_refusal_log_free);
+  g_assert_cmpuint (count_messages ("by uid 1001: summary: 50 more refused"), ==, 1);
+  g_assert_cmpuint (count_messages ("by uid 1002"), ==, 0);
+  capture_stop ();
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_log_set_writer_func (capture_writer, NULL, NULL);
   g_test_add_func ("/helper/log/escape", test_escape);
   g_test_add_func ("/helper/log/record-is-one-line", test_record_is_one_line);
+  g_test_add_func ("/helper/log/refusal-flood-is-one-line", test_flood_is_one_line);
+  g_test_add_func ("/helper/log/refusals-per-uid-and-steady", test_per_uid_and_steady);
   return g_test_run ();
 }

@@ -18,7 +18,7 @@
 
 #include "test-account.h"
 
-/* One account per test program: the two run at once, and each removes its own. */
+/* The prefix of this program's own account (named per run: test-account.h). */
 #define TEST_USER "jmem-test-programs"
 
 static const char *jmem_exe;
@@ -50,7 +50,7 @@ test_user (uid_t *uid, gid_t *gid)
       *gid = getegid ();
       return TRUE;
     }
-  if (!test_account_get (TEST_USER, uid, gid))
+  if (!test_account_get (TEST_USER, NULL, uid, gid))
     {
       g_test_skip ("cannot create " TEST_USER);
       return FALSE;

@@ -17,7 +17,7 @@
 #include "jmem-collect-private.h"
 #include "jmem-text.h"
 
-/* One account per test program: the two run at once, and each removes its own. */
+/* The prefix of this program's own account (named per run: test-account.h). */
 #define TEST_USER "jmem-test-snapshot"
 
 static const char *jmem_exe;
@@ -1020,7 +1020,7 @@ test_live_user (void)
       g_test_skip ("needs root to create and switch to " TEST_USER);
       return;
     }
-  if (!test_account_get (TEST_USER, &account_uid, &account_gid))
+  if (!test_account_get (TEST_USER, NULL, &account_uid, &account_gid))
     {
       g_test_skip ("cannot create " TEST_USER);
       return;

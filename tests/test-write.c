@@ -28,6 +28,7 @@
 #define RENAME_EXCHANGE (1 << 1)
 #endif
 
+/* the prefix of this run's account (test-account.h) */
 #define ACCOUNT "jmem-test-write"
 
 static const char *jmem_exe;
@@ -248,6 +249,7 @@ test_stale (void)
 
 /* ---- root against a real unprivileged account ---------------------------- */
 
+static const char *account_name;
 static uid_t account_uid;
 static gid_t account_gid;
 
@@ -259,7 +261,7 @@ need_account (void)
       g_test_skip ("needs root to run jmem as root against " ACCOUNT);
       return FALSE;
     }
-  if (!test_account_get (ACCOUNT, &account_uid, &account_gid))
+  if (!test_account_get (ACCOUNT, &account_name, &account_uid, &account_gid))
     {
       g_test_skip ("cannot create " ACCOUNT);
       return FALSE;

@@ -62,11 +62,6 @@ jmem_helper_error_translate (GError     *error,
                             "jmem-helper is not installed: nothing provides %s on the system bus",
                             JMEM_DBUS_NAME);
       case G_DBUS_ERROR_ACCESS_DENIED:
-        /* TRANSITION: a helper older than dev.jmem.Error.PolkitUnavailable
-         * says so only in its message; remove once every helper sends the
-         * name (the one place a message is read, to give it its code). */
-        if (g_str_has_prefix (msg, JMEM_POLKIT_UNAVAILABLE))
-          return g_error_new (JMEM_ERROR, JMEM_ERROR_POLKIT_UNAVAILABLE, "%s", msg);
         return g_error_new (G_DBUS_ERROR, in->code, "not authorized for %s", action);
       case G_DBUS_ERROR_NO_REPLY:
       case G_DBUS_ERROR_TIMEOUT:

@@ -1,0 +1,534 @@
+/* The helper's polkit gate without root: a private dbus-daemon (GTestDBus)
+ * stands in for the system bus, tests/mock-polkit (or nobody) owns
+ * org.freedesktop.PolicyKit1 on it, and the gate exports a skeleton whose
+ * one handler answers at once. Callers are this process's own connections:
+ * one uid, as an account opening several connections is. */
+#include <gio/gio.h>
+#include <gio/gunixfdlist.h>
+#include <glib/gstdio.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jmem-activity.h"
+#include "jmem-error.h"
+#include "jmem-helper1-generated.h"
+#include "jmem-names.h"
+#include "jmem-polkit.h"
+
+#define POLKIT_NAME          "org.freedesktop.PolicyKit1"
+#define RATE_LIMITED         "dev.jmem.Error.RateLimited"
+#define POLKIT_UNAVAILABLE   "dev.jmem.Error.PolkitUnavailable"
+#define INVALID_ARGUMENT     "dev.jmem.Error.InvalidArgument"
+#define INTERACTIVE_REQUIRED "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired"
+#define TIMEOUT_S             2
+#define INTERACTIVE_TIMEOUT_S 3
+
+static GTestDBus *test_bus;
+
+typedef struct {
+  GDBusConnection *helper_bus;
+  JmemHelper1     *skeleton;
+  JmemActivity    *activity;
+  JmemPolkitGate  *gate;
+  GSubprocess     *polkit;
+  char            *polkit_log;
+  guint            served;
+} Fixture;
+
+static GDBusConnection *
+connect (void)
+{
+  g_autoptr(GError) error = NULL;
+  GDBusConnection *bus = g_dbus_connection_new_for_address_sync (
+      g_test_dbus_get_bus_address (test_bus),
+      G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+      NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  return bus;
+}
+
+/* Answers in the worker thread the gate hands authorized calls to. */
+static gboolean
+on_get_clients (JmemHelper1           *skeleton,
+                GDBusMethodInvocation *invocation,
+                gpointer               user_data)
+{
+  Fixture *f = user_data;
+
+  g_atomic_int_inc (&f->served);
+  g_dbus_method_invocation_return_value (invocation,
+                                         g_variant_new_parsed ("(@a(ssut) [], @t 0, @a{sv} {})"));
+  return TRUE;
+}
+
+static void
+iterate_until (gboolean (*done) (gpointer), gpointer data, guint seconds)
+{
+  gint64 deadline = g_get_monotonic_time () + seconds * G_USEC_PER_SEC;
+
+  while (!done (data) && g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (1000);
+}
+
+static gboolean
+polkit_owned (gpointer data)
+{
+  GDBusConnection *bus = data;
+  g_autoptr(GVariant) reply = NULL;
+  gboolean owned = FALSE;
+
+  reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "NameHasOwner",
+                                       g_variant_new ("(s)", POLKIT_NAME), G_VARIANT_TYPE ("(b)"),
+                                       G_DBUS_CALL_FLAGS_NONE, 5000, NULL, NULL);
+  if (reply != NULL)
+    g_variant_get (reply, "(b)", &owned);
+  return owned;
+}
+
+/* tests/mock-polkit in @mode on the test bus, its log in a file. */
+static void
+start_polkit (Fixture *f, const char *mode)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_autoptr(GError) error = NULL;
+  int fd;
+
+  fd = g_file_open_tmp ("jmem-test-gate-polkit-XXXXXX", &f->polkit_log, &error);
+  g_assert_no_error (error);
+  close (fd);
+  g_subprocess_launcher_setenv (launcher, "DBUS_SYSTEM_BUS_ADDRESS",
+                                g_test_dbus_get_bus_address (test_bus), TRUE);
+  g_subprocess_launcher_set_stdout_file_path (launcher, f->polkit_log);
+  f->polkit = g_subprocess_launcher_spawn (launcher, &error, JMEM_MOCK_POLKIT, mode, NULL);
+  g_assert_no_error (error);
+  iterate_until (polkit_owned, f->helper_bus, 10);
+  g_assert_true (polkit_owned (f->helper_bus));
+}
+
+/* How many checks the mock polkit was asked. */
+static guint
+polkit_checks (Fixture *f)
+{
+  g_autofree char *text = NULL;
+  guint n = 0;
+
+  g_assert_true (g_file_get_contents (f->polkit_log, &text, NULL, NULL));
+  for (const char *p = text; (p = strstr (p, "CheckAuthorization #")) != NULL; p++)
+    n++;
+  return n;
+}
+
+static void
+fixture_set_up (Fixture *f, gconstpointer data)
+{
+  const JmemPolkitGateConfig *limits = data;
+  JmemPolkitGateConfig config = { 0 };
+  g_autoptr(GError) error = NULL;
+
+  if (limits != NULL)
+    config = *limits;
+  config.timeout_s = TIMEOUT_S;
+  config.interactive_timeout_s = INTERACTIVE_TIMEOUT_S;
+  f->helper_bus = connect ();
+  f->skeleton = jmem_helper1_skeleton_new ();
+  g_signal_connect (f->skeleton, "handle-get-nvmap-clients", G_CALLBACK (on_get_clients), f);
+  f->activity = jmem_activity_new ();
+  f->gate = jmem_polkit_gate_export (G_DBUS_INTERFACE_SKELETON (f->skeleton), f->helper_bus,
+                                     JMEM_DBUS_PATH, &config, f->activity, &error);
+  g_assert_no_error (error);
+}
+
+static void
+fixture_tear_down (Fixture *f, gconstpointer data)
+{
+  g_clear_pointer (&f->gate, jmem_polkit_gate_free);
+  if (f->polkit != NULL)
+    {
+      g_subprocess_send_signal (f->polkit, SIGTERM);
+      g_subprocess_wait (f->polkit, NULL, NULL);
+      g_clear_object (&f->polkit);
+      /* the name must be gone before the next test asks for polkit */
+      for (guint i = 0; i < 100 && polkit_owned (f->helper_bus); i++)
+        g_usleep (20 * 1000);
+    }
+  if (f->polkit_log != NULL)
+    g_unlink (f->polkit_log);
+  g_clear_pointer (&f->polkit_log, g_free);
+  /* every call was answered, so none is counted any more */
+  g_assert_cmpuint (jmem_activity_in_flight (f->activity), ==, 0);
+  g_clear_pointer (&f->activity, jmem_activity_unref);
+  g_clear_object (&f->skeleton);
+  g_dbus_connection_close_sync (f->helper_bus, NULL, NULL);
+  g_clear_object (&f->helper_bus);
+}
+
+/* ---- calls ------------------------------------------------------------ */
+
+typedef struct {
+  guint  sent;
+  guint  done;
+  guint  ok;
+  GHashTable *errors;  /* D-Bus error name → count */
+  char  *last_message;
+} Calls;
+
+static void
+calls_init (Calls *c)
+{
+  memset (c, 0, sizeof *c);
+  c->errors = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+static void
+calls_clear (Calls *c)
+{
+  g_clear_pointer (&c->errors, g_hash_table_unref);
+  g_clear_pointer (&c->last_message, g_free);
+}
+
+static guint
+calls_errors (Calls *c, const char *name)
+{
+  return GPOINTER_TO_UINT (g_hash_table_lookup (c->errors, name));
+}
+
+static void
+on_call_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Calls *c = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_with_unix_fd_list_finish (
+      G_DBUS_CONNECTION (source), NULL, result, &error);
+  char *name;
+
+  c->done++;
+  if (reply != NULL)
+    {
+      c->ok++;
+      return;
+    }
+  name = g_dbus_error_get_remote_error (error);
+  if (name == NULL)
+    name = g_strdup_printf ("(local: %s)", error->message);
+  g_hash_table_insert (c->errors, name, GUINT_TO_POINTER (calls_errors (c, name) + 1));
+  g_free (c->last_message);
+  g_dbus_error_strip_remote_error (error);
+  c->last_message = g_strdup (error->message);
+}
+
+/* GetNvMapClients from @bus, allowing interaction or not, with @fds
+ * descriptors attached (none: 0). */
+static void
+call (Calls *c, GDBusConnection *bus, const char *helper, gboolean interactive, int n_fds)
+{
+  g_autoptr(GUnixFDList) fds = NULL;
+
+  if (n_fds > 0)
+    {
+      fds = g_unix_fd_list_new ();
+      for (int i = 0; i < n_fds; i++)
+        {
+          int fd = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+          g_assert_cmpint (g_unix_fd_list_append (fds, fd, NULL), ==, i);
+          close (fd);
+        }
+    }
+  c->sent++;
+  g_dbus_connection_call_with_unix_fd_list (bus, helper, JMEM_DBUS_PATH, JMEM_DBUS_INTERFACE,
+                                            "GetNvMapClients", NULL, NULL,
+                                            interactive ? G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION
+                                                        : G_DBUS_CALL_FLAGS_NONE,
+                                            60000, fds, NULL, on_call_done, c);
+}
+
+typedef struct {
+  Calls *calls;
+  guint  n;
+} Until;
+
+static gboolean
+done_n (gpointer data)
+{
+  Until *u = data;
+  return u->calls->done >= u->n;
+}
+
+static void
+wait_done (Calls *c, guint n, guint seconds)
+{
+  Until u = { c, n };
+
+  iterate_until (done_n, &u, seconds);
+  g_assert_cmpuint (c->done, >=, n);
+}
+
+typedef struct {
+  Fixture *f;
+  guint    n;
+} UntilChecks;
+
+static gboolean
+checks_seen (gpointer data)
+{
+  UntilChecks *u = data;
+  return polkit_checks (u->f) >= u->n;
+}
+
+static void
+wait_checks (Fixture *f, guint n)
+{
+  UntilChecks u = { f, n };
+
+  iterate_until (checks_seen, &u, 10);
+  g_assert_cmpuint (polkit_checks (f), ==, n);
+}
+
+static const char *
+helper_name (Fixture *f)
+{
+  return g_dbus_connection_get_unique_name (f->helper_bus);
+}
+
+static guint
+open_fds (void)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+/* ---- the cases ---------------------------------------------------------- */
+
+/* Nobody owns org.freedesktop.PolicyKit1: refused at once, by its own name. */
+static void
+test_fail_closed_absent (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GDBusConnection) caller = connect ();
+  gint64 start = g_get_monotonic_time ();
+  Calls c;
+
+  calls_init (&c);
+  call (&c, caller, helper_name (f), FALSE, 0);
+  wait_done (&c, 1, 30);
+  g_test_message ("no polkit: %s after %.2f s", c.last_message,
+                  (g_get_monotonic_time () - start) / 1e6);
+  g_assert_cmpuint (calls_errors (&c, POLKIT_UNAVAILABLE), ==, 1);
+  g_assert_true (g_str_has_prefix (c.last_message, "polkit is unavailable"));
+  g_assert_cmpuint (f->served, ==, 0);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, TIMEOUT_S * G_USEC_PER_SEC);
+  calls_clear (&c);
+}
+
+/* polkit that never answers: refused when the gate's time is up, not later
+ * and not served. */
+static void
+test_fail_closed_hang (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GDBusConnection) caller = connect ();
+  g_autofree char *expected = g_strdup_printf ("did not answer within %u s", TIMEOUT_S);
+  gint64 start;
+  double seconds;
+  Calls c;
+
+  start_polkit (f, "hang");
+  calls_init (&c);
+  start = g_get_monotonic_time ();
+  call (&c, caller, helper_name (f), FALSE, 0);
+  wait_checks (f, 1);
+  /* waiting for polkit counts as in flight: the helper is not idle */
+  g_assert_cmpuint (jmem_activity_in_flight (f->activity), ==, 1);
+  g_assert_false (jmem_activity_idle (f->activity, g_get_monotonic_time () + (gint64) 3600 * G_USEC_PER_SEC, 0));
+  wait_done (&c, 1, TIMEOUT_S + 10);
+  g_assert_true (jmem_activity_idle (f->activity, g_get_monotonic_time () + G_USEC_PER_SEC,
+                                     G_USEC_PER_SEC / 2));
+  seconds = (g_get_monotonic_time () - start) / 1e6;
+  g_test_message ("hanging polkit: %s after %.2f s", c.last_message, seconds);
+  g_assert_cmpuint (calls_errors (&c, POLKIT_UNAVAILABLE), ==, 1);
+  g_assert_nonnull (strstr (c.last_message, expected));
+  g_assert_cmpfloat (seconds, >=, TIMEOUT_S - 0.5);
+  g_assert_cmpfloat (seconds, <, TIMEOUT_S + 3);
+  g_assert_cmpuint (polkit_checks (f), ==, 1);
+  g_assert_cmpuint (f->served, ==, 0);
+  calls_clear (&c);
+}
+
+/* A challenge to a caller that did not allow interaction: the D-Bus name
+ * that tells it interaction would help. */
+static void
+test_challenge (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GDBusConnection) caller = connect ();
+  Calls c;
+
+  start_polkit (f, "challenge");
+  calls_init (&c);
+  call (&c, caller, helper_name (f), FALSE, 0);
+  wait_done (&c, 1, 10);
+  g_assert_cmpuint (calls_errors (&c, INTERACTIVE_REQUIRED), ==, 1);
+  g_assert_nonnull (strstr (c.last_message, "allowing interactive authorization"));
+  calls_clear (&c);
+}
+
+/* 16 checks of one uid over two connections wait for polkit; the uid's next
+ * call, on a third, is refused at once whatever its kind, and served once
+ * the others have ended. */
+static void
+test_per_uid_limit (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GDBusConnection) first = connect ();
+  g_autoptr(GDBusConnection) second = connect ();
+  g_autoptr(GDBusConnection) third = connect ();
+  Calls held, extra, later;
+
+  start_polkit (f, "hang-interactive");
+  calls_init (&held);
+  calls_init (&extra);
+  calls_init (&later);
+  for (guint i = 0; i < JMEM_POLKIT_MAX_PENDING_PER_UID; i++)
+    call (&held, i % 2 ? first : second, helper_name (f), TRUE, 0);
+  wait_checks (f, JMEM_POLKIT_MAX_PENDING_PER_UID);
+  g_assert_cmpuint (held.done, ==, 0);
+
+  call (&extra, third, helper_name (f), TRUE, 0);
+  call (&extra, third, helper_name (f), FALSE, 0);
+  wait_done (&extra, 2, 5);
+  g_test_message ("the uid's next calls: %s", extra.last_message);
+  g_assert_cmpuint (calls_errors (&extra, RATE_LIMITED), ==, 2);
+  g_assert_nonnull (strstr (extra.last_message, "16 authorization checks pending"));
+  g_assert_cmpuint (polkit_checks (f), ==, JMEM_POLKIT_MAX_PENDING_PER_UID);
+
+  wait_done (&held, JMEM_POLKIT_MAX_PENDING_PER_UID, INTERACTIVE_TIMEOUT_S + 10);
+  g_assert_cmpuint (calls_errors (&held, POLKIT_UNAVAILABLE), ==, JMEM_POLKIT_MAX_PENDING_PER_UID);
+
+  call (&later, third, helper_name (f), FALSE, 0);
+  wait_done (&later, 1, 10);
+  g_assert_cmpuint (later.ok, ==, 1);
+  g_assert_cmpuint (f->served, ==, 1);
+  calls_clear (&held);
+  calls_clear (&extra);
+  calls_clear (&later);
+}
+
+/* With the pool of interactive checks full, the next interactive call is
+ * refused at once, and a non-interactive one is still asked about and
+ * served. Small limits, so that one uid can fill the pool. */
+static const JmemPolkitGateConfig small_pools = {
+  .max_pending_per_uid = 16, .max_pending = 4, .max_pending_interactive = 3,
+};
+
+static void
+test_interactive_pool (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GDBusConnection) caller = connect ();
+  Calls held, extra, plain;
+
+  start_polkit (f, "hang-interactive");
+  calls_init (&held);
+  calls_init (&extra);
+  calls_init (&plain);
+  for (guint i = 0; i < small_pools.max_pending_interactive; i++)
+    call (&held, caller, helper_name (f), TRUE, 0);
+  wait_checks (f, small_pools.max_pending_interactive);
+
+  call (&extra, caller, helper_name (f), TRUE, 0);
+  wait_done (&extra, 1, 5);
+  g_test_message ("interactive call beyond the pool: %s", extra.last_message);
+  g_assert_cmpuint (calls_errors (&extra, RATE_LIMITED), ==, 1);
+  g_assert_nonnull (strstr (extra.last_message, "allow interaction"));
+
+  for (guint i = 0; i < small_pools.max_pending; i++)
+    call (&plain, caller, helper_name (f), FALSE, 0);
+  wait_done (&plain, small_pools.max_pending, 10);
+  g_assert_cmpuint (plain.ok, ==, small_pools.max_pending);
+
+  wait_done (&held, small_pools.max_pending_interactive, INTERACTIVE_TIMEOUT_S + 10);
+  g_assert_cmpuint (calls_errors (&held, POLKIT_UNAVAILABLE), ==, small_pools.max_pending_interactive);
+  calls_clear (&held);
+  calls_clear (&extra);
+  calls_clear (&plain);
+}
+
+/* Calls with descriptors attached, allowing interaction against a polkit
+ * that never answers those: each refused at once, before polkit is asked,
+ * and the descriptors closed rather than held. */
+static void
+test_fds_refused (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GDBusConnection) caller = connect ();
+  guint before;
+  Calls c;
+
+  start_polkit (f, "hang-interactive");
+  calls_init (&c);
+  /* the connection's own descriptors are open by now */
+  call (&c, caller, helper_name (f), FALSE, 0);
+  wait_done (&c, 1, 10);
+  g_assert_cmpuint (c.ok, ==, 1);
+  before = open_fds ();
+
+  for (guint i = 0; i < JMEM_POLKIT_MAX_PENDING_PER_UID; i++)
+    call (&c, caller, helper_name (f), TRUE, 16);
+  wait_done (&c, 1 + JMEM_POLKIT_MAX_PENDING_PER_UID, 5);
+  g_test_message ("a call with 16 descriptors: %s", c.last_message);
+  g_assert_cmpuint (calls_errors (&c, INVALID_ARGUMENT), ==, JMEM_POLKIT_MAX_PENDING_PER_UID);
+  g_assert_nonnull (strstr (c.last_message, "takes no file descriptors"));
+  g_assert_cmpuint (polkit_checks (f), ==, 1);
+  /* what came in with them is closed once answered */
+  for (guint i = 0; i < 100 && open_fds () > before; i++)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (10 * 1000);
+    }
+  g_assert_cmpuint (open_fds (), <=, before);
+  calls_clear (&c);
+}
+
+static void
+skip_all (void)
+{
+  g_test_skip ("needs dbus-daemon and tests/mock-polkit");
+}
+
+int
+main (int argc, char **argv)
+{
+  int rc;
+
+  g_autofree char *dbus_daemon = g_find_program_in_path ("dbus-daemon");
+
+  g_test_init (&argc, &argv, NULL);
+  if (dbus_daemon == NULL || !g_file_test (JMEM_MOCK_POLKIT, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_add_func ("/helper/gate/skipped", skip_all);
+      return g_test_run ();
+    }
+  (void) JMEM_ERROR;  /* its D-Bus names, for the errors the gate sends */
+  test_bus = g_test_dbus_new (G_TEST_DBUS_NONE);
+  g_test_dbus_up (test_bus);
+  /* polkit's client library asks the system bus: this one */
+  g_setenv ("DBUS_SYSTEM_BUS_ADDRESS", g_test_dbus_get_bus_address (test_bus), TRUE);
+
+#define ADD(path, func, data) \
+  g_test_add ("/helper/gate/" path, Fixture, data, fixture_set_up, func, fixture_tear_down)
+  ADD ("fail-closed-absent", test_fail_closed_absent, NULL);
+  ADD ("fail-closed-hang", test_fail_closed_hang, NULL);
+  ADD ("challenge", test_challenge, NULL);
+  ADD ("per-uid-limit", test_per_uid_limit, NULL);
+  ADD ("interactive-pool", test_interactive_pool, &small_pools);
+  ADD ("fds-refused", test_fds_refused, NULL);
+#undef ADD
+
+  rc = g_test_run ();
+  g_test_dbus_down (test_bus);
+  g_clear_object (&test_bus);
+  return rc;
+}
