@@ -812,6 +812,13 @@ jmem_nvmap_maps_free (JmemNvmapMaps *maps)
   g_free (maps);
 }
 
+void
+jmem_nvmap_extras_clear (JmemNvmapExtras *extras)
+{
+  g_clear_pointer (&extras->maps, jmem_nvmap_maps_free);
+  extras->free_size_bytes = extras->pool_pages = extras->page_size = -1;
+}
+
 /* A VMA row: "%-12lx-%12lx %6lluK" after blank columns. The start is
  * left-justified and the end right-justified, so spaces may surround the
  * dash of a short address. */

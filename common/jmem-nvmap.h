@@ -146,6 +146,18 @@ JmemNvmapMaps *jmem_nvmap_maps_parse (const char *data,
                                       gsize       len,
                                       GError    **error);
 
+/* What the RAM accounting reads beside the clients. */
+typedef struct {
+  JmemNvmapMaps *maps;             /* iovmm/maps; NULL unread */
+  gint64         free_size_bytes;  /* iovmm/free_size; -1 unread (R36 and later have it) */
+  gint64         pool_pages;       /* page_pool_available_pages + page_pool_pages_to_zero; -1 */
+  gint64         page_size;        /* the kernel's page size in bytes; -1 unknown */
+} JmemNvmapExtras;
+
+#define JMEM_NVMAP_EXTRAS_INIT { NULL, -1, -1, -1 }
+
+void jmem_nvmap_extras_clear (JmemNvmapExtras *extras);
+
 /* iovmm/free_size: "Max allocatable IOVMM memory: N bytes". Fails for the
  * kernel's "Error while fetching ..." line and anything else. */
 gboolean jmem_nvmap_free_size_parse (const char *data,

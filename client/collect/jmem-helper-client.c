@@ -206,9 +206,10 @@ jmem_helper_get_nvmap_clients (const JmemHelperCallOptions *options,
 /* Reads the helper's sealed snapshot: the seals promise that its size and
  * bytes cannot change under us, so one size check bounds the read. */
 static char *
-read_snapshot (int     fd,
-               gsize  *len,
-               GError **error)
+read_snapshot (int         fd,
+               const char *path,
+               gsize      *len,
+               GError    **error)
 {
   const int needed = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE;
   g_autofree char *data = NULL;
@@ -219,14 +220,13 @@ read_snapshot (int     fd,
   if (seals < 0 || (seals & needed) != needed || fstat (fd, &st) != 0 || st.st_size < 0)
     {
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
-                   "jmem-helper sent an allocations snapshot that is not a sealed memfd");
+                   "jmem-helper sent a snapshot of %s that is not a sealed memfd", path);
       return NULL;
     }
   if ((guint64) st.st_size > JMEM_MAX_DEBUGFS_BYTES)
     {
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_TOO_LARGE,
-                   "%s is larger than the %u bytes jmem accepts",
-                   JMEM_NVMAP_ALLOCATIONS_PATH, JMEM_MAX_DEBUGFS_BYTES);
+                   "%s is larger than the %u bytes jmem accepts", path, JMEM_MAX_DEBUGFS_BYTES);
       return NULL;
     }
 
@@ -242,7 +242,7 @@ read_snapshot (int     fd,
         {
           int saved = n < 0 ? errno : EIO;
           g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
-                       "cannot read the allocations snapshot from jmem-helper: %s",
+                       "cannot read the snapshot of %s from jmem-helper: %s", path,
                        g_strerror (saved));
           return NULL;
         }
@@ -307,7 +307,7 @@ allocations_from_snapshot (const JmemHelperCallOptions *options,
                    local != NULL ? ": " : "", local != NULL ? local->message : "");
       return NULL;
     }
-  data = read_snapshot (fd, &len, error);
+  data = read_snapshot (fd, JMEM_NVMAP_ALLOCATIONS_PATH, &len, error);
   close (fd);
   if (data == NULL)
     return NULL;
@@ -335,6 +335,76 @@ jmem_helper_get_nvmap_allocations (const JmemHelperCallOptions *options,
   if (reply == NULL)
     return NULL;
   return jmem_wire_allocations_from_variant (reply, error);
+}
+
+static gint64
+info_u64 (GVariant *info, const char *key)
+{
+  guint64 v;
+
+  return g_variant_lookup (info, key, "t", &v) && v <= G_MAXINT64 ? (gint64) v : -1;
+}
+
+gboolean
+jmem_helper_get_nvmap_extras (const JmemHelperCallOptions *options,
+                              JmemNvmapExtras             *extras,
+                              GError                     **error)
+{
+  g_autoptr(JmemHelper1) proxy = NULL;
+  g_autoptr(GUnixFDList) fds = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariant) info = NULL;
+  g_autoptr(GError) local = NULL;
+  g_autofree char *data = NULL;
+  GDBusCallFlags flags = G_DBUS_CALL_FLAGS_NONE;
+  int timeout_ms = effective_timeout (options);
+  guint64 pid_namespace = 0;
+  gint64 pool, to_zero;
+  gint32 handle = -1;
+  gsize len = 0;
+  int fd;
+
+  jmem_nvmap_extras_clear (extras);
+  proxy = helper_proxy (error);
+  if (proxy == NULL)
+    return FALSE;
+  if (options != NULL && options->allow_interactive)
+    flags |= G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
+  reply = g_dbus_proxy_call_with_unix_fd_list_sync (G_DBUS_PROXY (proxy), "GetNvMapMapsSnapshot",
+                                                    NULL, flags, timeout_ms, NULL, &fds, NULL,
+                                                    &local);
+  if (reply == NULL)
+    {
+      g_propagate_error (error, jmem_helper_error_translate (g_steal_pointer (&local),
+                                                             JMEM_ACTION_READ_NVMAP, timeout_ms));
+      return FALSE;
+    }
+  g_variant_get (reply, "(h@a{sv})", &handle, &info);
+  g_variant_lookup (info, "pid_namespace", "t", &pid_namespace);
+  extras->page_size = info_u64 (info, "page_size");
+  extras->free_size_bytes = info_u64 (info, "free_size_bytes");
+  pool = info_u64 (info, "page_pool_pages");
+  to_zero = info_u64 (info, "page_pool_pages_to_zero");
+  if (pool >= 0)
+    extras->pool_pages = pool + MIN (MAX (to_zero, 0), G_MAXINT64 - pool);
+
+  fd = fds != NULL ? g_unix_fd_list_get (fds, handle, &local) : -1;
+  if (fd < 0)
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
+                   "jmem-helper answered without the maps snapshot%s%s",
+                   local != NULL ? ": " : "", local != NULL ? local->message : "");
+      return FALSE;
+    }
+  data = read_snapshot (fd, JMEM_NVMAP_MAPS_PATH, &len, error);
+  close (fd);
+  if (data == NULL)
+    return FALSE;
+  extras->maps = jmem_nvmap_maps_parse (data, len, error);
+  if (extras->maps == NULL)
+    return FALSE;
+  extras->maps->pid_namespace = pid_namespace;
+  return TRUE;
 }
 
 gboolean
