@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "jmem-accounting-json.h"
 #include "jmem-config.h"
 #include "jmem-json-writer.h"
 #include "jmem-text.h"
@@ -398,7 +399,10 @@ add_process (JmemJsonWriter    *b,
   add_int_or_null (b, "swap_kib", p->swap_kib);
   add_int_or_null (b, "nvmap_kib", p->nvmap_kib);
   add_int_or_null (b, "gpu_kib", p->gpu_kib);
+  add_int_or_null (b, "nvmap_mapped_kib", p->nvmap_mapped_kib);
+  add_string (b, "nvmap_mapped_source", p->nvmap_mapped_source);
   add_int_or_null (b, "footprint_kib", p->footprint_kib);
+  add_string (b, "footprint_base", p->footprint_kib < 0 ? NULL : p->footprint_pss ? "pss" : "rss");
 
   jmem_json_writer_set_member_name (b, "container");
   if (p->container_runtime != NULL || p->container_id != NULL)
@@ -613,6 +617,8 @@ write_snapshot (JmemJsonWriter     *b,
   add_gpu (b, snapshot);
   add_nvmap (b, snapshot);
   add_processes (b, snapshot);
+  jmem_json_writer_set_member_name (b, "accounting");
+  jmem_accounting_write_json (b, snapshot->accounting);
   add_host (b, snapshot);
   add_tegrastats (b, snapshot);
   add_warnings (b, snapshot);
