@@ -80,18 +80,24 @@ note (GPtrArray *to, const char *format, ...)
 
 /* A value past JMEM_ACCOUNTING_MAX_KIB is no RAM: refused once, with a warning. */
 static gint64
-checked (Ctx *c, const char *name, gint64 kib)
+checked_in (Ctx *c, const char *name, gint64 value, const char *unit)
 {
-  if (kib < 0)
+  if (value < 0)
     return -1;
-  if (kib > JMEM_ACCOUNTING_MAX_KIB)
+  if (value > JMEM_ACCOUNTING_MAX_KIB)
     {
       if (g_hash_table_add (c->refused, (gpointer) name))
-        note (c->acc->warnings, "%s reads %" G_GINT64_FORMAT " kB, past any RAM jmem can count "
-              "(2^42 KiB): refused, never wrapped; it counts as unknown", name, kib);
+        note (c->acc->warnings, "%s reads %" G_GINT64_FORMAT " %s, past any RAM jmem can count "
+              "(2^42 KiB): refused, never wrapped; it counts as unknown", name, value, unit);
       return -1;
     }
-  return kib;
+  return value;
+}
+
+static gint64
+checked (Ctx *c, const char *name, gint64 kib)
+{
+  return checked_in (c, name, kib, "kB");
 }
 
 static gint64
@@ -111,7 +117,7 @@ count (Ctx *c, const char *name)
       const JmemMeminfoField *f = &g_array_index (m->fields, JmemMeminfoField, i);
 
       if (!f->is_kib && g_str_equal (f->name, name))
-        return checked (c, name, (gint64) MIN (f->value, (guint64) G_MAXINT64));
+        return checked_in (c, name, (gint64) MIN (f->value, (guint64) G_MAXINT64), "pages");
     }
   return -1;
 }
@@ -264,9 +270,12 @@ kernel_buckets (Ctx *c)
     set_bucket (c, JMEM_BUCKET_KERNEL_RECLAIMABLE, MAX (kreclaimable - sreclaimable, 0), "meminfo",
                 "KReclaimable - SReclaimable",
                 g_strdup ("driver memory the kernel may reclaim (NR_KERNEL_MISC_RECLAIMABLE)"));
-  else
+  else if (kreclaimable < 0 && !g_hash_table_contains (c->refused, "KReclaimable"))
     set_bucket (c, JMEM_BUCKET_KERNEL_RECLAIMABLE, 0, "meminfo", "KReclaimable - SReclaimable",
-                g_strdup ("no KReclaimable on this kernel (before Linux 4.20)"));
+                g_strdup ("no KReclaimable line: a kernel before Linux 4.20 has no such memory"));
+  else
+    unknown_bucket (c, JMEM_BUCKET_KERNEL_RECLAIMABLE, "meminfo", "KReclaimable - SReclaimable",
+                    "KReclaimable or SReclaimable is unknown");
 
   if (stacks >= 0)
     set_bucket (c, JMEM_BUCKET_KERNEL_STACK, stacks, "meminfo",
@@ -312,8 +321,8 @@ kernel_buckets (Ctx *c)
                 g_strdup ("includes the first chunk, which the boot allocator took before "
                           "MemTotal was counted (mm/percpu.c): up to a few MiB outside MemTotal"));
   else
-    set_bucket (c, JMEM_BUCKET_PERCPU, 0, "meminfo", "Percpu",
-                g_strdup ("no Percpu line (before Linux 4.16): per-CPU memory is in unexplained"));
+    unknown_bucket (c, JMEM_BUCKET_PERCPU, "meminfo", "Percpu",
+                    "no Percpu line (before Linux 4.16): per-CPU memory is in unexplained");
 }
 
 /* ---- hugetlb, zram, zswap ---- */
@@ -356,13 +365,15 @@ pool_buckets (Ctx *c)
                 "mem_used_total of /sys/block/zram*/mm_stat",
                 g_strdup ("the compressed store's own pages, in no meminfo field"));
   else
-    set_bucket (c, JMEM_BUCKET_ZRAM, 0, "zram", "mem_used_total of /sys/block/zram*/mm_stat",
-                g_strdup ("no zram device"));
+    unknown_bucket (c, JMEM_BUCKET_ZRAM, "zram", "mem_used_total of /sys/block/zram*/mm_stat",
+                    "/sys/block was not read (a capture without it): a zram store would be in "
+                    "unexplained");
 
   if (zswap >= 0)
     set_bucket (c, JMEM_BUCKET_ZSWAP, zswap, "meminfo", "Zswap", NULL);
   else
-    set_bucket (c, JMEM_BUCKET_ZSWAP, 0, "meminfo", "Zswap", g_strdup ("no Zswap line"));
+    set_bucket (c, JMEM_BUCKET_ZSWAP, 0, "meminfo", "Zswap",
+                g_strdup ("no Zswap line (before Linux 5.19, or no zswap)"));
 }
 
 /* ---- NvMap ---- */
@@ -437,7 +448,7 @@ nvmap_buckets (Ctx *c)
 
   if (in->nvmap_pool_pages >= 0 && in->page_size > 0)
     {
-      pool = times (c, "NvMap page pool", checked (c, "NvMap page pool", in->nvmap_pool_pages),
+      pool = times (c, "NvMap page pool", checked_in (c, "NvMap page pool", in->nvmap_pool_pages, "pages"),
                     in->page_size / 1024);
       if (pool >= 0)
         {
@@ -518,23 +529,27 @@ reconcile (Ctx *c)
       const JmemAccountingProcess *p = &c->in->processes[i];
       gint64 mapped_part = MAX (p->nvmap_mapped_kib, 0);
 
+      /* a process claiming more than any RAM is left out, and said */
+      if (p->pss_kib > JMEM_ACCOUNTING_MAX_KIB || p->rss_kib > JMEM_ACCOUNTING_MAX_KIB ||
+          p->nvmap_kib > JMEM_ACCOUNTING_MAX_KIB || p->gpu_kib > JMEM_ACCOUNTING_MAX_KIB ||
+          mapped_part > JMEM_ACCOUNTING_MAX_KIB)
+        {
+          note (a->warnings, "PID %" G_GINT64_FORMAT " reads sizes past any RAM jmem can count "
+                "(2^42 KiB): left out of the reconciliation", p->pid);
+          continue;
+        }
       r->n_processes++;
       if (p->pss_kib >= 0)
-        r->pss_kib += MAX (MIN (p->pss_kib, JMEM_ACCOUNTING_MAX_KIB) - mapped_part, 0);
+        r->pss_kib += MAX (p->pss_kib - mapped_part, 0);
       else if (p->rss_kib >= 0)
         {
           r->n_without_pss++;
-          r->rss_without_pss_kib += MAX (MIN (p->rss_kib, JMEM_ACCOUNTING_MAX_KIB) - mapped_part, 0);
+          r->rss_without_pss_kib += MAX (p->rss_kib - mapped_part, 0);
         }
       if (p->nvmap_kib > 0)
-        r->nvmap_shares_kib += MIN (p->nvmap_kib, JMEM_ACCOUNTING_MAX_KIB);
+        r->nvmap_shares_kib += p->nvmap_kib;
       if (p->gpu_kib > 0)
-        r->gpu_kib = MAX (r->gpu_kib, 0) + MIN (p->gpu_kib, JMEM_ACCOUNTING_MAX_KIB);
-      /* hostile inputs: keep every sum far from 2^63 */
-      r->pss_kib = MIN (r->pss_kib, G_MAXINT64 / 4);
-      r->rss_without_pss_kib = MIN (r->rss_without_pss_kib, G_MAXINT64 / 4);
-      r->nvmap_shares_kib = MIN (r->nvmap_shares_kib, G_MAXINT64 / 4);
-      r->gpu_kib = MIN (r->gpu_kib, G_MAXINT64 / 4);
+        r->gpu_kib = MAX (r->gpu_kib, 0) + p->gpu_kib;
     }
   r->by_processes_kib = r->pss_kib + r->rss_without_pss_kib + r->nvmap_shares_kib;
   r->held_by_no_process_kib = r->used_kib >= 0 ? r->used_kib - r->by_processes_kib : -1;

@@ -86,6 +86,7 @@ typedef struct {
 
 /* What a process contributes; the collector fills it from JmemProcess. */
 typedef struct {
+  gint64 pid;
   gint64 pss_kib;           /* -1 unknown */
   gint64 rss_kib;
   gint64 nvmap_kib;         /* NvMap share, -1 unknown */

@@ -316,6 +316,7 @@ jmem_collect_accounting (JmemCollectContext *ctx)
       const JmemProcess *p = g_ptr_array_index (s->processes, i);
 
       procs[i] = (JmemAccountingProcess) {
+        .pid = p->pid,
         .pss_kib = p->pss_kib,
         .rss_kib = p->rss_kib,
         .nvmap_kib = p->nvmap_kib,
