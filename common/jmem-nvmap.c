@@ -816,7 +816,7 @@ void
 jmem_nvmap_extras_clear (JmemNvmapExtras *extras)
 {
   g_clear_pointer (&extras->maps, jmem_nvmap_maps_free);
-  extras->free_size_bytes = extras->pool_pages = extras->page_size = -1;
+  extras->free_size_bytes = extras->pool_pages = extras->pool_to_zero = extras->page_size = -1;
 }
 
 /* A VMA row: "%-12lx-%12lx %6lluK" after blank columns. The start is

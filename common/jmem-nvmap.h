@@ -151,10 +151,11 @@ typedef struct {
   JmemNvmapMaps *maps;             /* iovmm/maps; NULL unread */
   gint64         free_size_bytes;  /* iovmm/free_size; -1 unread (R36 and later have it) */
   gint64         pool_pages;       /* page_pool_available_pages + page_pool_pages_to_zero; -1 */
+  gint64         pool_to_zero;     /* of them, pages waiting to be zeroed; -1 */
   gint64         page_size;        /* the kernel's page size in bytes; -1 unknown */
 } JmemNvmapExtras;
 
-#define JMEM_NVMAP_EXTRAS_INIT { NULL, -1, -1, -1 }
+#define JMEM_NVMAP_EXTRAS_INIT { NULL, -1, -1, -1, -1 }
 
 void jmem_nvmap_extras_clear (JmemNvmapExtras *extras);
 

@@ -348,6 +348,7 @@ info_u64 (GVariant *info, const char *key)
 gboolean
 jmem_helper_get_nvmap_extras (const JmemHelperCallOptions *options,
                               JmemNvmapExtras             *extras,
+                              char                       **maps_text,
                               GError                     **error)
 {
   g_autoptr(JmemHelper1) proxy = NULL;
@@ -386,7 +387,10 @@ jmem_helper_get_nvmap_extras (const JmemHelperCallOptions *options,
   pool = info_u64 (info, "page_pool_pages");
   to_zero = info_u64 (info, "page_pool_pages_to_zero");
   if (pool >= 0)
-    extras->pool_pages = pool + MIN (MAX (to_zero, 0), G_MAXINT64 - pool);
+    {
+      extras->pool_to_zero = MIN (MAX (to_zero, 0), G_MAXINT64 - pool);
+      extras->pool_pages = pool + extras->pool_to_zero;
+    }
 
   fd = fds != NULL ? g_unix_fd_list_get (fds, handle, &local) : -1;
   if (fd < 0)
@@ -404,6 +408,8 @@ jmem_helper_get_nvmap_extras (const JmemHelperCallOptions *options,
   if (extras->maps == NULL)
     return FALSE;
   extras->maps->pid_namespace = pid_namespace;
+  if (maps_text != NULL)
+    *maps_text = g_steal_pointer (&data);
   return TRUE;
 }
 

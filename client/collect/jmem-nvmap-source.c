@@ -106,7 +106,10 @@ files_read_extras (const JmemNvmapSourceContext *ctx,
   pool = read_counter (root, JMEM_NVMAP_POOL_PAGES_PATH);
   to_zero = read_counter (root, JMEM_NVMAP_POOL_TO_ZERO_PATH);
   if (pool >= 0)
-    extras->pool_pages = pool + MIN (MAX (to_zero, 0), G_MAXINT64 - pool);
+    {
+      extras->pool_to_zero = MIN (MAX (to_zero, 0), G_MAXINT64 - pool);
+      extras->pool_pages = pool + extras->pool_to_zero;
+    }
   /* a capture records the page size of the system it copied */
   extras->page_size = ctx->root == NULL ? (gint64) sysconf (_SC_PAGESIZE)
                                         : read_counter (root, JMEM_CAPTURE_PAGE_SIZE_PATH);
@@ -150,7 +153,7 @@ helper_read_extras (const JmemNvmapSourceContext *ctx,
     .timeout_ms = ctx->timeout_ms,
   };
 
-  return jmem_helper_get_nvmap_extras (&options, extras, error);
+  return jmem_helper_get_nvmap_extras (&options, extras, NULL, error);
 }
 
 static const JmemNvmapSource sources[] = {
