@@ -423,7 +423,10 @@ nvmap_buckets (Ctx *c)
     used = -1;
   a->nvmap_total_kib = used;
 
-  if (used < 0)
+  if (used < 0 && in->nvmap_absent)
+    set_bucket (c, JMEM_BUCKET_NVMAP, 0, "nvmap", "iovmm/clients total",
+                g_strdup ("no NvMap on this system"));
+  else if (used < 0)
     unknown_bucket (c, JMEM_BUCKET_NVMAP, "nvmap", "iovmm/clients total",
                     "NvMap unread and no NvMapMemUsed line: its memory is in unexplained");
   else

@@ -100,6 +100,7 @@ typedef struct {
   gboolean           unified_gpu;      /* nvidia.ko stack (Thor) */
 
   gint64             nvmap_total_kib;  /* iovmm/clients total line; -1 unread */
+  gboolean           nvmap_absent;     /* this kernel has no NvMap at all (not merely unread) */
   gint64             nvmap_pool_pages; /* pagepool available + to_zero pages; -1 unread */
   gint64             page_size;        /* bytes per page of the kernel; -1 unknown */
   gint64             nvmap_hugetlbfs_kib;  /* handles with FROM_HUGETLBFS 1; -1 unknown */

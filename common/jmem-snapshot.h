@@ -112,6 +112,7 @@ typedef struct {
 
   /* NvMap */
   gboolean          nvmap_readable;
+  gboolean          nvmap_absent;    /* the system has no NvMap (not merely unreadable) */
   char             *nvmap_via;       /* "helper", "debugfs", "sysroot" or NULL */
   char             *nvmap_error;     /* why unreadable */
   JmemNvmapClients *nvmap_clients;

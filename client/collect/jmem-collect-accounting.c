@@ -294,6 +294,7 @@ jmem_collect_accounting (JmemCollectContext *ctx)
     .kernel_release = s->kernel_release,
     .unified_gpu = s->gpu_stack == JMEM_GPU_STACK_UNIFIED,
     .nvmap_total_kib = -1,
+    .nvmap_absent = s->nvmap_absent,
     .nvmap_pool_pages = s->nvmap_extras.pool_pages,
     .page_size = s->nvmap_extras.page_size,
     .nvmap_hugetlbfs_kib = s->nvmap_hugetlbfs_kib,

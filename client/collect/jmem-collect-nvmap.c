@@ -1,5 +1,6 @@
 #include "jmem-collect-private.h"
 
+#include "jmem-error.h"
 #include "jmem-nvmap-source.h"
 
 #include <gio/gio.h>
@@ -106,6 +107,9 @@ jmem_collect_nvmap (JmemCollectContext *ctx)
 
       s->nvmap_readable = FALSE;
       s->nvmap_error = g_strdup (error->message);
+      /* no /dev/nvmap here, or a capture of the unified stack without NvMap */
+      s->nvmap_absent = g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) &&
+                        (ctx->root == NULL || s->gpu_stack == JMEM_GPU_STACK_UNIFIED);
       /* On the unified stack nvidia-smi already answers; say so plainly. */
       jmem_snapshot_add_warning (s, "nvmap", action, "NvMap unread%s%s: %s",
                                  source ? " via " : "", source ? source->via : "",
