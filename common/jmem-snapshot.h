@@ -157,6 +157,10 @@ void jmem_snapshot_add_warning (JmemSnapshot *snapshot,
                                 const char   *format,
                                 ...) G_GNUC_PRINTF (4, 5);
 
+/* The accounting of what @snapshot collected (jmem-accounting.h); NULL
+ * without meminfo. The collector keeps it in snapshot->accounting. */
+JmemAccounting *jmem_snapshot_accounting_new (const JmemSnapshot *snapshot);
+
 void jmem_process_free (JmemProcess *process);
 void jmem_nvmap_pid_total_free (JmemNvmapPidTotal *total);
 void jmem_thermal_free (JmemThermal *thermal);
