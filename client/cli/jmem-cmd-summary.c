@@ -70,6 +70,26 @@ gpu_kib (const JmemSnapshot *s)
   return sum;
 }
 
+/* The accounting's largest use of RAM, the remainder included: where to
+ * look first. */
+static char *
+largest_bucket (const JmemSnapshot *s)
+{
+  const JmemAccounting *a = s->accounting;
+  const JmemBucket *b = a != NULL ? jmem_accounting_largest_used (a) : NULL;
+  g_autofree char *size = NULL;
+
+  if (a == NULL || (b == NULL && a->unexplained_kib <= 0))
+    return g_strdup ("n/a");
+  if (b == NULL || a->unexplained_kib > b->kib)
+    {
+      size = size_text (a->unexplained_kib);
+      return g_strdup_printf ("unexplained %s", size);
+    }
+  size = size_text (b->kib);
+  return g_strdup_printf ("%s %s", jmem_accounting_bucket_label (b->id), size);
+}
+
 /* The line, valid UTF-8 and escaped for a terminal. */
 static char *
 summary_line (const JmemSnapshot *s)
@@ -82,6 +102,7 @@ summary_line (const JmemSnapshot *s)
   g_autofree char *g = size_text (gpu_kib (s));
   g_autofree char *top = NULL;
   g_autofree char *line = NULL;
+  g_autofree char *largest = largest_bucket (s);
 
   if (s->processes != NULL && s->processes->len > 0)
     {
@@ -91,8 +112,8 @@ summary_line (const JmemSnapshot *s)
       top = g_strdup_printf ("PID %" G_GINT64_FORMAT " (%s) %s", p->pid,
                              p->name ? p->name : "?", f);
     }
-  line = g_strdup_printf ("total %s, available %s, NvMap %s, GPU %s, top %s", t, a, n, g,
-                          top ? top : "n/a");
+  line = g_strdup_printf ("total %s, available %s, NvMap %s, GPU %s, top %s, largest bucket: %s",
+                          t, a, n, g, top ? top : "n/a", largest);
   return jmem_text_for_terminal (line);
 }
 
