@@ -19,6 +19,7 @@
 #define JMEM_NVMAP_POOL_TO_ZERO_PATH "/sys/kernel/debug/nvmap/pagepool/page_pool_pages_to_zero"
 /* What a capture adds beside the kernel's files (docs/capture-format.md). */
 #define JMEM_CAPTURE_PAGE_SIZE_PATH  "/jmem/page-size"
+#define JMEM_CAPTURE_ZRAM_PATH       "/jmem/zram-devices"
 
 #define JMEM_DROP_CACHES_PATH        "/proc/sys/vm/drop_caches"
 #define JMEM_COMPACT_MEMORY_PATH     "/proc/sys/vm/compact_memory"

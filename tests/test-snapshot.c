@@ -1046,6 +1046,19 @@ test_capture_roundtrip (void)
 
         if (!json_object_get_null_member (b, "kib"))
           sum += json_object_get_int_member (b, "kib");
+        /* the capture lists its zram devices, so zram is known from it:
+         * 0 where there are none, their stores where mm_stat was recorded */
+        if (g_str_equal (json_object_get_string_member (b, "name"), "zram"))
+          {
+            g_autofree char *zram = g_build_filename (dir, "jmem", "zram-devices", NULL);
+            g_autofree char *listed = NULL;
+
+            g_assert_true (g_file_get_contents (zram, &listed, NULL, NULL));
+            if (listed[0] == '\0')
+              g_assert_cmpint (json_object_get_int_member (b, "kib"), ==, 0);
+            else
+              g_assert_false (json_object_get_null_member (b, "kib"));
+          }
       }
     g_assert_cmpint (sum, ==, file_kib (meminfo, "MemTotal"));
   }

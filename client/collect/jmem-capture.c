@@ -407,6 +407,7 @@ capture_memory_extras (Capture *c, GError **error)
   g_auto(GStrv) nodes = jmem_root_list_dir (c->live, "/proc/device-tree", NULL);
   g_auto(GStrv) blocks = jmem_root_list_dir (c->live, "/sys/block", NULL);
   g_autofree char *page = g_strdup_printf ("%ld\n", sysconf (_SC_PAGESIZE));
+  g_autoptr(GString) zram = g_string_new (NULL);
 
   if (!copy_optional (c, "/proc/device-tree/#address-cells", JMEM_MAX_SMALL_BYTES, error) ||
       !copy_optional (c, "/proc/device-tree/#size-cells", JMEM_MAX_SMALL_BYTES, error))
@@ -423,11 +424,16 @@ capture_memory_extras (Capture *c, GError **error)
     {
       g_autofree char *mm_stat = g_strdup_printf ("/sys/block/%s/mm_stat", blocks[i]);
 
-      if (g_str_has_prefix (blocks[i], "zram") && strchr (blocks[i], '/') == NULL &&
-          !copy_optional (c, mm_stat, JMEM_MAX_SMALL_BYTES, error))
+      if (!g_str_has_prefix (blocks[i], "zram") || strchr (blocks[i], '/') != NULL)
+        continue;
+      if (!copy_optional (c, mm_stat, JMEM_MAX_SMALL_BYTES, error))
         return FALSE;
+      g_string_append_printf (zram, "%s\n", blocks[i]);
     }
-  return write_file (c, JMEM_CAPTURE_PAGE_SIZE_PATH, page, strlen (page), error);
+  /* Which zram devices there were, possibly none: without this list a
+   * capture with no sys/block could not tell "no zram" from "not recorded". */
+  return write_file (c, JMEM_CAPTURE_PAGE_SIZE_PATH, page, strlen (page), error) &&
+         (blocks == NULL || write_file (c, JMEM_CAPTURE_ZRAM_PATH, zram->str, zram->len, error));
 }
 
 static gboolean

@@ -24,9 +24,20 @@ read_zram (JmemCollectContext *ctx)
   g_auto(GStrv) names = jmem_root_list_dir (ctx->files, "/sys/block", NULL);
   guint64 sum = 0;
 
-  /* a capture without /sys/block says nothing about zram: unknown */
   if (names == NULL)
-    return;
+    {
+      g_autofree char *listed = NULL;
+      gsize len = 0;
+
+      /* A capture records sys/block only for zram devices, and lists them
+       * in jmem/zram-devices: an empty list is "no zram"; a listed device
+       * whose mm_stat is missing, or no list (an older capture), is
+       * unknown. */
+      if (jmem_root_read (ctx->files, JMEM_CAPTURE_ZRAM_PATH, JMEM_MAX_SMALL_BYTES, &listed, &len,
+                          NULL) && len == 0)
+        s->zram_bytes = 0;
+      return;
+    }
   for (guint i = 0; names[i] != NULL; i++)
     {
       g_autofree char *path = NULL, *data = NULL;
