@@ -29,25 +29,31 @@ jmem_triage_rule_unexplained_large (JmemTriage *t)
                               jmem_accounting_bucket_label (i));
   size = jmem_triage_size ((guint64) residual);
   gpu_text = jmem_triage_size ((guint64) gpu);
-  f = jmem_triage_add (t, "unexplained-large", JMEM_SEVERITY_WARNING,
-                       "Look at the kernel's own allocations: `sudo cat /proc/vmallocinfo` (who "
-                       "calls vmalloc), `sudo slabtop -o`, NvMap's orphan handles (`sudo cat "
-                       "/sys/kernel/debug/nvmap/iovmm/orphan_handles`) and CMA users; where a "
-                       "bucket is unknown, give jmem what it lacks (NvMap through the helper: "
-                       "join the jmem group) and look again.",
-                       "%s (%.1f %% of RAM) is in use but in no bucket: no meminfo field and no "
-                       "NvMap figure holds it (a driver's own memory, or a leak)%s%s%s",
-                       size, jmem_triage_percent ((guint64) residual, (guint64) a->mem_total_kib),
-                       gpu > 0 ? "; besides it, the " : "", gpu > 0 ? gpu_text : "",
-                       gpu > 0 ? " nvidia-smi reports for GPU memory" : "");
+  /* With a bucket unknown, the remainder holds its memory too: the rule
+   * cannot tell a leak from a source it could not read, and says so at
+   * info level instead of warning about a leak. */
   if (unknown->len > 0)
-    {
-      g_autofree char *with = g_strdup_printf ("%s; unknown buckets counted in it: %s",
-                                               f->message, unknown->str);
-
-      g_free (f->message);
-      f->message = g_steal_pointer (&with);
-    }
+    f = jmem_triage_add (t, "unexplained-large", JMEM_SEVERITY_INFO,
+                         "See what each unknown bucket is made of (`jmem snapshot --json`: "
+                         "accounting.buckets, fields and note), give jmem what it lacks (NvMap "
+                         "and its page pool through the helper: join the jmem group) and look "
+                         "again.",
+                         "%s (%.1f %% of RAM) is in no bucket jmem could fill, and these buckets "
+                         "are unknown, so their memory is in it: %s%s%s%s",
+                         size, jmem_triage_percent ((guint64) residual, (guint64) a->mem_total_kib),
+                         unknown->str,
+                         gpu > 0 ? "; besides it, the " : "", gpu > 0 ? gpu_text : "",
+                         gpu > 0 ? " nvidia-smi reports for GPU memory" : "");
+  else
+    f = jmem_triage_add (t, "unexplained-large", JMEM_SEVERITY_WARNING,
+                         "Look at the kernel's own allocations: `sudo cat /proc/vmallocinfo` (who "
+                         "calls vmalloc), `sudo slabtop -o`, NvMap's orphan handles (`sudo cat "
+                         "/sys/kernel/debug/nvmap/iovmm/orphan_handles`) and CMA users.",
+                         "%s (%.1f %% of RAM) is in use but in no bucket: no meminfo field and no "
+                         "NvMap figure holds it (a driver's own memory, or a leak)%s%s%s",
+                         size, jmem_triage_percent ((guint64) residual, (guint64) a->mem_total_kib),
+                         gpu > 0 ? "; besides it, the " : "", gpu > 0 ? gpu_text : "",
+                         gpu > 0 ? " nvidia-smi reports for GPU memory" : "");
   jmem_finding_add_number (f, "unexplained_kib", (double) a->unexplained_kib, "KiB");
   jmem_finding_add_number (f, "gpu_reported_kib", (double) gpu, "KiB");
   jmem_finding_add_number (f, "residual_kib", (double) residual, "KiB");
