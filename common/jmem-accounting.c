@@ -713,13 +713,9 @@ jmem_accounting_zram_mm_stat_used (const char *data,
         i++;
       start = i;
       while (i < len && g_ascii_isdigit (data[i]))
-        {
-          if (v > (G_MAXUINT64 - 9) / 10)
-            return FALSE;
-          v = v * 10 + (guint64) (data[i] - '0');
-          i++;
-        }
-      if (i == start || (i < len && !g_ascii_isspace (data[i])))
+        i++;
+      if (!jmem_text_parse_decimal (data + start, i - start, G_MAXUINT64, &v) ||
+          (i < len && !g_ascii_isspace (data[i])))
         return FALSE;
       if (field_index == 2)
         {

@@ -94,49 +94,6 @@ is_blank (char c)
   return c == ' ' || c == '\t';
 }
 
-static gboolean
-parse_dec (const char *s, gsize n, guint64 max, guint64 *out)
-{
-  guint64 v = 0;
-
-  if (n == 0)
-    return FALSE;
-  for (gsize i = 0; i < n; i++)
-    {
-      guint d;
-
-      if (s[i] < '0' || s[i] > '9')
-        return FALSE;
-      d = (guint) (s[i] - '0');
-      if (d > max || v > (max - d) / 10)
-        return FALSE;
-      v = v * 10 + d;
-    }
-  *out = v;
-  return TRUE;
-}
-
-static gboolean
-parse_hex (const char *s, gsize n, guint64 max, guint64 *out)
-{
-  guint64 v = 0;
-
-  if (n == 0)
-    return FALSE;
-  for (gsize i = 0; i < n; i++)
-    {
-      int d = g_ascii_xdigit_value (s[i]);
-
-      if (d < 0 || v > (max >> 4))
-        return FALSE;
-      v = (v << 4) | (guint64) d;
-      if (v > max)
-        return FALSE;
-    }
-  *out = v;
-  return TRUE;
-}
-
 /* A right-justified number filling exactly @w bytes: spaces, then digits. */
 static gboolean
 parse_right_justified (const char *s, gsize w, guint64 max, guint64 *out)
@@ -145,14 +102,14 @@ parse_right_justified (const char *s, gsize w, guint64 max, guint64 *out)
 
   while (i < w && s[i] == ' ')
     i++;
-  return parse_dec (s + i, w - i, max, out);
+  return jmem_text_parse_decimal (s + i, w - i, max, out);
 }
 
 /* "<digits>K" */
 static gboolean
 parse_kib (const char *s, gsize n, guint64 *out)
 {
-  return n >= 2 && s[n - 1] == 'K' && parse_dec (s, n - 1, G_MAXUINT64, out);
+  return n >= 2 && s[n - 1] == 'K' && jmem_text_parse_decimal (s, n - 1, G_MAXUINT64, out);
 }
 
 static gboolean
@@ -327,7 +284,7 @@ match_loose (const char *line, gsize len, RowResult *r)
   y0 = y1;
   while (y0 > client_end && !is_blank (line[y0 - 1]))
     y0--;
-  if (y0 == client_end || !parse_dec (line + y0, y1 - y0, G_MAXUINT32, &pid))
+  if (y0 == client_end || !jmem_text_parse_decimal (line + y0, y1 - y0, G_MAXUINT32, &pid))
     return FALSE;
 
   /* PROCESS: everything between CLIENT and PID, without the padding. */
@@ -597,7 +554,7 @@ next_u32 (const char *line, gsize len, gsize *i, guint32 *out)
   Span t;
   guint64 v;
 
-  if (!next_token (line, len, i, &t) || !parse_dec (t.s, t.len, G_MAXUINT32, &v))
+  if (!next_token (line, len, i, &t) || !jmem_text_parse_decimal (t.s, t.len, G_MAXUINT32, &v))
     return FALSE;
   *out = (guint32) v;
   return TRUE;
@@ -617,11 +574,11 @@ parse_handle (const char *line, gsize len, const HandleColumns *cols)
   if (len < HANDLE_INDENT || !all_blank (line, HANDLE_INDENT))
     return NULL;
 
-  if (!next_token (line, len, &i, &t) || !parse_hex (t.s, t.len, G_MAXUINT64, &h.base))
+  if (!next_token (line, len, &i, &t) || !jmem_text_parse_hex (t.s, t.len, G_MAXUINT64, &h.base))
     return NULL;
   if (!next_token (line, len, &i, &t) || !parse_kib (t.s, t.len, &h.size_kib))
     return NULL;
-  if (!next_token (line, len, &i, &t) || !parse_hex (t.s, t.len, G_MAXUINT32, &v))
+  if (!next_token (line, len, &i, &t) || !jmem_text_parse_hex (t.s, t.len, G_MAXUINT32, &v))
     return NULL;
   h.flags = (guint32) v;
   if (!next_u32 (line, len, &i, &h.refs) ||
@@ -639,7 +596,7 @@ parse_handle (const char *line, gsize len, const HandleColumns *cols)
   h.from_hugetlbfs = -1;
   if (cols->has_huge)
     {
-      if (!next_token (line, len, &i, &t) || !parse_dec (t.s, t.len, 1, &v))
+      if (!next_token (line, len, &i, &t) || !jmem_text_parse_decimal (t.s, t.len, 1, &v))
         return NULL;
       h.from_hugetlbfs = (gint32) v;
     }
@@ -851,8 +808,8 @@ parse_vma (const char *line, gsize len, JmemNvmapVma *vma)
     while (k_end < len && !is_blank (line[k_end]))
       k_end++;
     if (!all_blank (line + k_end, len - k_end) ||
-        !parse_hex (line + a, a_end - a, G_MAXUINT64, &vma->start) ||
-        !parse_hex (line + b, b_end - b, G_MAXUINT64, &vma->end) ||
+        !jmem_text_parse_hex (line + a, a_end - a, G_MAXUINT64, &vma->start) ||
+        !jmem_text_parse_hex (line + b, b_end - b, G_MAXUINT64, &vma->end) ||
         !parse_kib (line + k, k_end - k, &kib) || vma->end <= vma->start)
       return FALSE;
   }
@@ -868,10 +825,10 @@ parse_maps_handle (const char *line, gsize len, guint64 *mapped_kib)
   guint64 v;
   Span t;
 
-  if (!next_token (line, len, &i, &t) || !parse_hex (t.s, t.len, G_MAXUINT64, &v) ||
+  if (!next_token (line, len, &i, &t) || !jmem_text_parse_hex (t.s, t.len, G_MAXUINT64, &v) ||
       !next_token (line, len, &i, &t) || !parse_kib (t.s, t.len, &v) ||
-      !next_token (line, len, &i, &t) || !parse_hex (t.s, t.len, G_MAXUINT32, &v) ||
-      !next_token (line, len, &i, &t) || !parse_dec (t.s, t.len, G_MAXUINT32, &v) ||
+      !next_token (line, len, &i, &t) || !jmem_text_parse_hex (t.s, t.len, G_MAXUINT32, &v) ||
+      !next_token (line, len, &i, &t) || !jmem_text_parse_decimal (t.s, t.len, G_MAXUINT32, &v) ||
       !next_token (line, len, &i, &t) ||  /* UID: a kernel pointer, dropped */
       !next_token (line, len, &i, &t) || !parse_kib (t.s, t.len, mapped_kib))
     return FALSE;
@@ -1023,7 +980,7 @@ parse_one_number (const char *data,
           return FALSE;
         }
     }
-  if (!parse_dec (data + start, end - start, G_MAXUINT64, value))
+  if (!jmem_text_parse_decimal (data + start, end - start, G_MAXUINT64, value))
     {
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
                    "NvMap %s holds a number too large for 64 bits", what);

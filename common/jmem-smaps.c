@@ -6,30 +6,12 @@
 #include <string.h>
 
 #include "jmem-error.h"
+#include "jmem-text.h"
 
 static gboolean
 is_blank (char c)
 {
   return c == ' ' || c == '\t';
-}
-
-static gboolean
-parse_hex (const char *s, gsize n, guint64 *out)
-{
-  guint64 v = 0;
-
-  if (n == 0 || n > 16)
-    return FALSE;
-  for (gsize i = 0; i < n; i++)
-    {
-      int d = g_ascii_xdigit_value (s[i]);
-
-      if (d < 0)
-        return FALSE;
-      v = (v << 4) | (guint64) d;
-    }
-  *out = v;
-  return TRUE;
 }
 
 /* "start-end perms offset dev inode" and the path after the padding. */
@@ -40,13 +22,13 @@ parse_header (const char *line, gsize len, JmemSmapsVma *vma)
   gsize i, start;
   guint words = 0;
 
-  if (dash == NULL || !parse_hex (line, (gsize) (dash - line), &vma->start))
+  if (dash == NULL || !jmem_text_parse_hex (line, (gsize) (dash - line), G_MAXUINT64, &vma->start))
     return FALSE;
   i = (gsize) (dash - line) + 1;
   start = i;
   while (i < len && !is_blank (line[i]))
     i++;
-  if (!parse_hex (line + start, i - start, &vma->end) || vma->end < vma->start)
+  if (!jmem_text_parse_hex (line + start, i - start, G_MAXUINT64, &vma->end) || vma->end < vma->start)
     return FALSE;
   /* perms, offset, dev, inode */
   while (words < 4)
@@ -71,8 +53,7 @@ static gboolean
 field_kib (const char *line, gsize len, const char **name, guint64 *kib)
 {
   const char *colon = memchr (line, ':', MIN (len, 32));
-  gsize i;
-  guint64 v = 0;
+  gsize i, start;
 
   if (colon == NULL || colon == line)
     return FALSE;
@@ -80,16 +61,10 @@ field_kib (const char *line, gsize len, const char **name, guint64 *kib)
   i = (gsize) (colon - line) + 1;
   while (i < len && is_blank (line[i]))
     i++;
-  if (i == len || !g_ascii_isdigit (line[i]))
-    return FALSE;
-  for (; i < len && g_ascii_isdigit (line[i]); i++)
-    {
-      if (v > (G_MAXINT64 - 9) / 10)
-        return FALSE;
-      v = v * 10 + (guint64) (line[i] - '0');
-    }
-  *kib = v;
-  return TRUE;
+  start = i;
+  while (i < len && g_ascii_isdigit (line[i]))
+    i++;
+  return jmem_text_parse_decimal (line + start, i - start, G_MAXINT64, kib);
 }
 
 static gboolean
