@@ -264,10 +264,12 @@ jmem_diff_check_snapshot (JsonNode   *node,
   version = json_object_get_member (root, "schema_version");
   if (!node_is_int (version))
     return invalid (error, what, "schema_version is missing or not an integer");
-  if (json_node_get_int (version) != JMEM_SNAPSHOT_SCHEMA_VERSION)
+  if (json_node_get_int (version) < JMEM_SNAPSHOT_SCHEMA_VERSION_MIN ||
+      json_node_get_int (version) > JMEM_SNAPSHOT_SCHEMA_VERSION)
     return invalid (error, what, "snapshot schema version %" G_GINT64_FORMAT
-                    " is not supported (this jmem reads version %d)",
-                    json_node_get_int (version), JMEM_SNAPSHOT_SCHEMA_VERSION);
+                    " is not supported (this jmem reads versions %d to %d)",
+                    json_node_get_int (version), JMEM_SNAPSHOT_SCHEMA_VERSION_MIN,
+                    JMEM_SNAPSHOT_SCHEMA_VERSION);
 
   if (!check_optional_object (root, "collected", what, error) ||
       !check_optional_object (root, "memory", what, error) ||

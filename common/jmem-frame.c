@@ -368,6 +368,8 @@ jmem_frame_summary_line (const JmemFrame *f)
   g_autofree char *g = summary_size (f->gpu_used_kib);
   g_autofree char *top = NULL;
   g_autofree char *line = NULL;
+  g_autofree char *largest_text = NULL;
+  const JmemFrameBucket *largest = NULL;
 
   if (f->processes->len > 0)
     {
@@ -377,7 +379,23 @@ jmem_frame_summary_line (const JmemFrame *f)
       top = g_strdup_printf ("PID %" G_GINT64_FORMAT " (%s) %s", p->pid,
                              p->name != NULL ? p->name : "?", size);
     }
-  line = g_strdup_printf ("total %s, available %s, NvMap %s, GPU %s, top %s", t, a, n, g,
-                          top != NULL ? top : "n/a");
+  /* the accounting's largest use of RAM (free is no use), the remainder
+   * included: where to look first */
+  for (guint i = 0; f->buckets != NULL && i < f->buckets->len; i++)
+    {
+      const JmemFrameBucket *b = g_ptr_array_index (f->buckets, i);
+
+      if (b->kib > 0 && !g_str_equal (b->name, "free") && (largest == NULL || b->kib > largest->kib))
+        largest = b;
+    }
+  if (largest != NULL)
+    {
+      g_autofree char *size = summary_size (largest->kib);
+
+      largest_text = g_strdup_printf ("%s %s", largest->name, size);
+    }
+  line = g_strdup_printf ("total %s, available %s, NvMap %s, GPU %s, top %s, largest bucket: %s",
+                          t, a, n, g, top != NULL ? top : "n/a",
+                          largest_text != NULL ? largest_text : "n/a");
   return jmem_text_for_terminal (line);
 }

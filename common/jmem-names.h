@@ -13,6 +13,14 @@
 #define JMEM_NVMAP_CLIENTS_PATH      "/sys/kernel/debug/nvmap/iovmm/clients"
 #define JMEM_NVMAP_ALLOCATIONS_PATH  "/sys/kernel/debug/nvmap/iovmm/allocations"
 #define JMEM_NVMAP_TOTAL_MEMORY_PATH "/sys/kernel/debug/nvmap/stats/total_memory"
+#define JMEM_NVMAP_MAPS_PATH         "/sys/kernel/debug/nvmap/iovmm/maps"
+#define JMEM_NVMAP_FREE_SIZE_PATH    "/sys/kernel/debug/nvmap/iovmm/free_size"
+#define JMEM_NVMAP_POOL_PAGES_PATH   "/sys/kernel/debug/nvmap/pagepool/page_pool_available_pages"
+#define JMEM_NVMAP_POOL_TO_ZERO_PATH "/sys/kernel/debug/nvmap/pagepool/page_pool_pages_to_zero"
+/* What a capture adds beside the kernel's files (docs/capture-format.md). */
+#define JMEM_CAPTURE_PAGE_SIZE_PATH  "/jmem/page-size"
+#define JMEM_CAPTURE_ZRAM_PATH       "/jmem/zram-devices"
+
 #define JMEM_DROP_CACHES_PATH        "/proc/sys/vm/drop_caches"
 #define JMEM_COMPACT_MEMORY_PATH     "/proc/sys/vm/compact_memory"
 

@@ -94,49 +94,6 @@ is_blank (char c)
   return c == ' ' || c == '\t';
 }
 
-static gboolean
-parse_dec (const char *s, gsize n, guint64 max, guint64 *out)
-{
-  guint64 v = 0;
-
-  if (n == 0)
-    return FALSE;
-  for (gsize i = 0; i < n; i++)
-    {
-      guint d;
-
-      if (s[i] < '0' || s[i] > '9')
-        return FALSE;
-      d = (guint) (s[i] - '0');
-      if (d > max || v > (max - d) / 10)
-        return FALSE;
-      v = v * 10 + d;
-    }
-  *out = v;
-  return TRUE;
-}
-
-static gboolean
-parse_hex (const char *s, gsize n, guint64 max, guint64 *out)
-{
-  guint64 v = 0;
-
-  if (n == 0)
-    return FALSE;
-  for (gsize i = 0; i < n; i++)
-    {
-      int d = g_ascii_xdigit_value (s[i]);
-
-      if (d < 0 || v > (max >> 4))
-        return FALSE;
-      v = (v << 4) | (guint64) d;
-      if (v > max)
-        return FALSE;
-    }
-  *out = v;
-  return TRUE;
-}
-
 /* A right-justified number filling exactly @w bytes: spaces, then digits. */
 static gboolean
 parse_right_justified (const char *s, gsize w, guint64 max, guint64 *out)
@@ -145,14 +102,14 @@ parse_right_justified (const char *s, gsize w, guint64 max, guint64 *out)
 
   while (i < w && s[i] == ' ')
     i++;
-  return parse_dec (s + i, w - i, max, out);
+  return jmem_text_parse_decimal (s + i, w - i, max, out);
 }
 
 /* "<digits>K" */
 static gboolean
 parse_kib (const char *s, gsize n, guint64 *out)
 {
-  return n >= 2 && s[n - 1] == 'K' && parse_dec (s, n - 1, G_MAXUINT64, out);
+  return n >= 2 && s[n - 1] == 'K' && jmem_text_parse_decimal (s, n - 1, G_MAXUINT64, out);
 }
 
 static gboolean
@@ -327,7 +284,7 @@ match_loose (const char *line, gsize len, RowResult *r)
   y0 = y1;
   while (y0 > client_end && !is_blank (line[y0 - 1]))
     y0--;
-  if (y0 == client_end || !parse_dec (line + y0, y1 - y0, G_MAXUINT32, &pid))
+  if (y0 == client_end || !jmem_text_parse_decimal (line + y0, y1 - y0, G_MAXUINT32, &pid))
     return FALSE;
 
   /* PROCESS: everything between CLIENT and PID, without the padding. */
@@ -597,7 +554,7 @@ next_u32 (const char *line, gsize len, gsize *i, guint32 *out)
   Span t;
   guint64 v;
 
-  if (!next_token (line, len, i, &t) || !parse_dec (t.s, t.len, G_MAXUINT32, &v))
+  if (!next_token (line, len, i, &t) || !jmem_text_parse_decimal (t.s, t.len, G_MAXUINT32, &v))
     return FALSE;
   *out = (guint32) v;
   return TRUE;
@@ -617,11 +574,11 @@ parse_handle (const char *line, gsize len, const HandleColumns *cols)
   if (len < HANDLE_INDENT || !all_blank (line, HANDLE_INDENT))
     return NULL;
 
-  if (!next_token (line, len, &i, &t) || !parse_hex (t.s, t.len, G_MAXUINT64, &h.base))
+  if (!next_token (line, len, &i, &t) || !jmem_text_parse_hex (t.s, t.len, G_MAXUINT64, &h.base))
     return NULL;
   if (!next_token (line, len, &i, &t) || !parse_kib (t.s, t.len, &h.size_kib))
     return NULL;
-  if (!next_token (line, len, &i, &t) || !parse_hex (t.s, t.len, G_MAXUINT32, &v))
+  if (!next_token (line, len, &i, &t) || !jmem_text_parse_hex (t.s, t.len, G_MAXUINT32, &v))
     return NULL;
   h.flags = (guint32) v;
   if (!next_u32 (line, len, &i, &h.refs) ||
@@ -639,7 +596,7 @@ parse_handle (const char *line, gsize len, const HandleColumns *cols)
   h.from_hugetlbfs = -1;
   if (cols->has_huge)
     {
-      if (!next_token (line, len, &i, &t) || !parse_dec (t.s, t.len, 1, &v))
+      if (!next_token (line, len, &i, &t) || !jmem_text_parse_decimal (t.s, t.len, 1, &v))
         return NULL;
       h.from_hugetlbfs = (gint32) v;
     }
@@ -793,18 +750,212 @@ jmem_nvmap_allocations_visit (const char                        *data,
   return TRUE;
 }
 
-/* ---- stats/total_memory ----------------------------------------------- */
+/* ---- maps -------------------------------------------------------------- */
 
-gboolean
-jmem_nvmap_total_memory_parse (const char *data,
-                               gsize       len,
-                               guint64    *bytes,
-                               GError    **error)
+static void
+client_maps_free (JmemNvmapClientMaps *cm)
+{
+  jmem_nvmap_client_free (cm->client);
+  g_clear_pointer (&cm->vmas, g_array_unref);
+  g_free (cm);
+}
+
+void
+jmem_nvmap_maps_free (JmemNvmapMaps *maps)
+{
+  if (maps == NULL)
+    return;
+  g_clear_pointer (&maps->clients, g_ptr_array_unref);
+  g_free (maps);
+}
+
+void
+jmem_nvmap_extras_clear (JmemNvmapExtras *extras)
+{
+  g_clear_pointer (&extras->maps, jmem_nvmap_maps_free);
+  extras->free_size_bytes = extras->pool_pages = extras->pool_to_zero = extras->page_size = -1;
+}
+
+/* A VMA row: "%-12lx-%12lx %6lluK" after blank columns. The start is
+ * left-justified and the end right-justified, so spaces may surround the
+ * dash of a short address. */
+static gboolean
+parse_vma (const char *line, gsize len, JmemNvmapVma *vma)
+{
+  const char *dash = memchr (line, '-', len);
+  gsize a = 0, a_end, b, b_end, k;
+  guint64 kib;
+
+  if (dash == NULL)
+    return FALSE;
+  while (a < len && is_blank (line[a]))
+    a++;
+  a_end = (gsize) (dash - line);
+  while (a_end > a && is_blank (line[a_end - 1]))
+    a_end--;
+  b = (gsize) (dash - line) + 1;
+  while (b < len && is_blank (line[b]))
+    b++;
+  b_end = b;
+  while (b_end < len && !is_blank (line[b_end]))
+    b_end++;
+  k = b_end;
+  while (k < len && is_blank (line[k]))
+    k++;
+  {
+    gsize k_end = k;
+
+    while (k_end < len && !is_blank (line[k_end]))
+      k_end++;
+    if (!all_blank (line + k_end, len - k_end) ||
+        !jmem_text_parse_hex (line + a, a_end - a, G_MAXUINT64, &vma->start) ||
+        !jmem_text_parse_hex (line + b, b_end - b, G_MAXUINT64, &vma->end) ||
+        !parse_kib (line + k, k_end - k, &kib) || vma->end <= vma->start)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* A handle row: "%8llx %10zuK %8x %6u %16pK %12s %12s %6lluK": BASE, SIZE,
+ * FLAGS, SHARE, UID, then the mapped size (the two %12s are empty). */
+static gboolean
+parse_maps_handle (const char *line, gsize len, guint64 *mapped_kib)
+{
+  gsize i = HANDLE_INDENT;
+  guint64 v;
+  Span t;
+
+  if (!next_token (line, len, &i, &t) || !jmem_text_parse_hex (t.s, t.len, G_MAXUINT64, &v) ||
+      !next_token (line, len, &i, &t) || !parse_kib (t.s, t.len, &v) ||
+      !next_token (line, len, &i, &t) || !jmem_text_parse_hex (t.s, t.len, G_MAXUINT32, &v) ||
+      !next_token (line, len, &i, &t) || !jmem_text_parse_decimal (t.s, t.len, G_MAXUINT32, &v) ||
+      !next_token (line, len, &i, &t) ||  /* UID: a kernel pointer, dropped */
+      !next_token (line, len, &i, &t) || !parse_kib (t.s, t.len, mapped_kib))
+    return FALSE;
+  return !next_token (line, len, &i, &t);
+}
+
+static JmemNvmapClientMaps *
+client_maps_new (JmemNvmapClient *client)
+{
+  JmemNvmapClientMaps *cm = g_new0 (JmemNvmapClientMaps, 1);
+
+  cm->client = client;
+  cm->vmas = g_array_new (FALSE, FALSE, sizeof (JmemNvmapVma));
+  return cm;
+}
+
+JmemNvmapMaps *
+jmem_nvmap_maps_parse (const char *data,
+                       gsize       len,
+                       GError    **error)
+{
+  g_autoptr(JmemNvmapMaps) out = NULL;
+  JmemNvmapClientMaps *cur = NULL;
+  gboolean seen_handle_header = FALSE, in_handle = FALSE;
+  ParseState st = { 0 };
+  Cursor c = { data, len, 0 };
+
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+
+  if (len == 0)
+    {
+      g_set_error_literal (error, JMEM_ERROR, JMEM_ERROR_FAILED, "NvMap iovmm/maps is empty");
+      return NULL;
+    }
+  out = g_new0 (JmemNvmapMaps, 1);
+  out->clients = g_ptr_array_new_with_free_func ((GDestroyNotify) client_maps_free);
+
+  while (c.pos < c.len && !st.seen_note)
+    {
+      RowResult r = { 0 };
+      const char *line;
+      gsize line_len;
+      guint64 mapped;
+      JmemNvmapVma vma;
+
+      switch (read_row (&c, &st, &r))
+        {
+        case LINE_ROW:
+          cur = client_maps_new (row_result_steal (&r));
+          g_ptr_array_add (out->clients, cur);
+          in_handle = FALSE;
+          continue;
+        case LINE_TOTAL:
+          note_total (&st, r.size_kib);
+          cur = NULL;
+          continue;
+        case LINE_NONE:
+        default:
+          break;
+        }
+
+      next_line (&c, &line, &line_len);
+      if (all_blank (line, line_len))
+        {
+          cur = NULL;  /* each client ends with a blank line */
+          continue;
+        }
+      if (!is_blank (line[0]))
+        {
+          classify_other (&st, line, line_len);
+          continue;
+        }
+      if (is_handle_header (line, line_len))
+        {
+          if (seen_handle_header)
+            st.n_malformed++;
+          seen_handle_header = TRUE;
+          continue;
+        }
+      if (cur != NULL && line_len >= HANDLE_INDENT && all_blank (line, HANDLE_INDENT))
+        {
+          if (memchr (line, '-', line_len) == NULL &&
+              parse_maps_handle (line, line_len, &mapped))
+            {
+              cur->mapped_kib = cur->mapped_kib > G_MAXUINT64 - mapped
+                                ? G_MAXUINT64 : cur->mapped_kib + mapped;
+              cur->n_handles++;
+              in_handle = TRUE;
+              continue;
+            }
+          if (in_handle && parse_vma (line, line_len, &vma))
+            {
+              g_array_append_val (cur->vmas, vma);
+              continue;
+            }
+        }
+      st.n_malformed++;
+    }
+
+  if (!st.seen_header && !seen_handle_header && out->clients->len == 0 && !st.has_total)
+    {
+      g_set_error_literal (error, JMEM_ERROR, JMEM_ERROR_FAILED,
+                           "Not an NvMap iovmm/maps file: no \"CLIENT PROCESS PID SIZE\" "
+                           "or \"BASE SIZE FLAGS SHARE UID MAPS MAPSIZE\" header, client row "
+                           "or total line");
+      return NULL;
+    }
+  out->has_total = st.has_total;
+  out->total_kib = st.total_kib;
+  out->n_malformed = st.n_malformed;
+  out->layout = layout_of (&st);
+  return g_steal_pointer (&out);
+}
+
+/* ---- single numbers: stats/total_memory, free_size, page-pool counters -- */
+
+/* The one decimal number @data holds, spaces around it allowed. @what names
+ * the file in errors. */
+static gboolean
+parse_one_number (const char *data,
+                  gsize       len,
+                  const char *what,
+                  const char *expected,
+                  guint64    *value,
+                  GError    **error)
 {
   gsize start = 0, end = len;
-
-  g_return_val_if_fail (data != NULL || len == 0, FALSE);
-  g_return_val_if_fail (bytes != NULL, FALSE);
 
   while (start < end && g_ascii_isspace (data[start]))
     start++;
@@ -813,8 +964,8 @@ jmem_nvmap_total_memory_parse (const char *data,
 
   if (start == end)
     {
-      g_set_error_literal (error, JMEM_ERROR, JMEM_ERROR_FAILED,
-                           "NvMap stats/total_memory is empty; expected a number of bytes");
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
+                   "NvMap %s is empty; expected %s", what, expected);
       return FALSE;
     }
   for (gsize i = start; i < end; i++)
@@ -825,16 +976,74 @@ jmem_nvmap_total_memory_parse (const char *data,
           g_autofree char *shown = jmem_text_escape_for_terminal (valid);
 
           g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
-                       "NvMap stats/total_memory holds \"%s\"; expected one decimal number of bytes",
-                       shown);
+                       "NvMap %s holds \"%s\"; expected %s", what, shown, expected);
           return FALSE;
         }
     }
-  if (!parse_dec (data + start, end - start, G_MAXUINT64, bytes))
+  if (!jmem_text_parse_decimal (data + start, end - start, G_MAXUINT64, value))
     {
-      g_set_error_literal (error, JMEM_ERROR, JMEM_ERROR_FAILED,
-                           "NvMap stats/total_memory holds a number too large for 64 bits");
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
+                   "NvMap %s holds a number too large for 64 bits", what);
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+jmem_nvmap_total_memory_parse (const char *data,
+                               gsize       len,
+                               guint64    *bytes,
+                               GError    **error)
+{
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+  g_return_val_if_fail (bytes != NULL, FALSE);
+
+  return parse_one_number (data, len, "stats/total_memory", "one decimal number of bytes",
+                           bytes, error);
+}
+
+gboolean
+jmem_nvmap_counter_parse (const char *data,
+                          gsize       len,
+                          guint64    *value,
+                          GError    **error)
+{
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+  g_return_val_if_fail (value != NULL, FALSE);
+
+  return parse_one_number (data, len, "page-pool counter", "one decimal number of pages",
+                           value, error);
+}
+
+/* "Max allocatable IOVMM memory: %lu bytes\n" (nvmap_debug_free_size_show) */
+gboolean
+jmem_nvmap_free_size_parse (const char *data,
+                            gsize       len,
+                            guint64    *bytes,
+                            GError    **error)
+{
+  static const char prefix[] = "Max allocatable IOVMM memory:";
+  static const char suffix[] = "bytes";
+  gsize start = 0, end = len;
+
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+  g_return_val_if_fail (bytes != NULL, FALSE);
+
+  while (end > start && g_ascii_isspace (data[end - 1]))
+    end--;
+  if (end - start > sizeof prefix - 1 + sizeof suffix - 1 &&
+      memcmp (data, prefix, sizeof prefix - 1) == 0 &&
+      memcmp (data + end - (sizeof suffix - 1), suffix, sizeof suffix - 1) == 0)
+    return parse_one_number (data + sizeof prefix - 1,
+                             end - (sizeof suffix - 1) - (sizeof prefix - 1),
+                             "iovmm/free_size", "a number of bytes", bytes, error);
+  {
+    g_autofree char *valid = jmem_text_make_valid (data, (gssize) MIN (end, 64));
+    g_autofree char *shown = jmem_text_escape_for_terminal (valid);
+
+    g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
+                 "NvMap iovmm/free_size holds \"%s\"; expected \"%s N %s\"",
+                 shown, prefix, suffix);
+  }
+  return FALSE;
 }

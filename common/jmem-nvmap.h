@@ -111,4 +111,66 @@ gboolean jmem_nvmap_total_memory_parse (const char *data,
                                         guint64    *bytes,
                                         GError    **error);
 
+/* ---- iovmm/maps: the CPU mappings of each client's handles ---- */
+
+/* One CPU mapping of an NvMap buffer: [start, end) in the process's
+ * address space, as /proc/PID/smaps names it. */
+typedef struct {
+  guint64 start;
+  guint64 end;
+} JmemNvmapVma;
+
+typedef struct {
+  JmemNvmapClient *client;
+  guint64          mapped_kib;  /* the handles' MAPSIZE: what of them this client maps */
+  guint            n_handles;
+  GArray          *vmas;        /* JmemNvmapVma, as printed (one per VMA of each handle) */
+} JmemNvmapClientMaps;
+
+typedef struct {
+  GPtrArray       *clients;    /* JmemNvmapClientMaps, in file order */
+  gboolean         has_total;
+  guint64          total_kib;
+  guint            n_malformed;
+  JmemNvmapLayout  layout;
+  guint64          pid_namespace;  /* as in JmemNvmapClients */
+} JmemNvmapMaps;
+
+void jmem_nvmap_maps_free (JmemNvmapMaps *maps);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemNvmapMaps, jmem_nvmap_maps_free)
+
+/* Parses iovmm/maps (docs/nvmap-formats.md): client rows, handle rows
+ * ending in their mapped size, and a row per VMA ("start-end size"). Fails
+ * only when the data is not a maps file at all. */
+JmemNvmapMaps *jmem_nvmap_maps_parse (const char *data,
+                                      gsize       len,
+                                      GError    **error);
+
+/* What the RAM accounting reads beside the clients. */
+typedef struct {
+  JmemNvmapMaps *maps;             /* iovmm/maps; NULL unread */
+  gint64         free_size_bytes;  /* iovmm/free_size; -1 unread (R36 and later have it) */
+  gint64         pool_pages;       /* page_pool_available_pages + page_pool_pages_to_zero; -1 */
+  gint64         pool_to_zero;     /* of them, pages waiting to be zeroed; -1 */
+  gint64         page_size;        /* the kernel's page size in bytes; -1 unknown */
+} JmemNvmapExtras;
+
+#define JMEM_NVMAP_EXTRAS_INIT { NULL, -1, -1, -1, -1 }
+
+void jmem_nvmap_extras_clear (JmemNvmapExtras *extras);
+
+/* iovmm/free_size: "Max allocatable IOVMM memory: N bytes". Fails for the
+ * kernel's "Error while fetching ..." line and anything else. */
+gboolean jmem_nvmap_free_size_parse (const char *data,
+                                     gsize       len,
+                                     guint64    *bytes,
+                                     GError    **error);
+
+/* One decimal number and a newline, as debugfs_create_u32/u64 print
+ * (pagepool/page_pool_available_pages, ..._pages_to_zero). */
+gboolean jmem_nvmap_counter_parse (const char *data,
+                                   gsize       len,
+                                   guint64    *value,
+                                   GError    **error);
+
 G_END_DECLS

@@ -375,6 +375,25 @@ variant_from_memory (const char *sku, gint64 mem_total_kib)
   return NULL;
 }
 
+gint64
+jmem_identity_module_ram_kib (const JmemIdentity *identity)
+{
+  /* the modules' data sheets: AGX Orin Industrial has 64 GB, T4000 64 GB */
+  static const struct { const char *variant; gint64 gib; } sizes[] = {
+    { "orin-agx-32gb", 32 }, { "orin-agx-64gb", 64 }, { "orin-agx-industrial", 64 },
+    { "orin-nx-8gb", 8 }, { "orin-nx-16gb", 16 },
+    { "orin-nano-4gb", 4 }, { "orin-nano-8gb", 8 },
+    { "thor-t4000", 64 }, { "thor-t5000", 128 },
+  };
+
+  if (identity == NULL || identity->variant == NULL)
+    return -1;
+  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+    if (g_str_equal (identity->variant, sizes[i].variant))
+      return sizes[i].gib * 1024 * 1024;
+  return -1;
+}
+
 JmemIdentity *
 jmem_identity_resolve (const char *device_tree_model,
                        GHashTable *boot_control,

@@ -39,4 +39,8 @@ JmemIdentity *jmem_identity_resolve (const char *device_tree_model,
                                      GHashTable *boot_control,
                                      gint64      mem_total_kib);
 
+/* The RAM of @identity's module by its variant (orin-agx-64gb: 64 GiB), in
+ * KiB; -1 when the variant is unknown. */
+gint64 jmem_identity_module_ram_kib (const JmemIdentity *identity);
+
 G_END_DECLS

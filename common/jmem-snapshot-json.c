@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "jmem-accounting.h"
 #include "jmem-config.h"
 #include "jmem-json-writer.h"
 #include "jmem-text.h"
@@ -399,7 +400,10 @@ add_process (JmemJsonWriter    *b,
   add_int_or_null (b, "swap_kib", p->swap_kib);
   add_int_or_null (b, "nvmap_kib", p->nvmap_kib);
   add_int_or_null (b, "gpu_kib", p->gpu_kib);
+  add_int_or_null (b, "nvmap_mapped_kib", p->nvmap_mapped_kib);
+  add_string (b, "nvmap_mapped_source", p->nvmap_mapped_source);
   add_int_or_null (b, "footprint_kib", p->footprint_kib);
+  add_string (b, "footprint_base", p->footprint_kib < 0 ? NULL : p->footprint_pss ? "pss" : "rss");
 
   jmem_json_writer_set_member_name (b, "container");
   if (p->container_runtime != NULL || p->container_id != NULL)
@@ -606,6 +610,89 @@ add_warnings (JmemJsonWriter     *b,
   jmem_json_writer_end_array (b);
 }
 
+/* ---- the accounting: where the RAM is (docs/accounting.md) ---- */
+
+static void
+add_reconciliation (JmemJsonWriter *b, const JmemReconciliation *r)
+{
+  jmem_json_writer_set_member_name (b, "reconciliation");
+  jmem_json_writer_begin_object (b);
+  add_int_or_null (b, "processes", r->n_processes);
+  add_int_or_null (b, "processes_without_pss", r->n_without_pss);
+  add_int_or_null (b, "pss_without_nvmap_kib", r->pss_kib);
+  add_int_or_null (b, "rss_without_pss_kib", r->rss_without_pss_kib);
+  add_int_or_null (b, "kernel_mapped_kib", r->kernel_mapped_kib);
+  add_int_or_null (b, "nvmap_shares_kib", r->nvmap_shares_kib);
+  add_int_or_null (b, "nvmap_kib", r->nvmap_kib);
+  add_int_or_null (b, "gpu_kib", r->gpu_kib);
+  add_int_or_null (b, "used_kib", r->used_kib);
+  add_int_or_null (b, "by_processes_kib", r->by_processes_kib);
+  /* a difference: may be negative, unknown without used_kib */
+  jmem_json_writer_set_member_name (b, "held_by_no_process_kib");
+  if (r->used_kib >= 0)
+    jmem_json_writer_add_int_value (b, r->held_by_no_process_kib);
+  else
+    jmem_json_writer_add_null_value (b);
+  jmem_json_writer_end_object (b);
+}
+
+static void
+add_accounting (JmemJsonWriter       *b,
+                const JmemAccounting *a)
+{
+  if (a == NULL || a->mem_total_kib <= 0)
+    {
+      jmem_json_writer_add_null_value (b);
+      return;
+    }
+  jmem_json_writer_begin_object (b);
+  add_int_or_null (b, "mem_total_kib", a->mem_total_kib);
+  add_int_or_null (b, "physical_kib", a->physical_kib);
+  add_string (b, "physical_source", a->physical_source);
+  add_string (b, "physical_note", a->physical_note);
+  add_int_or_null (b, "firmware_reserved_kib", a->firmware_reserved_kib);
+
+  jmem_json_writer_set_member_name (b, "buckets");
+  jmem_json_writer_begin_array (b);
+  for (guint i = 0; i < JMEM_N_BUCKETS; i++)
+    {
+      const JmemBucket *bk = &a->buckets[i];
+
+      jmem_json_writer_begin_object (b);
+      add_string (b, "name", jmem_accounting_bucket_name (bk->id));
+      add_string (b, "label", jmem_accounting_bucket_label (bk->id));
+      add_int_or_null (b, "kib", bk->kib);
+      add_string (b, "fields", bk->fields);
+      add_string (b, "source", bk->source);
+      add_string (b, "note", bk->note);
+      jmem_json_writer_end_object (b);
+    }
+  jmem_json_writer_end_array (b);
+  add_int_or_null (b, "accounted_kib", a->accounted_kib);
+  jmem_json_writer_set_member_name (b, "unexplained_kib");  /* negative: an overlap */
+  jmem_json_writer_add_int_value (b, a->unexplained_kib);
+  add_bool (b, "overlap", a->unexplained_kib < 0);
+
+  jmem_json_writer_set_member_name (b, "nvmap");
+  jmem_json_writer_begin_object (b);
+  add_string (b, "source", a->nvmap_source);
+  add_int_or_null (b, "total_kib", a->nvmap_total_kib);
+  add_int_or_null (b, "hugetlbfs_kib", a->nvmap_hugetlbfs_kib);
+  add_int_or_null (b, "iovmm_allocatable_kib", a->nvmap_iovmm_allocatable_kib);
+  jmem_json_writer_end_object (b);
+  add_int_or_null (b, "hugetlb_free_kib", a->hugetlb_free_kib);
+  add_int_or_null (b, "cma_total_kib", a->cma_total_kib);
+  add_int_or_null (b, "cma_free_kib", a->cma_free_kib);
+  add_reconciliation (b, &a->reconciliation);
+  jmem_json_writer_set_member_name (b, "notes");
+  jmem_json_writer_begin_array (b);
+  for (guint i = 0; i < a->notes->len; i++)
+    add_string (b, NULL, g_ptr_array_index (a->notes, i));
+  jmem_json_writer_end_array (b);
+  jmem_json_writer_end_object (b);
+}
+
+
 static void
 write_snapshot (JmemJsonWriter     *b,
                 const JmemSnapshot *snapshot)
@@ -621,6 +708,8 @@ write_snapshot (JmemJsonWriter     *b,
   add_gpu (b, snapshot);
   add_nvmap (b, snapshot);
   add_processes (b, snapshot);
+  jmem_json_writer_set_member_name (b, "accounting");
+  add_accounting (b, snapshot->accounting);
   add_host (b, snapshot);
   add_tegrastats (b, snapshot);
   add_warnings (b, snapshot);

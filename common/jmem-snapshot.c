@@ -13,6 +13,10 @@ jmem_snapshot_new (void)
   s->uptime_seconds = -1;
   s->nvmap_stats_total_bytes = -1;
   s->nvmap_unattributed_kib = -1;
+  s->nvmap_extras = (JmemNvmapExtras) JMEM_NVMAP_EXTRAS_INIT;
+  s->nvmap_hugetlbfs_kib = -1;
+  s->zram_bytes = -1;
+  s->device_tree_bytes = -1;
   s->gpu_evidence = g_ptr_array_new_with_free_func (g_free);
   s->gpus = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_nvsmi_gpu_free);
   s->gpu_apps = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_nvsmi_app_free);
@@ -45,6 +49,9 @@ jmem_snapshot_free (JmemSnapshot *s)
   g_free (s->nvmap_error);
   g_clear_pointer (&s->nvmap_clients, jmem_nvmap_clients_free);
   g_ptr_array_unref (s->nvmap_by_pid);
+  jmem_nvmap_extras_clear (&s->nvmap_extras);
+  g_free (s->nvmap_extras_error);
+  g_clear_pointer (&s->accounting, jmem_accounting_free);
   g_ptr_array_unref (s->processes);
   g_ptr_array_unref (s->thermal);
   g_free (s->power_mode);

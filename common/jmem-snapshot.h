@@ -5,6 +5,7 @@
 
 #include <glib.h>
 
+#include "jmem-accounting.h"
 #include "jmem-meminfo.h"
 #include "jmem-nvmap.h"
 #include "jmem-nvsmi.h"
@@ -13,7 +14,9 @@
 
 G_BEGIN_DECLS
 
-#define JMEM_SNAPSHOT_SCHEMA_VERSION 1
+#define JMEM_SNAPSHOT_SCHEMA_VERSION 2
+/* The oldest version diff and history still read: each version only adds. */
+#define JMEM_SNAPSHOT_SCHEMA_VERSION_MIN 1
 
 typedef struct {
   char *source;   /* "nvmap", "nvidia-smi", "processes", ... */
@@ -32,7 +35,11 @@ typedef struct {
   gint64  swap_kib;
   gint64  nvmap_kib;      /* sum of the PID's NvMap client rows; -1 when NvMap unread */
   gint64  gpu_kib;        /* nvidia-smi used_memory; -1 when not reported */
-  gint64  footprint_kib;  /* (pss, else rss) + swap + max(nvmap, gpu): the sort key */
+  gint64  nvmap_mapped_kib; /* NvMap pages inside the base (PSS or RSS); -1 unknown, 0 none */
+  const char *nvmap_mapped_source; /* "smaps" (VMAs NvMap's maps names), "smaps-name"
+                                    * (dma-buf VMAs), "nvmap-maps" (mapped size), NULL */
+  gboolean footprint_pss; /* the base is PSS (else RSS) */
+  gint64  footprint_kib;  /* (base - nvmap_mapped) + swap + max(nvmap, gpu): the sort key */
   char   *container_runtime;
   char   *container_id;
   char   *cmdline;        /* valid UTF-8, may be "" */
@@ -108,6 +115,7 @@ typedef struct {
 
   /* NvMap */
   gboolean          nvmap_readable;
+  gboolean          nvmap_absent;    /* the system has no NvMap (not merely unreadable) */
   char             *nvmap_via;       /* "helper", "debugfs", "sysroot" or NULL */
   char             *nvmap_error;     /* why unreadable */
   JmemNvmapClients *nvmap_clients;
@@ -115,6 +123,15 @@ typedef struct {
   gboolean          nvmap_pids_host; /* rows' PIDs are another namespace's: not joined */
   GPtrArray        *nvmap_by_pid;    /* JmemNvmapPidTotal, largest first */
   gint64            nvmap_unattributed_kib;  /* total - sum(rows), may be negative; -1 unknown */
+  JmemNvmapExtras   nvmap_extras;    /* maps, free_size, page pool; parts -1 / NULL unread */
+  char             *nvmap_extras_error; /* why they were not read, or NULL */
+  gint64            nvmap_hugetlbfs_kib; /* handles with FROM_HUGETLBFS 1; -1 unread */
+  gboolean          nvmap_hugetlbfs_column;
+
+  /* what the accounting reads beside meminfo and NvMap */
+  gint64            zram_bytes;      /* sum of zram mm_stat mem_used_total; -1 unread */
+  gint64            device_tree_bytes; /* sum of the /memory nodes' sizes; -1 none */
+  JmemAccounting   *accounting;      /* NULL when meminfo was unread */
 
   /* processes */
   GPtrArray *processes;         /* JmemProcess, largest footprint first */
@@ -142,6 +159,10 @@ void jmem_snapshot_add_warning (JmemSnapshot *snapshot,
                                 const char   *action,
                                 const char   *format,
                                 ...) G_GNUC_PRINTF (4, 5);
+
+/* The accounting of what @snapshot collected (jmem-accounting.h); NULL
+ * without meminfo. The collector keeps it in snapshot->accounting. */
+JmemAccounting *jmem_snapshot_accounting_new (const JmemSnapshot *snapshot);
 
 void jmem_process_free (JmemProcess *process);
 /* A deep copy. */

@@ -189,3 +189,52 @@ jmem_text_size (gint64 kib)
     }
   return g_strdup_printf ("%.1f %s", v, units[u]);
 }
+
+gboolean
+jmem_text_parse_decimal (const char *s,
+                         gsize       n,
+                         guint64     max,
+                         guint64    *out)
+{
+  guint64 v = 0;
+
+  if (n == 0)
+    return FALSE;
+  for (gsize i = 0; i < n; i++)
+    {
+      guint d;
+
+      if (s[i] < '0' || s[i] > '9')
+        return FALSE;
+      d = (guint) (s[i] - '0');
+      if (d > max || v > (max - d) / 10)
+        return FALSE;
+      v = v * 10 + d;
+    }
+  *out = v;
+  return TRUE;
+}
+
+gboolean
+jmem_text_parse_hex (const char *s,
+                     gsize       n,
+                     guint64     max,
+                     guint64    *out)
+{
+  guint64 v = 0;
+
+  if (n == 0)
+    return FALSE;
+  for (gsize i = 0; i < n; i++)
+    {
+      int d = g_ascii_xdigit_value (s[i]);
+
+      if (d < 0 || v > (max >> 4))
+        return FALSE;
+      v = (v << 4) | (guint64) d;
+      if (v > max)
+        return FALSE;
+    }
+  *out = v;
+  return TRUE;
+}

@@ -52,6 +52,18 @@ char *jmem_text_cap_field (const char *utf8);
  * "1.2 GiB" (IEC units, one decimal from MiB up); "-" when @kib < 0. */
 char *jmem_text_size (gint64 kib);
 
+/* The unsigned number @s's @n bytes spell in decimal (hex), every byte a
+ * digit: no sign, space or prefix. FALSE for none, another byte, or a value
+ * above @max. */
+gboolean jmem_text_parse_decimal (const char *s,
+                                  gsize       n,
+                                  guint64     max,
+                                  guint64    *out);
+gboolean jmem_text_parse_hex (const char *s,
+                              gsize       n,
+                              guint64     max,
+                              guint64    *out);
+
 /* @one when @n is 1, else @many: "%u %s", n, jmem_text_plural (n, "process", "processes"). */
 static inline const char *
 jmem_text_plural (guint64     n,

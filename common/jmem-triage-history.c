@@ -30,6 +30,8 @@ struct _JmemTriageHistory {
   GHashTable *nvmap;    /* "PID\x1fname" -> Series: nvmap.by_pid size_kib */
   GHashTable *pss;      /* the same for processes.list pss_kib */
   GHashTable *orphans;  /* the same for by_pid rows with pid_exists false */
+  Series     *unexplained;  /* accounting.unexplained_kib, the board's own series */
+  Series     *slab;         /* the slab_unreclaimable bucket */
 };
 
 static void
@@ -38,6 +40,17 @@ series_free (Series *s)
   g_free (s->name);
   g_array_unref (s->points);
   g_free (s);
+}
+
+/* A series of the whole board (pid 0): the accounting's figures. */
+static Series *
+board_series_new (void)
+{
+  Series *s = g_new0 (Series, 1);
+
+  s->name = g_strdup ("board");
+  s->points = g_array_new (FALSE, FALSE, sizeof (Point));
+  return s;
 }
 
 JmemTriageHistory *
@@ -49,6 +62,8 @@ jmem_triage_history_new (void)
   h->nvmap = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) series_free);
   h->pss = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) series_free);
   h->orphans = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) series_free);
+  h->unexplained = board_series_new ();
+  h->slab = board_series_new ();
   return h;
 }
 
@@ -60,6 +75,8 @@ jmem_triage_history_free (JmemTriageHistory *h)
   g_hash_table_unref (h->nvmap);
   g_hash_table_unref (h->pss);
   g_hash_table_unref (h->orphans);
+  series_free (h->unexplained);
+  series_free (h->slab);
   g_free (h);
 }
 
@@ -160,6 +177,36 @@ series_add (GHashTable *table, gint64 pid, const char *name, gint64 start, gint6
   g_array_append_val (s->points, p);
 }
 
+static void
+board_add (Series *s, gint64 t, gint64 kib)
+{
+  Point p = { t, kib };
+
+  /* a negative remainder is an overlap: nothing grew */
+  if (kib < 0)
+    return;
+  g_array_append_val (s->points, p);
+}
+
+/* The accounting of a version 2 snapshot: its remainder and unreclaimable
+ * slab, each one point per sample (older lines have none). */
+static void
+add_accounting (JmemTriageHistory *h, JsonObject *accounting, gint64 t)
+{
+  JsonArray *buckets = member_array (accounting, "buckets");
+
+  if (accounting == NULL)
+    return;
+  board_add (h->unexplained, t, member_int (accounting, "unexplained_kib"));
+  for (guint i = 0; buckets != NULL && i < json_array_get_length (buckets); i++)
+    {
+      JsonObject *b = json_array_get_object_element (buckets, i);
+
+      if (g_strcmp0 (member_string (b, "name"), "slab_unreclaimable") == 0)
+        board_add (h->slab, t, member_int (b, "kib"));
+    }
+}
+
 void
 jmem_triage_history_add (JmemTriageHistory *h,
                          JsonNode          *snapshot)
@@ -217,6 +264,7 @@ jmem_triage_history_add (JmemTriageHistory *h,
       series_add (h->pss, member_int (p, "pid"), member_string (p, "name"),
                   member_int (p, "start_time_ticks"), t, member_int (p, "pss_kib"));
     }
+  add_accounting (h, member_object (root, "accounting"), t);
 }
 
 /* ---- the rules ---- */
@@ -376,6 +424,42 @@ rule_orphaned (JmemTriage *t, const JmemTriageHistory *h)
     }
 }
 
+/* The growing rules on one of the board's own series. */
+static void
+rule_board_growing (JmemTriage *t, const Series *s, const char *id, const char *what,
+                    const char *action)
+{
+  Growth g;
+  guint n_grew;
+  const Point *first, *last;
+  gint64 window;
+  double slope;
+  g_autofree char *from = NULL, *to = NULL, *per_hour = NULL, *span = NULL;
+  JmemFinding *f;
+
+  if (!series_grows (s, &g, &n_grew))
+    return;
+  first = &g_array_index (s->points, Point, 0);
+  last = &g_array_index (s->points, Point, s->points->len - 1);
+  window = last->t - first->t;
+  slope = (double) g.growth_kib * 3600.0 / (double) window;
+  from = jmem_triage_size ((guint64) first->kib);
+  to = jmem_triage_size ((guint64) last->kib);
+  per_hour = jmem_triage_size ((guint64) slope);
+  span = describe_duration (window);
+  f = jmem_triage_add (t, id, JMEM_SEVERITY_WARNING, action,
+                       "%s grew from %s to %s over %s (%s per hour), in %u of %u intervals",
+                       what, from, to, span, per_hour, n_grew, s->points->len - 1);
+  jmem_finding_add_number (f, "first_kib", (double) first->kib, "KiB");
+  jmem_finding_add_number (f, "last_kib", (double) last->kib, "KiB");
+  jmem_finding_add_number (f, "growth_kib", (double) g.growth_kib, "KiB");
+  jmem_finding_add_number (f, "slope_kib_per_hour", (double) (gint64) (slope + 0.5), "KiB/h");
+  jmem_finding_add_number (f, "window_seconds", (double) window, "seconds");
+  jmem_finding_add_number (f, "samples", (double) s->points->len, "count");
+  jmem_finding_add_number (f, "grew_percent", jmem_triage_percent (n_grew, s->points->len - 1),
+                           "percent");
+}
+
 GPtrArray *
 jmem_triage_history_run (const JmemTriageHistory *h)
 {
@@ -389,5 +473,13 @@ jmem_triage_history_run (const JmemTriageHistory *h)
                 "restart it (its service or container) to get the memory back, and find the leak "
                 "with heaptrack or valgrind; `jmem snapshot --all` shows its command line.");
   rule_orphaned (&t, h);
+  rule_board_growing (&t, h->unexplained, "unexplained-growing",
+                      "Memory in no bucket (the accounting's unexplained)",
+                      "Look for a driver or kernel leak while it grows: `sudo cat /proc/vmallocinfo`, "
+                      "NvMap's orphan handles (`sudo cat /sys/kernel/debug/nvmap/iovmm/orphan_handles`) "
+                      "and the services started when it began; report it with this history attached.");
+  rule_board_growing (&t, h->slab, "slab-growing", "Unreclaimable slab (SUnreclaim)",
+                      "Look at which caches grow: `sudo slabtop -o -s c` twice, minutes apart; a "
+                      "kernel module leaking objects is returned only by unloading it or a reboot.");
   return t.findings;
 }

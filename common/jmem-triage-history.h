@@ -7,7 +7,8 @@
 
 G_BEGIN_DECLS
 
-/* nvmap-growing / pss-growing: a PID whose size rose in at least 80 % of the
+/* nvmap-growing / pss-growing (and unexplained-growing / slab-growing on the
+ * board's own series from the accounting): a PID whose size rose in at least 80 % of the
  * intervals between the samples it appears in, by at least 64 MiB and 10 %
  * of its first size over the window. 80 % rather than every interval lets a
  * leak's occasional free pass; the absolute floor ignores warm-up growth of

@@ -24,8 +24,9 @@ typedef struct {
   gint64      mem_available_kib;
   gint64      gpu_total_kib;      /* NvMap total, else meminfo NvMapMemUsed; or nvidia-smi, the larger */
   const char *gpu_total_source;   /* "nvmap", "meminfo", "nvidia-smi" */
-  gint64      rss_sum_kib;        /* all processes collected */
   GArray     *holders;            /* JmemTriageHolder, largest first */
+  const JmemAccounting *accounting;  /* the snapshot's, or own_accounting; NULL without meminfo */
+  JmemAccounting *own_accounting;    /* for a snapshot built without one */
 } JmemTriage;
 
 typedef void (*JmemTriageRule) (JmemTriage *triage);
@@ -34,7 +35,7 @@ void jmem_triage_rule_gpu_dominates (JmemTriage *t);
 void jmem_triage_rule_single_process (JmemTriage *t);
 void jmem_triage_rule_desktop_nvmap (JmemTriage *t);
 void jmem_triage_rule_nvmap_orphan (JmemTriage *t);
-void jmem_triage_rule_unexplained_used (JmemTriage *t);
+void jmem_triage_rule_unexplained_large (JmemTriage *t);
 void jmem_triage_rule_cuda_pool (JmemTriage *t);
 void jmem_triage_rule_swap_heavy (JmemTriage *t);
 void jmem_triage_rule_cma_exhausted (JmemTriage *t);

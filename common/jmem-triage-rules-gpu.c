@@ -244,7 +244,7 @@ void
 jmem_triage_rule_cuda_pool (JmemTriage *t)
 {
   const JmemSnapshot *s = t->snapshot;
-  gint64 major, used, explained, gap = 0, unattributed, pool, retained;
+  gint64 major, gap = 0, unattributed, pool = 0, retained;
   const char *end = NULL;
   g_autofree char *size = NULL;
   JmemFinding *f;
@@ -268,19 +268,13 @@ jmem_triage_rule_cuda_pool (JmemTriage *t)
         return;  /* a live GPU process explains what is held */
     }
 
-  /* what no process and no kernel counter accounts for */
-  if (t->mem_available_kib >= 0 && t->rss_sum_kib >= 0)
+  /* what the accounting finds in no bucket, and NvMap's pool */
+  if (t->accounting != NULL)
     {
-      static const char * const kernel[] = { "Slab", "Shmem", "PageTables", "KernelStack" };
-
-      used = MAX (t->mem_total_kib - t->mem_available_kib, 0);
-      explained = jmem_triage_sum (t->rss_sum_kib, t->gpu_total_kib);
-      for (gsize i = 0; i < G_N_ELEMENTS (kernel); i++)
-        explained = jmem_triage_sum (explained, jmem_triage_meminfo (t, kernel[i]));
-      gap = MAX (used - explained, 0);
+      gap = MAX (t->accounting->unexplained_kib, 0);
+      pool = MAX (t->accounting->buckets[JMEM_BUCKET_NVMAP_POOL].kib, 0);
     }
   unattributed = MAX (s->nvmap_unattributed_kib, 0);
-  pool = MAX (jmem_triage_meminfo (t, "NvMapMemFree"), 0);
   retained = MAX (MAX (gap, unattributed), pool);
   if (!jmem_triage_at_least ((guint64) retained, (guint64) t->mem_total_kib,
                              JMEM_TRIAGE_CUDA_POOL_PERCENT))

@@ -1,66 +1,66 @@
-/* Rules about system memory: used memory nothing explains, swap and CMA. */
+/* Rules about system memory: memory in no bucket, swap and CMA. */
 #include "jmem-triage-private.h"
 
+/* The accounting's remainder: memory in no meminfo field and no NvMap
+ * figure, less what nvidia-smi reports on the unified stack. */
 void
-jmem_triage_rule_unexplained_used (JmemTriage *t)
+jmem_triage_rule_unexplained_large (JmemTriage *t)
 {
-  gint64 used, explained, unexplained, slab, sunreclaim, cma_total, shmem;
-  g_autofree char *u = NULL, *e = NULL, *x = NULL, *kernel = NULL;
+  const JmemAccounting *a = t->accounting;
+  const JmemSnapshot *s = t->snapshot;
+  gint64 remainder, gpu = 0, residual;
+  g_autoptr(GString) unknown = g_string_new (NULL);
+  g_autofree char *size = NULL, *gpu_text = NULL;
   JmemFinding *f;
 
-  if (t->mem_total_kib <= 0 || t->mem_available_kib < 0 || t->rss_sum_kib < 0)
+  if (a == NULL || a->mem_total_kib <= 0 || a->unexplained_kib <= 0)
     return;
-  used = MAX (t->mem_total_kib - t->mem_available_kib, 0);
-  explained = jmem_triage_sum (t->rss_sum_kib, t->gpu_total_kib);
-  unexplained = MAX (used - explained, 0);
-  if (!jmem_triage_above ((guint64) unexplained, (guint64) t->mem_total_kib,
+  remainder = a->unexplained_kib;
+  if (s->gpu_stack == JMEM_GPU_STACK_UNIFIED && a->reconciliation.gpu_kib > 0)
+    gpu = MIN (a->reconciliation.gpu_kib, remainder);
+  residual = remainder - gpu;
+  if (!jmem_triage_above ((guint64) residual, (guint64) a->mem_total_kib,
                           JMEM_TRIAGE_UNEXPLAINED_PERCENT))
     return;
 
-  slab = jmem_triage_meminfo (t, "Slab");
-  sunreclaim = jmem_triage_meminfo (t, "SUnreclaim");
-  cma_total = jmem_triage_meminfo (t, "CmaTotal");
-  shmem = jmem_triage_meminfo (t, "Shmem");
-  u = jmem_triage_size ((guint64) used);
-  e = jmem_triage_size ((guint64) explained);
-  x = jmem_triage_size ((guint64) unexplained);
-  {
-    g_autoptr(GString) k = g_string_new (NULL);
-    const struct { const char *name; gint64 kib; } fields[] = {
-      { "Slab", slab }, { "SUnreclaim", sunreclaim }, { "Shmem", shmem }, { "CmaTotal", cma_total },
-    };
-
-    for (gsize i = 0; i < G_N_ELEMENTS (fields); i++)
-      if (fields[i].kib > 0)
-        {
-          g_autofree char *s = jmem_triage_size ((guint64) fields[i].kib);
-          g_string_append_printf (k, "%s%s %s", k->len ? ", " : "", fields[i].name, s);
-        }
-    kernel = g_string_free (g_steal_pointer (&k), FALSE);
-  }
-
-  f = jmem_triage_add (t, "unexplained-used", JMEM_SEVERITY_WARNING,
-                       "Look at kernel memory: SUnreclaim (`sudo slabtop -o`), Shmem and tmpfs "
-                       "(`df -t tmpfs`), CMA users and driver reservations; on L4T before r39, "
-                       "also at the pages of exited CUDA processes (see cuda-pool-retained).",
-                       "%s in use but process RSS and GPU memory explain only %s: %s (%.1f %% of "
-                       "RAM) unexplained%s%s",
-                       u, e, x,
-                       jmem_triage_percent ((guint64) unexplained, (guint64) t->mem_total_kib),
-                       kernel[0] ? "; " : "", kernel);
-  jmem_finding_add_number (f, "used_kib", (double) used, "KiB");
-  jmem_finding_add_number (f, "rss_sum_kib", (double) t->rss_sum_kib, "KiB");
-  jmem_finding_add_number (f, "gpu_total_kib", (double) MAX (t->gpu_total_kib, 0), "KiB");
-  jmem_finding_add_number (f, "unexplained_kib", (double) unexplained, "KiB");
+  for (guint i = 0; i < JMEM_N_BUCKETS; i++)
+    if (a->buckets[i].kib < 0)
+      g_string_append_printf (unknown, "%s%s", unknown->len ? ", " : "",
+                              jmem_accounting_bucket_label (i));
+  size = jmem_triage_size ((guint64) residual);
+  gpu_text = jmem_triage_size ((guint64) gpu);
+  /* With a bucket unknown, the remainder holds its memory too: the rule
+   * cannot tell a leak from a source it could not read, and says so at
+   * info level instead of warning about a leak. */
+  if (unknown->len > 0)
+    f = jmem_triage_add (t, "unexplained-large", JMEM_SEVERITY_INFO,
+                         "See what each unknown bucket is made of (`jmem snapshot --json`: "
+                         "accounting.buckets, fields and note), give jmem what it lacks (NvMap "
+                         "and its page pool through the helper: join the jmem group) and look "
+                         "again.",
+                         "%s (%.1f %% of RAM) is in no bucket jmem could fill, and these buckets "
+                         "are unknown, so their memory is in it: %s%s%s%s",
+                         size, jmem_triage_percent ((guint64) residual, (guint64) a->mem_total_kib),
+                         unknown->str,
+                         gpu > 0 ? "; besides it, the " : "", gpu > 0 ? gpu_text : "",
+                         gpu > 0 ? " nvidia-smi reports for GPU memory" : "");
+  else
+    f = jmem_triage_add (t, "unexplained-large", JMEM_SEVERITY_WARNING,
+                         "Look at the kernel's own allocations: `sudo cat /proc/vmallocinfo` (who "
+                         "calls vmalloc), `sudo slabtop -o`, NvMap's orphan handles (`sudo cat "
+                         "/sys/kernel/debug/nvmap/iovmm/orphan_handles`) and CMA users.",
+                         "%s (%.1f %% of RAM) is in use but in no bucket: no meminfo field and no "
+                         "NvMap figure holds it (a driver's own memory, or a leak)%s%s%s",
+                         size, jmem_triage_percent ((guint64) residual, (guint64) a->mem_total_kib),
+                         gpu > 0 ? "; besides it, the " : "", gpu > 0 ? gpu_text : "",
+                         gpu > 0 ? " nvidia-smi reports for GPU memory" : "");
+  jmem_finding_add_number (f, "unexplained_kib", (double) a->unexplained_kib, "KiB");
+  jmem_finding_add_number (f, "gpu_reported_kib", (double) gpu, "KiB");
+  jmem_finding_add_number (f, "residual_kib", (double) residual, "KiB");
+  jmem_finding_add_number (f, "mem_total_kib", (double) a->mem_total_kib, "KiB");
   jmem_finding_add_number (f, "percent_of_mem_total",
-                           jmem_triage_percent ((guint64) unexplained, (guint64) t->mem_total_kib),
+                           jmem_triage_percent ((guint64) residual, (guint64) a->mem_total_kib),
                            "percent");
-  if (slab >= 0)
-    jmem_finding_add_number (f, "slab_kib", (double) slab, "KiB");
-  if (sunreclaim >= 0)
-    jmem_finding_add_number (f, "sunreclaim_kib", (double) sunreclaim, "KiB");
-  if (cma_total >= 0)
-    jmem_finding_add_number (f, "cma_total_kib", (double) cma_total, "KiB");
 }
 
 void

@@ -13,7 +13,7 @@ static const JmemTriageRule rules[] = {
   jmem_triage_rule_single_process,
   jmem_triage_rule_desktop_nvmap,
   jmem_triage_rule_nvmap_orphan,
-  jmem_triage_rule_unexplained_used,
+  jmem_triage_rule_unexplained_large,
   jmem_triage_rule_cuda_pool,
   jmem_triage_rule_swap_heavy,
   jmem_triage_rule_cma_exhausted,
@@ -249,12 +249,6 @@ jmem_triage_size (guint64 kib)
   return jmem_text_size (kib > (guint64) G_MAXINT64 ? G_MAXINT64 : (gint64) kib);
 }
 
-static gint64
-add_saturated (gint64 a, guint64 b)
-{
-  return b > (guint64) (G_MAXINT64 - a) ? G_MAXINT64 : a + (gint64) b;
-}
-
 static JmemTriageHolder *
 holder_for (GArray *holders, gint64 pid)
 {
@@ -285,15 +279,10 @@ derive (JmemTriage *t)
   if (t->mem_total_kib < 0)
     t->mem_total_kib = s->mem_total_kib;
   t->mem_available_kib = jmem_triage_meminfo (t, "MemAvailable");
-
-  t->rss_sum_kib = -1;
-  for (guint i = 0; s->processes != NULL && i < s->processes->len; i++)
-    {
-      const JmemProcess *p = g_ptr_array_index (s->processes, i);
-
-      if (p->rss_kib >= 0)
-        t->rss_sum_kib = add_saturated (MAX (t->rss_sum_kib, 0), (guint64) p->rss_kib);
-    }
+  /* the accounting the faces show; computed here for a snapshot made without it */
+  t->accounting = s->accounting;
+  if (t->accounting == NULL)
+    t->accounting = t->own_accounting = jmem_snapshot_accounting_new (s);
 
   /* Holders: NvMap per PID, then nvidia-smi's rows (the larger wins). Host
    * PIDs (jmem in another PID namespace) would name the wrong processes. */
@@ -375,6 +364,7 @@ jmem_triage_run (const JmemSnapshot *snapshot)
   for (gsize i = 0; i < G_N_ELEMENTS (rules); i++)
     rules[i] (&t);
   g_array_unref (t.holders);
+  g_clear_pointer (&t.own_accounting, jmem_accounting_free);
 
   /* most severe first, rule order within a severity */
   ordered = g_ptr_array_new_full (t.findings->len, (GDestroyNotify) jmem_finding_free);

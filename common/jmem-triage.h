@@ -27,10 +27,13 @@ G_BEGIN_DECLS
 #define JMEM_TRIAGE_SINGLE_RAM_PERCENT 60
 #define JMEM_TRIAGE_SINGLE_MIN_GPU_KIB (1024 * 1024)
 
-/* unexplained-used: more than a quarter of RAM in use that neither process
- * RSS nor GPU memory accounts for is kernel memory (slab, CMA, reservations)
- * or pooled driver memory, not something `kill` can return. */
-#define JMEM_TRIAGE_UNEXPLAINED_PERCENT 25
+/* unexplained-large: the accounting's remainder (memory in no meminfo field
+ * and no NvMap figure) above a tenth of MemTotal. A healthy Jetson keeps a
+ * few hundred MiB there (drivers' dma_alloc, CMA lent to devices, GPU
+ * firmware); a tenth of RAM is a driver or kernel leak, or a source jmem
+ * could not read. On the unified stack the GPU memory nvidia-smi reports is
+ * taken out first: nvidia.ko's allocations are in no meminfo field. */
+#define JMEM_TRIAGE_UNEXPLAINED_PERCENT 10
 
 /* cuda-pool-retained: before L4T r39 (JetPack 7.2) the GPU driver keeps the
  * pages a CUDA process freed pooled after it exits. With no live process

@@ -29,8 +29,8 @@ typedef struct {
 } Helper;
 
 static const char *const features[] = {
-  "nvmap-clients", "nvmap-allocations", "nvmap-allocations-snapshot", "drop-caches",
-  "compact-memory", NULL,
+  "nvmap-clients", "nvmap-allocations", "nvmap-allocations-snapshot", "nvmap-maps-snapshot",
+  "drop-caches", "compact-memory", NULL,
 };
 
 /* Idle means no call of ours is unanswered, waiting for polkit or in a

@@ -20,9 +20,10 @@
 
 struct _JmemHelperMethods {
   JmemHelper1  *skeleton;
-  gulong        handlers[4];
+  gulong        handlers[5];
   JmemRateLimit drop_limit;
   JmemSealedReader *allocations;
+  JmemSealedReader *maps;
   gint          trim_pending;
 };
 
@@ -325,6 +326,92 @@ on_get_nvmap_allocations_snapshot (JmemHelper1           *skeleton,
   return TRUE;
 }
 
+/* ---- maps, free_size and the page pool: what the RAM accounting reads -- */
+
+/* One of NvMap's small counters, or nothing (older kernels lack some). */
+static void
+add_counter (GVariantBuilder *info, const char *key, const char *path)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  guint64 value;
+
+  if (jmem_file_read_capped (path, JMEM_MAX_SMALL_BYTES, &data, &len, NULL) &&
+      jmem_nvmap_counter_parse (data, len, &value, NULL))
+    g_variant_builder_add (info, "{sv}", key, g_variant_new_uint64 (value));
+}
+
+static void
+add_free_size (GVariantBuilder *info)
+{
+  g_autofree char *data = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize len = 0;
+  guint64 bytes;
+
+  if (!jmem_file_read_capped (JMEM_NVMAP_FREE_SIZE_PATH, JMEM_MAX_SMALL_BYTES, &data, &len, NULL))
+    return;  /* before R36 there is no free_size */
+  if (jmem_nvmap_free_size_parse (data, len, &bytes, &error))
+    g_variant_builder_add (info, "{sv}", "free_size_bytes", g_variant_new_uint64 (bytes));
+  else
+    g_variant_builder_add (info, "{sv}", "free_size_error", g_variant_new_string (error->message));
+}
+
+static void
+on_maps_snapshot (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  AllocationsCall *call = user_data;
+  GError *error = NULL;
+  g_autoptr(JmemSealedFile) snapshot = jmem_sealed_reader_get_finish (result, &error);
+  g_autoptr(GUnixFDList) fds = NULL;
+  GVariantBuilder info;
+  int fd = -1;
+
+  if (snapshot != NULL)
+    fd = jmem_sealed_file_open_readonly (snapshot, &error);
+  if (fd < 0)
+    {
+      finish (call->invocation, JMEM_ACTION_READ_NVMAP, NULL, error);
+      allocations_call_free (call);
+      return;
+    }
+
+  fds = g_unix_fd_list_new_from_array (&fd, 1);  /* takes fd */
+  g_variant_builder_init (&info, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&info, "{sv}", "size", g_variant_new_uint64 (snapshot->size));
+  g_variant_builder_add (&info, "{sv}", "read_id", g_variant_new_uint64 (snapshot->read_id));
+  g_variant_builder_add (&info, "{sv}", "shared_by", g_variant_new_uint32 (snapshot->shared_by));
+  g_variant_builder_add (&info, "{sv}", "pid_namespace", g_variant_new_uint64 (jmem_pid_namespace_self ()));
+  /* the page pool counts pages of this kernel's size */
+  g_variant_builder_add (&info, "{sv}", "page_size",
+                         g_variant_new_uint64 ((guint64) sysconf (_SC_PAGESIZE)));
+  add_counter (&info, "page_pool_pages", JMEM_NVMAP_POOL_PAGES_PATH);
+  add_counter (&info, "page_pool_pages_to_zero", JMEM_NVMAP_POOL_TO_ZERO_PATH);
+  add_free_size (&info);
+  jmem_helper_log_action (JMEM_ACTION_READ_NVMAP, jmem_polkit_caller_uid (call->invocation),
+                          "ok", NULL);
+  g_dbus_method_invocation_return_value_with_unix_fd_list (call->invocation,
+                                                           g_variant_new ("(ha{sv})", 0, &info),
+                                                           fds);
+  allocations_call_free (call);
+}
+
+static gboolean
+on_get_nvmap_maps_snapshot (JmemHelper1           *skeleton,
+                            GDBusMethodInvocation *invocation,
+                            GUnixFDList           *fd_list,
+                            gpointer               user_data)
+{
+  AllocationsCall *call = g_new0 (AllocationsCall, 1);
+
+  call->self = user_data;
+  call->invocation = g_object_ref (invocation);
+  jmem_sealed_reader_get_async (call->self->maps, on_maps_snapshot, call);
+  return TRUE;
+}
+
 gboolean
 jmem_drop_caches_check_request (guint      level,
                                 GVariant  *options,
@@ -498,6 +585,10 @@ jmem_helper_methods_new (JmemHelper1 *skeleton)
                                         G_CALLBACK (on_get_nvmap_allocations_snapshot), self);
   self->allocations = jmem_sealed_reader_new (JMEM_NVMAP_ALLOCATIONS_PATH,
                                                 JMEM_MAX_DEBUGFS_BYTES);
+  /* maps prints a kernel pointer in the same UID column: zeroed the same way */
+  self->maps = jmem_sealed_reader_new (JMEM_NVMAP_MAPS_PATH, JMEM_MAX_DEBUGFS_BYTES);
+  self->handlers[4] = g_signal_connect (skeleton, "handle-get-nvmap-maps-snapshot",
+                                        G_CALLBACK (on_get_nvmap_maps_snapshot), self);
   return self;
 }
 
@@ -511,6 +602,7 @@ jmem_helper_methods_free (JmemHelperMethods *self)
   g_object_unref (self->skeleton);
   jmem_rate_limit_clear (&self->drop_limit);
   jmem_sealed_reader_free (self->allocations);
+  jmem_sealed_reader_free (self->maps);
   g_free (self);
 }
 

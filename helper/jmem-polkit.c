@@ -19,6 +19,7 @@ static const struct {
   { "GetNvMapClients",             JMEM_ACTION_READ_NVMAP },
   { "GetNvMapAllocations",         JMEM_ACTION_READ_ALLOCATIONS },
   { "GetNvMapAllocationsSnapshot", JMEM_ACTION_READ_ALLOCATIONS },
+  { "GetNvMapMapsSnapshot",        JMEM_ACTION_READ_NVMAP },
   { "DropCaches",                  JMEM_ACTION_DROP_CACHES },
 };
 

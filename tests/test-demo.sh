@@ -24,7 +24,9 @@ out=$(JMEM_DEMO_BUILD=$build "$demo" 2>&1)
 rc=$?
 [ "$rc" -eq 0 ] || fail "scripts/demo exits $rc"
 lines=$(printf '%s\n' "$out" | wc -l)
-[ "$lines" -le 170 ] || fail "scripts/demo prints $lines lines (at most 170)"
+# 170 before "Where the RAM is" (about 20 lines in each of the two full
+# snapshots) joined the human view; the same slack above what it prints now.
+[ "$lines" -le 220 ] || fail "scripts/demo prints $lines lines (at most 220)"
 
 # section NUMBER: the lines from that section's header to the next one.
 section () {

@@ -528,6 +528,65 @@ test_agent_snapshot (void)
     }
 }
 
+/* A debugfs number as the sandbox mounted it, read as root: what the helper
+ * must hand on. */
+static gint64
+debugfs_number (const char *path, const char *prefix)
+{
+  g_autofree char *text = NULL;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return -1;
+  g_assert_true (g_str_has_prefix (text, prefix));
+  return g_ascii_strtoll (text + strlen (prefix), NULL, 10);
+}
+
+/* GetNvMapMapsSnapshot through the helper as `jmem snapshot` uses it: the
+ * page pool and free_size of the mounted debugfs in the accounting. */
+static void
+test_agent_maps (void)
+{
+  g_autofree char *jmem = client_path ();
+  const char *command[] = { jmem, "snapshot", "--json", NULL };
+  gint64 pool = debugfs_number (JMEM_NVMAP_POOL_PAGES_PATH, "");
+  gint64 to_zero = debugfs_number (JMEM_NVMAP_POOL_TO_ZERO_PATH, "");
+  gint64 free_size = debugfs_number (JMEM_NVMAP_FREE_SIZE_PATH, "Max allocatable IOVMM memory: ");
+  g_auto(RunResult) run = { 0 };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *accounting;
+  JsonArray *buckets;
+  gboolean seen = FALSE;
+
+  if (!g_file_test (JMEM_NVMAP_MAPS_PATH, G_FILE_TEST_EXISTS) || pool < 0 || free_size < 0)
+    {
+      g_test_skip ("the sandbox mounted no maps, page pool or free_size");
+      return;
+    }
+  run_as (agent_user, command, &run);
+  g_assert_true (WIFEXITED (run.status));
+  g_assert_cmpint (WEXITSTATUS (run.status), ==, 0);
+  json_parser_load_from_data (parser, run.out, -1, &error);
+  g_assert_no_error (error);
+  accounting = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
+                                              "accounting");
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (accounting, "nvmap"),
+                                               "iovmm_allocatable_kib"), ==, free_size / 1024);
+  buckets = json_object_get_array_member (accounting, "buckets");
+  for (guint i = 0; i < json_array_get_length (buckets); i++)
+    {
+      JsonObject *b = json_array_get_object_element (buckets, i);
+
+      if (!g_str_equal (json_object_get_string_member (b, "name"), "nvmap_pool"))
+        continue;
+      seen = TRUE;
+      g_assert_cmpint (json_object_get_int_member (b, "kib"), ==,
+                       (pool + MAX (to_zero, 0)) * (sysconf (_SC_PAGESIZE) / 1024));
+      g_assert_nonnull (strstr (json_object_get_string_member (b, "fields"), "pagepool"));
+    }
+  g_assert_true (seen);
+}
+
 static void
 test_agent_allocations (void)
 {
@@ -1011,6 +1070,7 @@ test_agent_pid_namespace (void)
 static const char *const helper_methods[][2] = {
   { "GetNvMapClients", NULL },
   { "GetNvMapAllocations", NULL },
+  { "GetNvMapMapsSnapshot", NULL },
   { "DropCaches", "(@u 3, @a{sv} {})" },
 };
 
@@ -2096,6 +2156,7 @@ main (int argc, char **argv)
       g_test_add_func ("/e2e/polkit/rules", test_polkit_rules);
       g_test_add_func ("/e2e/agent/clients", test_agent_clients);
       g_test_add_func ("/e2e/agent/snapshot", test_agent_snapshot);
+      g_test_add_func ("/e2e/agent/maps", test_agent_maps);
       g_test_add_func ("/e2e/agent/allocations", test_agent_allocations);
       g_test_add_func ("/e2e/agent/drop-caches", test_agent_drop_caches);
       g_test_add_func ("/e2e/agent/log-escaped", test_log_escaped);

@@ -40,6 +40,9 @@ static const char new_xml[] =
   "<method name='GetNvMapAllocationsSnapshot'>"
   "<arg name='snapshot' type='h' direction='out'/>"
   "<arg name='info' type='a{sv}' direction='out'/></method>"
+  "<method name='GetNvMapMapsSnapshot'>"
+  "<arg name='snapshot' type='h' direction='out'/>"
+  "<arg name='info' type='a{sv}' direction='out'/></method>"
   "</interface></node>";
 
 typedef struct {
@@ -54,6 +57,7 @@ typedef struct {
   gboolean      owned;
   guint         typed_calls;
   guint         snapshot_calls;
+  guint         maps_calls;
 } StandIn;
 
 static int
@@ -87,6 +91,31 @@ on_method (GDBusConnection       *connection,
 
       s->typed_calls++;
       g_dbus_method_invocation_return_value (invocation, jmem_wire_allocations_to_variant (parsed));
+      return;
+    }
+
+  if (g_str_equal (method, "GetNvMapMapsSnapshot"))
+    {
+      g_autofree char *fixture = g_build_filename (g_getenv ("JMEM_FIXTURES"), "nvmap",
+                                                "maps.rendered-r36-format.txt", NULL);
+      g_autofree char *maps = NULL;
+      gsize len = 0;
+      GVariantBuilder info;
+      int fd;
+      g_autoptr(GUnixFDList) fds = NULL;
+
+      g_assert_true (jmem_file_read_capped (fixture, 1 << 20, &maps, &len, NULL));
+      fd = memfd_with (maps, len, s->kind == HELPER_SEALED);
+      fds = g_unix_fd_list_new_from_array (&fd, 1);
+      s->maps_calls++;
+      g_variant_builder_init (&info, G_VARIANT_TYPE_VARDICT);
+      g_variant_builder_add (&info, "{sv}", "page_size", g_variant_new_uint64 (4096));
+      g_variant_builder_add (&info, "{sv}", "page_pool_pages", g_variant_new_uint64 (3000));
+      g_variant_builder_add (&info, "{sv}", "page_pool_pages_to_zero", g_variant_new_uint64 (72));
+      g_variant_builder_add (&info, "{sv}", "free_size_bytes", g_variant_new_uint64 (6442450944));
+      g_dbus_method_invocation_return_value_with_unix_fd_list (invocation,
+                                                               g_variant_new ("(ha{sv})", 0, &info),
+                                                               fds);
       return;
     }
 
@@ -230,6 +259,43 @@ test_unsealed_snapshot_refused (void)
   stand_in_stop (s);
 }
 
+/* GetNvMapMapsSnapshot: maps parsed from the sealed memfd, the pool and
+ * free_size from the info; a helper without the method says so by name. */
+static void
+test_maps (void)
+{
+  JmemNvmapExtras extras = JMEM_NVMAP_EXTRAS_INIT;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  StandIn *s = stand_in_start (HELPER_SEALED);
+
+  g_assert_true (jmem_helper_get_nvmap_extras (NULL, &extras, &text, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (extras.maps);
+  g_assert_cmpuint (extras.maps->clients->len, ==, 3);
+  g_assert_cmpint (extras.pool_pages, ==, 3072);
+  g_assert_cmpint (extras.pool_to_zero, ==, 72);
+  g_assert_cmpint (extras.page_size, ==, 4096);
+  g_assert_cmpint (extras.free_size_bytes, ==, G_GINT64_CONSTANT (6442450944));
+  g_assert_nonnull (strstr (text, "deepstream-app"));
+  g_assert_cmpuint (s->maps_calls, ==, 1);
+  jmem_nvmap_extras_clear (&extras);
+  stand_in_stop (s);
+
+  s = stand_in_start (HELPER_UNSEALED);
+  g_assert_false (jmem_helper_get_nvmap_extras (NULL, &extras, NULL, &error));
+  g_assert_error (error, JMEM_ERROR, JMEM_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "not a sealed memfd"));
+  g_clear_error (&error);
+  stand_in_stop (s);
+
+  s = stand_in_start (HELPER_OLD);
+  g_assert_false (jmem_helper_get_nvmap_extras (NULL, &extras, NULL, &error));
+  g_assert_error (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD);
+  g_assert_null (extras.maps);
+  stand_in_stop (s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -245,6 +311,7 @@ main (int argc, char **argv)
   g_test_add_func ("/helper-client/snapshot/old-helper", test_old_helper_typed_reply);
   g_test_add_func ("/helper-client/snapshot/sealed", test_sealed_snapshot);
   g_test_add_func ("/helper-client/snapshot/unsealed-refused", test_unsealed_snapshot_refused);
+  g_test_add_func ("/helper-client/maps", test_maps);
   status = g_test_run ();
   g_test_dbus_down (bus);
   return status;

@@ -12,6 +12,7 @@ static const struct {
   { "GetNvMapClients",             "dev.jmem.read-nvmap" },
   { "GetNvMapAllocations",         "dev.jmem.read-allocations" },
   { "GetNvMapAllocationsSnapshot", "dev.jmem.read-allocations" },
+  { "GetNvMapMapsSnapshot",        "dev.jmem.read-nvmap" },
   { "DropCaches",                  "dev.jmem.drop-caches" },
 };
 

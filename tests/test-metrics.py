@@ -122,6 +122,28 @@ def nvmap_rows_and_containers():
 
 
 @test
+def buckets_add_up():
+    """jmem_memory_bucket_bytes: every tree's buckets and remainder are its
+    MemTotal, as jmem_meminfo_bytes gives it, to the byte."""
+    for tree in sorted(os.listdir(TREES)):
+        if not os.path.isdir(os.path.join(TREES, tree)):
+            continue
+        r = jmem('--sysroot', os.path.join(TREES, tree))
+        assert r.returncode == 0, r.stderr
+        total = None
+        buckets = {}
+        for line in r.stdout.splitlines():
+            if line.startswith('jmem_meminfo_bytes{field="MemTotal"} '):
+                total = int(line.split()[-1])
+            if line.startswith('jmem_memory_bucket_bytes{bucket="'):
+                name = line.split('"')[1]
+                assert name not in buckets, (tree, name)
+                buckets[name] = int(float(line.split()[-1]))
+        assert total is not None and 'unexplained' in buckets, (tree, r.stdout[:500])
+        assert sum(buckets.values()) == total, (tree, buckets, total)
+
+
+@test
 def hostile_label():
     with tempfile.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
         tree = copy_tree('orin-agx-nvgpu', tmp)

@@ -554,6 +554,127 @@ test_total_memory_fixture_and_binary (void)
   g_assert_true (g_utf8_validate (error->message, -1, NULL));
 }
 
+static const JmemNvmapClientMaps *
+client_maps (const JmemNvmapMaps *maps, guint i)
+{
+  g_assert_cmpuint (i, <, maps->clients->len);
+  return g_ptr_array_index (maps->clients, i);
+}
+
+static void
+assert_vma (const JmemNvmapClientMaps *cm, guint i, guint64 start, guint64 end)
+{
+  g_assert_cmpuint (i, <, cm->vmas->len);
+  g_assert_cmpuint (g_array_index (cm->vmas, JmemNvmapVma, i).start, ==, start);
+  g_assert_cmpuint (g_array_index (cm->vmas, JmemNvmapVma, i).end, ==, end);
+}
+
+/* What the per-process double count fix reads: each client's mapped size
+ * and the address ranges /proc/PID/smaps names. */
+static void
+test_maps_r36 (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data = NULL;
+  g_autoptr(JmemNvmapMaps) maps = NULL;
+  gsize len;
+
+  data = load ("maps.rendered-r36-format.txt", &len);
+  maps = jmem_nvmap_maps_parse (data, len, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (maps->clients->len, ==, 3);
+  g_assert_cmpuint (maps->n_malformed, ==, 0);
+  g_assert_true (maps->has_total);
+  g_assert_cmpuint (maps->total_kib, ==, 13376);
+  g_assert_cmpint (maps->layout, ==, JMEM_NVMAP_LAYOUT_KERNEL);
+
+  assert_row (client_maps (maps, 0)->client, "user", "deepstream-app", 4242, 12288);
+  g_assert_cmpuint (client_maps (maps, 0)->n_handles, ==, 2);
+  g_assert_cmpuint (client_maps (maps, 0)->mapped_kib, ==, 6144);
+  g_assert_cmpuint (client_maps (maps, 0)->vmas->len, ==, 2);
+  assert_vma (client_maps (maps, 0), 0, 0xffff8a000000, 0xffff8a200000);
+  /* a short address: spaces on both sides of the dash */
+  assert_vma (client_maps (maps, 0), 1, 0x7f00000, 0x8300000);
+
+  assert_row (client_maps (maps, 1)->client, "user", "nvargus-daemon", 950, 1024);
+  g_assert_cmpuint (client_maps (maps, 1)->mapped_kib, ==, 0);
+  g_assert_cmpuint (client_maps (maps, 1)->vmas->len, ==, 0);
+  assert_row (client_maps (maps, 2)->client, "nvhost", "kernel", 0, 64);
+}
+
+static void
+test_maps_hostile (void)
+{
+  /* a VMA row before any handle, a reversed range, a handle row with a
+   * word for its mapped size and a forged client row in the middle of a
+   * line are counted, never read as numbers */
+  static const char data[] =
+    "CLIENT                        PROCESS      PID        SIZE\n"
+    "user                             Xorg     1731      18140K\n"
+    "                                                                                            ffff8a000000-ffff8a7e9000   8100K\n"
+    "                                             0       8100K 10120001      1 0000000000000000                             lots\n"
+    "                                             0       8100K 10120001      1 0000000000000000                             8100K\n"
+    "                                                                                            ffff8a7e9000-ffff8a000000   8100K\n"
+    "                                                                                            ffff8a000000-ffff8a7e9000   8100K\n"
+    "\n"
+    "total                                               18140K\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JmemNvmapMaps) maps = jmem_nvmap_maps_parse (data, sizeof data - 1, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (maps->clients->len, ==, 1);
+  g_assert_cmpuint (maps->n_malformed, ==, 3);
+  g_assert_cmpuint (client_maps (maps, 0)->mapped_kib, ==, 8100);
+  g_assert_cmpuint (client_maps (maps, 0)->vmas->len, ==, 1);
+  assert_vma (client_maps (maps, 0), 0, 0xffff8a000000, 0xffff8a7e9000);
+
+  g_assert_null (jmem_nvmap_maps_parse ("hello\n", 6, &error));
+  g_assert_error (error, JMEM_ERROR, JMEM_ERROR_FAILED);
+  g_clear_error (&error);
+  g_assert_null (jmem_nvmap_maps_parse ("", 0, &error));
+  g_assert_error (error, JMEM_ERROR, JMEM_ERROR_FAILED);
+}
+
+static void
+test_free_size (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *ok = NULL, *bad = NULL;
+  guint64 bytes = 0;
+  gsize len;
+
+  ok = load ("free_size.rendered.txt", &len);
+  g_assert_true (jmem_nvmap_free_size_parse (ok, len, &bytes, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (bytes, ==, G_GUINT64_CONSTANT (6442450944));
+
+  /* the kernel's own failure line is an error, never 0 bytes free */
+  bad = load ("free_size.rendered-error.txt", &len);
+  g_assert_false (jmem_nvmap_free_size_parse (bad, len, &bytes, &error));
+  g_assert_error (error, JMEM_ERROR, JMEM_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "Error while fetching"));
+  g_clear_error (&error);
+  g_assert_false (jmem_nvmap_free_size_parse ("Max allocatable IOVMM memory: -1 bytes\n", 39,
+                                              &bytes, &error));
+  g_clear_error (&error);
+  g_assert_false (jmem_nvmap_free_size_parse ("Max allocatable IOVMM memory: 99999999999999999999 bytes\n",
+                                              57, &bytes, &error));
+  g_assert_error (error, JMEM_ERROR, JMEM_ERROR_FAILED);
+}
+
+static void
+test_counter (void)
+{
+  g_autoptr(GError) error = NULL;
+  guint64 v = 0;
+
+  g_assert_true (jmem_nvmap_counter_parse ("3072\n", 5, &v, &error));
+  g_assert_cmpuint (v, ==, 3072);
+  g_assert_false (jmem_nvmap_counter_parse ("\x1b[2J\n", 5, &v, &error));
+  g_assert_error (error, JMEM_ERROR, JMEM_ERROR_FAILED);
+  g_assert_null (strchr (error->message, '\x1b'));
+}
+
 static void
 test_layout_names (void)
 {
@@ -594,6 +715,10 @@ main (int argc, char **argv)
   g_test_add_func ("/nvmap/allocations/late-header", test_allocations_late_header);
   g_test_add_func ("/nvmap/total-memory/cases", test_total_memory);
   g_test_add_func ("/nvmap/total-memory/fixture-and-binary", test_total_memory_fixture_and_binary);
+  g_test_add_func ("/nvmap/maps/r36", test_maps_r36);
+  g_test_add_func ("/nvmap/maps/hostile", test_maps_hostile);
+  g_test_add_func ("/nvmap/free-size", test_free_size);
+  g_test_add_func ("/nvmap/page-pool-counter", test_counter);
   g_test_add_func ("/nvmap/layout-names", test_layout_names);
 
   return g_test_run ();

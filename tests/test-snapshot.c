@@ -1074,6 +1074,38 @@ test_capture_roundtrip (void)
   g_assert_cmpint (int_at (snap.json, "$.identity.mem_total_kib"), ==, file_kib ("/proc/meminfo", "MemTotal"));
   g_assert_cmpint (int_at (snap.json, "$.memory.fields_kib.MemFree"), ==, file_kib (meminfo, "MemFree"));
 
+  /* the page size the page pool is counted in, and an accounting that adds up */
+  {
+    g_autofree char *page = g_build_filename (dir, "jmem", "page-size", NULL);
+    g_autofree char *text = NULL;
+    JsonArray *buckets = array_at (snap.json, "$.accounting.buckets");
+    gint64 sum = int_at (snap.json, "$.accounting.unexplained_kib");
+
+    g_assert_true (g_file_get_contents (page, &text, NULL, NULL));
+    g_assert_cmpint (g_ascii_strtoll (text, NULL, 10), ==, sysconf (_SC_PAGESIZE));
+    for (guint i = 0; i < json_array_get_length (buckets); i++)
+      {
+        JsonObject *b = json_array_get_object_element (buckets, i);
+
+        if (!json_object_get_null_member (b, "kib"))
+          sum += json_object_get_int_member (b, "kib");
+        /* the capture lists its zram devices, so zram is known from it:
+         * 0 where there are none, their stores where mm_stat was recorded */
+        if (g_str_equal (json_object_get_string_member (b, "name"), "zram"))
+          {
+            g_autofree char *zram = g_build_filename (dir, "jmem", "zram-devices", NULL);
+            g_autofree char *listed = NULL;
+
+            g_assert_true (g_file_get_contents (zram, &listed, NULL, NULL));
+            if (listed[0] == '\0')
+              g_assert_cmpint (json_object_get_int_member (b, "kib"), ==, 0);
+            else
+              g_assert_false (json_object_get_null_member (b, "kib"));
+          }
+      }
+    g_assert_cmpint (sum, ==, file_kib (meminfo, "MemTotal"));
+  }
+
   /* the same process set as captured, nothing lost, nothing invented */
   collect_pids (proc, captured);
   list = array_at (snap.json, "$.processes.list");

@@ -146,6 +146,38 @@ test_cap_bytes (void)
   g_assert_cmpuint (strlen (field), >=, JMEM_TEXT_MAX_FIELD_BYTES - 1);
 }
 
+static void
+test_parse_numbers (void)
+{
+  guint64 v = 0;
+
+  g_assert_true (jmem_text_parse_decimal ("18446744073709551615", 20, G_MAXUINT64, &v));
+  g_assert_cmpuint (v, ==, G_MAXUINT64);
+  g_assert_false (jmem_text_parse_decimal ("18446744073709551616", 20, G_MAXUINT64, &v));
+  g_assert_true (jmem_text_parse_decimal ("4294967295", 10, G_MAXUINT32, &v));
+  g_assert_false (jmem_text_parse_decimal ("4294967296", 10, G_MAXUINT32, &v));
+  g_assert_true (jmem_text_parse_decimal ("1", 1, 1, &v));
+  g_assert_false (jmem_text_parse_decimal ("2", 1, 1, &v));
+  /* every byte a digit: no sign, space, or empty */
+  g_assert_false (jmem_text_parse_decimal ("", 0, G_MAXUINT64, &v));
+  g_assert_false (jmem_text_parse_decimal ("+1", 2, G_MAXUINT64, &v));
+  g_assert_false (jmem_text_parse_decimal (" 1", 2, G_MAXUINT64, &v));
+  g_assert_false (jmem_text_parse_decimal ("1x", 2, G_MAXUINT64, &v));
+  /* only @n bytes are read */
+  g_assert_true (jmem_text_parse_decimal ("12junk", 2, G_MAXUINT64, &v));
+  g_assert_cmpuint (v, ==, 12);
+
+  g_assert_true (jmem_text_parse_hex ("ffffffffffffffff", 16, G_MAXUINT64, &v));
+  g_assert_cmpuint (v, ==, G_MAXUINT64);
+  g_assert_false (jmem_text_parse_hex ("10000000000000000", 17, G_MAXUINT64, &v));
+  g_assert_true (jmem_text_parse_hex ("00000000ffff8a00", 16, G_MAXUINT64, &v));
+  g_assert_cmpuint (v, ==, 0xffff8a00);
+  g_assert_true (jmem_text_parse_hex ("FFFFFFFF", 8, G_MAXUINT32, &v));
+  g_assert_false (jmem_text_parse_hex ("100000000", 9, G_MAXUINT32, &v));
+  g_assert_false (jmem_text_parse_hex ("0x10", 4, G_MAXUINT64, &v));
+  g_assert_false (jmem_text_parse_hex ("", 0, G_MAXUINT64, &v));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -156,5 +188,6 @@ main (int argc, char **argv)
   g_test_add_func ("/text/width", test_width);
   g_test_add_func ("/text/fit-width", test_fit_width);
   g_test_add_func ("/text/cap-bytes", test_cap_bytes);
+  g_test_add_func ("/text/parse-numbers", test_parse_numbers);
   return g_test_run ();
 }

@@ -118,6 +118,82 @@ assert_number (const JmemFinding *f, const char *name, double value)
   g_assert_cmpfloat_with_epsilon (got, value, 0.5);
 }
 
+/* A sample whose accounting holds @unexplained and @slab KiB of
+ * unreclaimable slab (the template's other numbers unchanged). */
+static JsonNode *
+accounting_sample (gint64 t, gint64 unexplained, gint64 slab)
+{
+  JsonNode *node = sample (t, NULL, 0, NULL, 0);
+  JsonObject *a = json_object_get_object_member (json_node_get_object (node), "accounting");
+  JsonArray *buckets = json_object_get_array_member (a, "buckets");
+
+  json_object_set_int_member (a, "unexplained_kib", unexplained);
+  for (guint i = 0; i < json_array_get_length (buckets); i++)
+    {
+      JsonObject *b = json_array_get_object_element (buckets, i);
+
+      if (g_str_equal (json_object_get_string_member (b, "name"), "slab_unreclaimable"))
+        json_object_set_int_member (b, "kib", slab);
+    }
+  return node;
+}
+
+/* unexplained-growing and slab-growing: the board's own series, under the
+ * growth test of nvmap-growing. */
+static void
+test_board_growth (void)
+{
+  /* unexplained grows 100 MiB per sample; slab jitters around 350 MiB */
+  static const gint64 unexplained[] = { 180 * MIB, 280 * MIB, 380 * MIB, 480 * MIB, 580 * MIB };
+  static const gint64 jitter[] = { 350 * MIB, 420 * MIB, 340 * MIB, 430 * MIB, 345 * MIB };
+  g_autoptr(JmemTriageHistory) h = jmem_triage_history_new ();
+  g_autoptr(JmemTriageHistory) leak = jmem_triage_history_new ();
+  g_autoptr(GPtrArray) findings = NULL, leak_findings = NULL;
+  const JmemFinding *f;
+
+  for (guint i = 0; i < G_N_ELEMENTS (unexplained); i++)
+    {
+      g_autoptr(JsonNode) a = accounting_sample (T0 + 60 * (gint64) i, unexplained[i], jitter[i]);
+      g_autoptr(JsonNode) b = accounting_sample (T0 + 60 * (gint64) i, 180 * MIB,
+                                                 300 * MIB + 200 * MIB * (gint64) i);
+
+      jmem_triage_history_add (h, a);
+      jmem_triage_history_add (leak, b);
+    }
+  findings = jmem_triage_history_run (h);
+  f = jmem_triage_find (findings, "unexplained-growing");
+  g_assert_nonnull (f);
+  assert_number (f, "first_kib", 180 * MIB);
+  assert_number (f, "last_kib", 580 * MIB);
+  assert_number (f, "growth_kib", 400 * MIB);
+  assert_number (f, "samples", 5);
+  g_assert_null (jmem_triage_find (findings, "slab-growing"));
+
+  leak_findings = jmem_triage_history_run (leak);
+  f = jmem_triage_find (leak_findings, "slab-growing");
+  g_assert_nonnull (f);
+  assert_number (f, "growth_kib", 800 * MIB);
+  g_assert_null (jmem_triage_find (leak_findings, "unexplained-growing"));
+}
+
+/* Lines of version 1 have no accounting: nothing to follow, nothing fires. */
+static void
+test_board_growth_old_lines (void)
+{
+  g_autoptr(JmemTriageHistory) h = jmem_triage_history_new ();
+  g_autoptr(GPtrArray) findings = NULL;
+
+  for (guint i = 0; i < 5; i++)
+    {
+      g_autoptr(JsonNode) s = accounting_sample (T0 + 60 * (gint64) i, 100 * MIB * (i + 1), 1);
+
+      json_object_remove_member (json_node_get_object (s), "accounting");
+      jmem_triage_history_add (h, s);
+    }
+  findings = jmem_triage_history_run (h);
+  g_assert_null (jmem_triage_find (findings, "unexplained-growing"));
+}
+
 static void
 test_steady_growth (void)
 {
@@ -718,6 +794,8 @@ main (int argc, char **argv)
   g_test_add_func ("/triage-history/renamed-same-start", test_renamed_same_start);
   g_test_add_func ("/triage-history/restarted-same-name", test_restarted_same_name);
   g_test_add_func ("/triage-history/orphaned", test_orphaned);
+  g_test_add_func ("/triage-history/board-growth", test_board_growth);
+  g_test_add_func ("/triage-history/board-growth-old-lines", test_board_growth_old_lines);
   g_test_add_func ("/triage-history/command", test_command);
   g_test_add_func ("/triage-history/unchecked-rows", test_unchecked_rows);
   g_test_add_func ("/triage-history/command-errors", test_command_errors);

@@ -6,6 +6,7 @@
 #include "jmem-meminfo.h"
 #include "jmem-nvmap.h"
 #include "jmem-nvsmi.h"
+#include "jmem-output-accounting.h"
 #include "jmem-output-table.h"
 #include "jmem-text.h"
 #include "jmem-triage.h"
@@ -750,6 +751,7 @@ jmem_output_human_snapshot_width (const JmemSnapshot *snapshot,
 
   add_header (&r, snapshot);
   add_memory (&r, snapshot);
+  jmem_output_human_accounting (out, snapshot, color, r.width);
   add_gpu (&r, snapshot);
   add_nvmap (&r, snapshot);
   add_processes (&r, snapshot);

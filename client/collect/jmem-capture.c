@@ -5,6 +5,7 @@
 #include "jmem-collect-private.h"
 #include "jmem-glib-compat.h"
 #include "jmem-names.h"
+#include "jmem-helper-client.h"
 #include "jmem-nvmap-source.h"
 #include "jmem-nvsmi.h"
 #include "jmem-run.h"
@@ -326,6 +327,118 @@ jmem_capture_render_clients (const JmemNvmapClients *clients)
   return g_string_free (out, FALSE);
 }
 
+/* "@prefix@value@suffix\n", or nothing for an unknown @value. */
+static gboolean
+write_number (Capture *c, const char *path, const char *prefix, gint64 value,
+              const char *suffix, GError **error)
+{
+  g_autofree char *text = NULL;
+
+  if (value < 0)
+    return TRUE;
+  text = g_strdup_printf ("%s%" G_GINT64_FORMAT "%s\n", prefix, value, suffix);
+  return write_file (c, path, text, strlen (text), error);
+}
+
+/* The helper's maps, free_size and page pool, written as the kernel prints
+ * them (maps as it came, its kernel pointers zeroed by the helper). */
+static gboolean
+capture_nvmap_extras (Capture *c, GError **error)
+{
+  JmemHelperCallOptions options = { .allow_interactive = c->options->allow_interactive };
+  JmemNvmapExtras extras = JMEM_NVMAP_EXTRAS_INIT;
+  g_autoptr(GError) local = NULL;
+  g_autofree char *maps = NULL;
+  gboolean ok;
+
+  if (!jmem_helper_get_nvmap_extras (&options, &extras, &maps, &local))
+    {
+      g_ptr_array_add (c->notes, g_strdup_printf ("NvMap maps, free_size and page pool not "
+                                                  "captured: %s", local->message));
+      jmem_nvmap_extras_clear (&extras);
+      return TRUE;
+    }
+  ok = write_file (c, JMEM_NVMAP_MAPS_PATH, maps, strlen (maps), error) &&
+       write_number (c, JMEM_NVMAP_FREE_SIZE_PATH, "Max allocatable IOVMM memory: ",
+                     extras.free_size_bytes, " bytes", error) &&
+       write_number (c, JMEM_NVMAP_POOL_PAGES_PATH, "",
+                     extras.pool_pages >= 0 ? extras.pool_pages - MAX (extras.pool_to_zero, 0) : -1,
+                     "", error) &&
+       write_number (c, JMEM_NVMAP_POOL_TO_ZERO_PATH, "",
+                     extras.pool_pages >= 0 ? MAX (extras.pool_to_zero, 0) : -1, "", error);
+  jmem_nvmap_extras_clear (&extras);
+  return ok;
+}
+
+/* The mappings of each process holding NvMap: what the footprint takes
+ * its CPU-mapped buffers out with. Only those processes: smaps is large. */
+static gboolean
+capture_nvmap_smaps (Capture *c, GError **error)
+{
+  g_autoptr(JmemRoot) out_view = NULL;
+  g_autofree char *data = NULL;
+  g_autoptr(JmemNvmapClients) clients = NULL;
+  g_autoptr(GHashTable) done = g_hash_table_new (NULL, NULL);
+  gsize len = 0;
+
+  /* the clients as this capture wrote them, whichever way they came */
+  out_view = jmem_root_open (jmem_root_get_path (c->out), NULL);
+  if (out_view == NULL ||
+      !jmem_root_read (out_view, JMEM_NVMAP_CLIENTS_PATH, JMEM_MAX_DEBUGFS_BYTES, &data, &len, NULL) ||
+      (clients = jmem_nvmap_clients_parse (data, len, NULL)) == NULL)
+    return TRUE;
+  for (guint i = 0; i < clients->clients->len; i++)
+    {
+      const JmemNvmapClient *cl = g_ptr_array_index (clients->clients, i);
+      g_autofree char *status = g_strdup_printf ("/proc/%u/status", cl->pid);
+      g_autofree char *smaps = g_strdup_printf ("/proc/%u/smaps", cl->pid);
+
+      if (cl->pid == 0 || !g_hash_table_add (done, GUINT_TO_POINTER (cl->pid)) ||
+          !jmem_root_exists (out_view, status))
+        continue;
+      if (!copy_optional (c, smaps, 64u * 1024u * 1024u, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The device tree's memory nodes (the board's RAM), zram's stores and the
+ * page size: what the accounting reads beside meminfo. */
+static gboolean
+capture_memory_extras (Capture *c, GError **error)
+{
+  g_auto(GStrv) nodes = jmem_root_list_dir (c->live, "/proc/device-tree", NULL);
+  g_auto(GStrv) blocks = jmem_root_list_dir (c->live, "/sys/block", NULL);
+  g_autofree char *page = g_strdup_printf ("%ld\n", sysconf (_SC_PAGESIZE));
+  g_autoptr(GString) zram = g_string_new (NULL);
+
+  if (!copy_optional (c, "/proc/device-tree/#address-cells", JMEM_MAX_SMALL_BYTES, error) ||
+      !copy_optional (c, "/proc/device-tree/#size-cells", JMEM_MAX_SMALL_BYTES, error))
+    return FALSE;
+  for (guint i = 0; nodes != NULL && nodes[i] != NULL; i++)
+    {
+      g_autofree char *reg = g_strdup_printf ("/proc/device-tree/%s/reg", nodes[i]);
+
+      if ((g_str_equal (nodes[i], "memory") || g_str_has_prefix (nodes[i], "memory@")) &&
+          strchr (nodes[i], '/') == NULL && !copy_optional (c, reg, JMEM_MAX_SMALL_BYTES, error))
+        return FALSE;
+    }
+  for (guint i = 0; blocks != NULL && blocks[i] != NULL; i++)
+    {
+      g_autofree char *mm_stat = g_strdup_printf ("/sys/block/%s/mm_stat", blocks[i]);
+
+      if (!g_str_has_prefix (blocks[i], "zram") || strchr (blocks[i], '/') != NULL)
+        continue;
+      if (!copy_optional (c, mm_stat, JMEM_MAX_SMALL_BYTES, error))
+        return FALSE;
+      g_string_append_printf (zram, "%s\n", blocks[i]);
+    }
+  /* Which zram devices there were, possibly none: without this list a
+   * capture with no sys/block could not tell "no zram" from "not recorded". */
+  return write_file (c, JMEM_CAPTURE_PAGE_SIZE_PATH, page, strlen (page), error) &&
+         (blocks == NULL || write_file (c, JMEM_CAPTURE_ZRAM_PATH, zram->str, zram->len, error));
+}
+
 static gboolean
 capture_nvmap (Capture *c, GError **error)
 {
@@ -344,7 +457,11 @@ capture_nvmap (Capture *c, GError **error)
   if (g_str_equal (source->via, "debugfs"))
     return copy_optional (c, JMEM_NVMAP_CLIENTS_PATH, JMEM_MAX_DEBUGFS_BYTES, error) &&
            copy_optional (c, JMEM_NVMAP_ALLOCATIONS_PATH, JMEM_MAX_DEBUGFS_BYTES, error) &&
-           copy_optional (c, JMEM_NVMAP_TOTAL_MEMORY_PATH, JMEM_MAX_SMALL_BYTES, error);
+           copy_optional (c, JMEM_NVMAP_TOTAL_MEMORY_PATH, JMEM_MAX_SMALL_BYTES, error) &&
+           copy_optional (c, JMEM_NVMAP_MAPS_PATH, JMEM_MAX_DEBUGFS_BYTES, error) &&
+           copy_optional (c, JMEM_NVMAP_FREE_SIZE_PATH, JMEM_MAX_SMALL_BYTES, error) &&
+           copy_optional (c, JMEM_NVMAP_POOL_PAGES_PATH, JMEM_MAX_SMALL_BYTES, error) &&
+           copy_optional (c, JMEM_NVMAP_POOL_TO_ZERO_PATH, JMEM_MAX_SMALL_BYTES, error);
 
   clients = source->read_clients (&sctx, &total_bytes, &local);
   if (clients == NULL)
@@ -360,9 +477,11 @@ capture_nvmap (Capture *c, GError **error)
   if (total_bytes >= 0)
     {
       g_autofree char *total = g_strdup_printf ("%" G_GINT64_FORMAT "\n", total_bytes);
-      return write_file (c, JMEM_NVMAP_TOTAL_MEMORY_PATH, total, strlen (total), error);
+
+      if (!write_file (c, JMEM_NVMAP_TOTAL_MEMORY_PATH, total, strlen (total), error))
+        return FALSE;
     }
-  return TRUE;
+  return capture_nvmap_extras (c, error);
 }
 
 static gboolean
@@ -441,12 +560,26 @@ capture_tegrastats (Capture *c, GError **error)
 /* Each step as the marker records it, in order. */
 typedef gboolean (*CaptureStepFunc) (Capture *c, GError **error);
 
+/* The board's memory totals with what the accounting reads beside them. */
+static gboolean
+capture_host_memory (Capture *c, GError **error)
+{
+  return capture_host (c, error) && capture_memory_extras (c, error);
+}
+
+/* NvMap, then the smaps of the processes it says map its buffers. */
+static gboolean
+capture_nvmap_holders (Capture *c, GError **error)
+{
+  return capture_nvmap (c, error) && capture_nvmap_smaps (c, error);
+}
+
 static const CaptureStepFunc capture_steps[JMEM_CAPTURE_N_STEPS] = {
-  [JMEM_CAPTURE_STEP_HOST] = capture_host,
+  [JMEM_CAPTURE_STEP_HOST] = capture_host_memory,
   [JMEM_CAPTURE_STEP_PROCESSES] = capture_processes,
   [JMEM_CAPTURE_STEP_ACCOUNTS] = capture_passwd,
   [JMEM_CAPTURE_STEP_PROGRAMS] = capture_gpu,
-  [JMEM_CAPTURE_STEP_NVMAP] = capture_nvmap,
+  [JMEM_CAPTURE_STEP_NVMAP] = capture_nvmap_holders,
   [JMEM_CAPTURE_STEP_THERMAL] = capture_thermal,
   [JMEM_CAPTURE_STEP_SYSTEM] = capture_collected,
   [JMEM_CAPTURE_STEP_TEGRASTATS] = capture_tegrastats,

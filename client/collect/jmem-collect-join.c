@@ -126,14 +126,14 @@ gpu_by_pid (JmemSnapshot *s)
   return h;
 }
 
-/* (pss, else rss) + swap + GPU memory */
-static gint64
-footprint (const JmemProcess *p)
+/* (pss, else rss) less the NvMap pages in it, + swap + GPU memory
+ * (jmem-accounting.c): the sort key */
+static void
+set_footprint (JmemProcess *p)
 {
-  gint64 base = p->pss_kib >= 0 ? p->pss_kib : MAX (p->rss_kib, 0);
-
-  return add_saturated (add_saturated (base, MAX (p->swap_kib, 0)),
-                        MAX (MAX (p->nvmap_kib, p->gpu_kib), 0));
+  p->footprint_kib = jmem_accounting_footprint (p->pss_kib, MAX (p->rss_kib, 0), p->swap_kib,
+                                                p->nvmap_kib, p->gpu_kib, p->nvmap_mapped_kib,
+                                                &p->footprint_pss);
 }
 
 /* Whether the report names @p: what --top shows, and every process NvMap
@@ -346,15 +346,19 @@ jmem_collect_join (JmemCollectContext *ctx)
         p->gpu_kib = *gpu_kib;
       else if (s->gpu_apps_trusted && ctx->gpu_apps_read && s->gpu_stack == JMEM_GPU_STACK_UNIFIED)
         p->gpu_kib = 0;  /* the driver lists every process holding GPU memory */
-      p->footprint_kib = footprint (p);
     }
+  /* the NvMap buffers a holder maps are in its PSS already: counted once */
+  jmem_collect_nvmap_mapped (ctx);
+  for (guint i = 0; i < s->processes->len; i++)
+    set_footprint (g_ptr_array_index (s->processes, i));
 
   g_ptr_array_sort (s->processes, compare_footprint);
   read_named (ctx, top, nvmap_join, gpu);
   name_gpu_rows (s);
   jmem_collect_process_warnings (ctx);
   warn_pss_unknown (ctx);
-  /* triage needs every process (the RSS sum, the largest), so it runs before --top */
+  /* the accounting and triage need every process, so they run before --top */
+  jmem_collect_accounting (ctx);
   s->findings = jmem_triage_run (s);
   s->n_processes_total = s->processes->len;
   if (top >= 0 && s->processes->len > (guint) top)

@@ -1,7 +1,87 @@
 #include "jmem-collect-private.h"
 
+#include "jmem-error.h"
 #include "jmem-nvmap-source.h"
+
+#include <gio/gio.h>
 #include "jmem-text.h"
+
+/* Handles the 2025 driver made from hugetlb pages (FROM_HUGETLBFS): their
+ * share of each client, as clients' SIZE is computed (size / share). */
+static void
+read_hugetlbfs (JmemCollectContext *ctx, const JmemNvmapSource *source,
+                const JmemNvmapSourceContext *sctx)
+{
+  JmemSnapshot *s = ctx->snapshot;
+  g_autoptr(JmemNvmapAllocations) allocations = NULL;
+  g_autoptr(GError) error = NULL;
+  guint64 kib = 0;
+
+  allocations = source->read_allocations (sctx, &error);
+  if (allocations == NULL)
+    {
+      jmem_snapshot_add_warning (s, "nvmap", jmem_nvmap_source_error_action (error),
+                                 "hugetlb pages are in use, and NvMap's allocations (which say "
+                                 "which of its buffers are hugetlb pages) are unread: %s",
+                                 error->message);
+      return;
+    }
+  s->nvmap_hugetlbfs_column = allocations->has_hugetlbfs_column;
+  if (!allocations->has_hugetlbfs_column)
+    return;
+  for (guint i = 0; i < allocations->clients->len; i++)
+    {
+      const JmemNvmapClientHandles *ch = g_ptr_array_index (allocations->clients, i);
+
+      for (guint j = 0; j < ch->handles->len; j++)
+        {
+          const JmemNvmapHandle *h = g_ptr_array_index (ch->handles, j);
+
+          if (h->from_hugetlbfs == 1)
+            kib += MIN (h->size_kib / MAX (h->share, 1), (guint64) JMEM_ACCOUNTING_MAX_KIB);
+          kib = MIN (kib, (guint64) JMEM_ACCOUNTING_MAX_KIB);
+        }
+    }
+  s->nvmap_hugetlbfs_kib = (gint64) kib;
+}
+
+static gboolean
+hugetlb_in_use (const JmemMeminfo *m)
+{
+  guint64 total = 0, free_pages = 0;
+
+  for (guint i = 0; m != NULL && i < m->fields->len; i++)
+    {
+      const JmemMeminfoField *f = &g_array_index (m->fields, JmemMeminfoField, i);
+
+      if (!f->is_kib && g_str_equal (f->name, "HugePages_Total"))
+        total = f->value;
+      else if (!f->is_kib && g_str_equal (f->name, "HugePages_Free"))
+        free_pages = f->value;
+    }
+  return total > free_pages;
+}
+
+/* maps, free_size and the page pool: the accounting's NvMap parts. */
+static void
+read_extras (JmemCollectContext *ctx, const JmemNvmapSource *source,
+             const JmemNvmapSourceContext *sctx)
+{
+  JmemSnapshot *s = ctx->snapshot;
+  g_autoptr(GError) error = NULL;
+
+  if (!source->read_extras (sctx, &s->nvmap_extras, &error))
+    {
+      const char *action = jmem_nvmap_source_error_action (error);
+
+      s->nvmap_extras_error = g_strdup (error->message);
+      jmem_snapshot_add_warning (s, "nvmap", action,
+                                 "NvMap's maps, free_size and page pool unread: %s",
+                                 error->message);
+    }
+  if (hugetlb_in_use (s->meminfo))
+    read_hugetlbfs (ctx, source, sctx);
+}
 
 void
 jmem_collect_nvmap (JmemCollectContext *ctx)
@@ -25,6 +105,9 @@ jmem_collect_nvmap (JmemCollectContext *ctx)
 
       s->nvmap_readable = FALSE;
       s->nvmap_error = g_strdup (error->message);
+      /* no /dev/nvmap here, or a capture of the unified stack without NvMap */
+      s->nvmap_absent = g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) &&
+                        (ctx->root == NULL || s->gpu_stack == JMEM_GPU_STACK_UNIFIED);
       /* On the unified stack nvidia-smi already answers; say so plainly. */
       jmem_snapshot_add_warning (s, "nvmap", action, "NvMap unread%s%s: %s",
                                  source ? " via " : "", source ? source->via : "",
@@ -35,6 +118,7 @@ jmem_collect_nvmap (JmemCollectContext *ctx)
   s->nvmap_readable = TRUE;
   s->nvmap_via = g_strdup (source->via);
   s->nvmap_stats_total_bytes = stats_total;
+  read_extras (ctx, source, &sctx);
   if (s->nvmap_clients->n_malformed > 0)
     jmem_snapshot_add_warning (s, "nvmap", NULL,
                                "%u malformed %s in NvMap clients %s skipped",

@@ -113,6 +113,15 @@ void jmem_collect_disks (JmemCollectContext *ctx);
 void jmem_collect_services (JmemCollectContext *ctx);
 void jmem_collect_tegrastats (JmemCollectContext *ctx);
 
+/* What the RAM accounting reads beside meminfo and NvMap (zram's stores,
+ * the device tree's memory nodes): jmem-collect-accounting.c. */
+void jmem_collect_memory_extras (JmemCollectContext *ctx);
+/* For each process holding NvMap, the NvMap pages inside its PSS (or RSS):
+ * from its smaps, matched by NvMap's maps or by the mappings' names. */
+void jmem_collect_nvmap_mapped (JmemCollectContext *ctx);
+/* The accounting over everything read, every process included. */
+void jmem_collect_accounting (JmemCollectContext *ctx);
+
 /* Per-PID NvMap totals, the joins onto processes, footprint, order, --top. */
 void jmem_collect_join (JmemCollectContext *ctx);
 

@@ -102,6 +102,7 @@ process_new (gint64 pid)
   p->nvmap_kib = -1;
   p->gpu_kib = -1;
   p->footprint_kib = -1;
+  p->nvmap_mapped_kib = -1;
   p->start_time_ticks = -1;
   p->kernel_thread = -1;
   p->pss_age_samples = -1;

@@ -278,9 +278,10 @@ jmem_helper_get_nvmap_clients (const JmemHelperCallOptions *options,
 /* Reads the helper's sealed snapshot: the seals promise that its size and
  * bytes cannot change under us, so one size check bounds the read. */
 static char *
-read_snapshot (int     fd,
-               gsize  *len,
-               GError **error)
+read_snapshot (int         fd,
+               const char *path,
+               gsize      *len,
+               GError    **error)
 {
   const int needed = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE;
   g_autofree char *data = NULL;
@@ -291,14 +292,13 @@ read_snapshot (int     fd,
   if (seals < 0 || (seals & needed) != needed || fstat (fd, &st) != 0 || st.st_size < 0)
     {
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
-                   "jmem-helper sent an allocations snapshot that is not a sealed memfd");
+                   "jmem-helper sent a snapshot of %s that is not a sealed memfd", path);
       return NULL;
     }
   if ((guint64) st.st_size > JMEM_MAX_DEBUGFS_BYTES)
     {
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_TOO_LARGE,
-                   "%s is larger than the %u bytes jmem accepts",
-                   JMEM_NVMAP_ALLOCATIONS_PATH, JMEM_MAX_DEBUGFS_BYTES);
+                   "%s is larger than the %u bytes jmem accepts", path, JMEM_MAX_DEBUGFS_BYTES);
       return NULL;
     }
 
@@ -314,7 +314,7 @@ read_snapshot (int     fd,
         {
           int saved = n < 0 ? errno : EIO;
           g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
-                       "cannot read the allocations snapshot from jmem-helper: %s",
+                       "cannot read the snapshot of %s from jmem-helper: %s", path,
                        g_strerror (saved));
           return NULL;
         }
@@ -325,6 +325,42 @@ read_snapshot (int     fd,
   return g_steal_pointer (&data);
 }
 
+/* A method that answers with a sealed snapshot of the debugfs file @path
+ * (GetNvMapAllocationsSnapshot, GetNvMapMapsSnapshot): the file's text, and
+ * the reply's info in *info. */
+static char *
+call_for_snapshot (const JmemHelperCallOptions *options,
+                   const char                  *method,
+                   const char                  *action,
+                   const char                  *path,
+                   GVariant                   **info,
+                   gsize                       *len,
+                   GError                     **error)
+{
+  g_autoptr(GUnixFDList) fds = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) local = NULL;
+  gint32 handle = -1;
+  char *data;
+  int fd;
+
+  reply = call_helper_full (options, method, NULL, action, &fds, error);
+  if (reply == NULL)
+    return NULL;
+  g_variant_get (reply, "(h@a{sv})", &handle, info);
+  fd = fds != NULL ? g_unix_fd_list_get (fds, handle, &local) : -1;
+  if (fd < 0)
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
+                   "jmem-helper answered %s without its snapshot%s%s", method,
+                   local != NULL ? ": " : "", local != NULL ? local->message : "");
+      return NULL;
+    }
+  data = read_snapshot (fd, path, len, error);
+  close (fd);
+  return data;
+}
+
 /* GetNvMapAllocationsSnapshot: the raw file, parsed here without privileges.
  * Sets *unknown_method when the helper predates it. */
 static JmemNvmapAllocations *
@@ -332,21 +368,17 @@ allocations_from_snapshot (const JmemHelperCallOptions *options,
                            gboolean                    *unknown_method,
                            GError                     **error)
 {
-  g_autoptr(GUnixFDList) fds = NULL;
-  g_autoptr(GVariant) reply = NULL;
   g_autoptr(GError) local = NULL;
   g_autoptr(GVariant) info = NULL;
   g_autofree char *data = NULL;
   JmemNvmapAllocations *allocations;
   guint64 pid_namespace = 0;
-  gint32 handle = -1;
   gsize len = 0;
-  int fd;
 
   *unknown_method = FALSE;
-  reply = call_helper_full (options, "GetNvMapAllocationsSnapshot", NULL,
-                            JMEM_ACTION_READ_ALLOCATIONS, &fds, &local);
-  if (reply == NULL)
+  data = call_for_snapshot (options, "GetNvMapAllocationsSnapshot", JMEM_ACTION_READ_ALLOCATIONS,
+                            JMEM_NVMAP_ALLOCATIONS_PATH, &info, &len, &local);
+  if (data == NULL)
     {
       /* a helper older than the snapshot method */
       if (g_error_matches (local, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD))
@@ -355,21 +387,7 @@ allocations_from_snapshot (const JmemHelperCallOptions *options,
         g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
-
-  g_variant_get (reply, "(h@a{sv})", &handle, &info);
   g_variant_lookup (info, "pid_namespace", "t", &pid_namespace);
-  fd = fds != NULL ? g_unix_fd_list_get (fds, handle, &local) : -1;
-  if (fd < 0)
-    {
-      g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
-                   "jmem-helper answered without the allocations snapshot%s%s",
-                   local != NULL ? ": " : "", local != NULL ? local->message : "");
-      return NULL;
-    }
-  data = read_snapshot (fd, &len, error);
-  close (fd);
-  if (data == NULL)
-    return NULL;
   allocations = jmem_nvmap_allocations_parse (data, len, error);
   if (allocations != NULL)
     allocations->pid_namespace = pid_namespace;
@@ -394,6 +412,50 @@ jmem_helper_get_nvmap_allocations (const JmemHelperCallOptions *options,
   if (reply == NULL)
     return NULL;
   return jmem_wire_allocations_from_variant (reply, error);
+}
+
+static gint64
+info_u64 (GVariant *info, const char *key)
+{
+  guint64 v;
+
+  return g_variant_lookup (info, key, "t", &v) && v <= G_MAXINT64 ? (gint64) v : -1;
+}
+
+gboolean
+jmem_helper_get_nvmap_extras (const JmemHelperCallOptions *options,
+                              JmemNvmapExtras             *extras,
+                              char                       **maps_text,
+                              GError                     **error)
+{
+  g_autoptr(GVariant) info = NULL;
+  g_autofree char *data = NULL;
+  guint64 pid_namespace = 0;
+  gint64 pool, to_zero;
+  gsize len = 0;
+
+  jmem_nvmap_extras_clear (extras);
+  data = call_for_snapshot (options, "GetNvMapMapsSnapshot", JMEM_ACTION_READ_NVMAP,
+                            JMEM_NVMAP_MAPS_PATH, &info, &len, error);
+  if (data == NULL)
+    return FALSE;
+  g_variant_lookup (info, "pid_namespace", "t", &pid_namespace);
+  extras->page_size = info_u64 (info, "page_size");
+  extras->free_size_bytes = info_u64 (info, "free_size_bytes");
+  pool = info_u64 (info, "page_pool_pages");
+  to_zero = info_u64 (info, "page_pool_pages_to_zero");
+  if (pool >= 0)
+    {
+      extras->pool_to_zero = MIN (MAX (to_zero, 0), G_MAXINT64 - pool);
+      extras->pool_pages = pool + extras->pool_to_zero;
+    }
+  extras->maps = jmem_nvmap_maps_parse (data, len, error);
+  if (extras->maps == NULL)
+    return FALSE;
+  extras->maps->pid_namespace = pid_namespace;
+  if (maps_text != NULL)
+    *maps_text = g_steal_pointer (&data);
+  return TRUE;
 }
 
 gboolean

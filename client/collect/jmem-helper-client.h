@@ -29,6 +29,15 @@ JmemNvmapClients *jmem_helper_get_nvmap_clients (const JmemHelperCallOptions *op
 JmemNvmapAllocations *jmem_helper_get_nvmap_allocations (const JmemHelperCallOptions *options,
                                                          GError                     **error);
 
+/* GetNvMapMapsSnapshot: iovmm/maps parsed here, free_size and the page
+ * pool from its info (each -1 where the kernel has none); *maps_text
+ * (nullable) gets the file as the helper sent it. FALSE with the helper's
+ * error, G_DBUS_ERROR_UNKNOWN_METHOD from an older helper. */
+gboolean jmem_helper_get_nvmap_extras (const JmemHelperCallOptions *options,
+                                       JmemNvmapExtras             *extras,
+                                       char                       **maps_text,
+                                       GError                     **error);
+
 /* DropCaches: sync(), then @level (1 page cache, 2 dentries and inodes, 3
  * both) to /proc/sys/vm/drop_caches; @compact also compacts memory. At most
  * once per 10 s on the whole system (JMEM_ERROR_RATE_LIMITED otherwise).

@@ -104,6 +104,56 @@ files_read_allocations (const JmemNvmapSourceContext *ctx,
   return allocations;
 }
 
+static gint64
+read_counter (JmemRoot *root, const char *path)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  guint64 value;
+
+  if (!jmem_root_read (root, path, JMEM_MAX_SMALL_BYTES, &data, &len, NULL) ||
+      !jmem_nvmap_counter_parse (data, len, &value, NULL) || value > G_MAXINT64)
+    return -1;
+  return (gint64) value;
+}
+
+static gboolean
+files_read_extras (const JmemNvmapSourceContext *ctx,
+                   JmemNvmapExtras              *extras,
+                   GError                      **error)
+{
+  g_autoptr(JmemRoot) root = jmem_root_open (ctx->root, error);
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  guint64 bytes;
+  gint64 pool, to_zero;
+
+  jmem_nvmap_extras_clear (extras);
+  if (root == NULL)
+    return FALSE;
+  if (jmem_root_read (root, JMEM_NVMAP_MAPS_PATH, JMEM_MAX_DEBUGFS_BYTES, &data, &len, NULL))
+    {
+      extras->maps = jmem_nvmap_maps_parse (data, len, NULL);
+      if (extras->maps != NULL)
+        extras->maps->pid_namespace = files_pid_namespace (ctx);
+    }
+  g_clear_pointer (&data, g_free);
+  if (jmem_root_read (root, JMEM_NVMAP_FREE_SIZE_PATH, JMEM_MAX_SMALL_BYTES, &data, &len, NULL) &&
+      jmem_nvmap_free_size_parse (data, len, &bytes, NULL) && bytes <= G_MAXINT64)
+    extras->free_size_bytes = (gint64) bytes;
+  pool = read_counter (root, JMEM_NVMAP_POOL_PAGES_PATH);
+  to_zero = read_counter (root, JMEM_NVMAP_POOL_TO_ZERO_PATH);
+  if (pool >= 0)
+    {
+      extras->pool_to_zero = MIN (MAX (to_zero, 0), G_MAXINT64 - pool);
+      extras->pool_pages = pool + extras->pool_to_zero;
+    }
+  /* a capture records the page size of the system it copied */
+  extras->page_size = ctx->root == NULL ? (gint64) sysconf (_SC_PAGESIZE)
+                                        : read_counter (root, JMEM_CAPTURE_PAGE_SIZE_PATH);
+  return TRUE;
+}
+
 /* ---- the helper ---- */
 
 static JmemNvmapClients *
@@ -131,10 +181,23 @@ helper_read_allocations (const JmemNvmapSourceContext *ctx,
   return jmem_helper_get_nvmap_allocations (&options, error);
 }
 
+static gboolean
+helper_read_extras (const JmemNvmapSourceContext *ctx,
+                    JmemNvmapExtras              *extras,
+                    GError                      **error)
+{
+  JmemHelperCallOptions options = {
+    .allow_interactive = ctx->allow_interactive,
+    .timeout_ms = ctx->timeout_ms,
+  };
+
+  return jmem_helper_get_nvmap_extras (&options, extras, NULL, error);
+}
+
 static const JmemNvmapSource sources[] = {
-  { "sysroot", files_read_clients, files_read_allocations },
-  { "debugfs", files_read_clients, files_read_allocations },
-  { "helper", helper_read_clients, helper_read_allocations },
+  { "sysroot", files_read_clients, files_read_allocations, files_read_extras },
+  { "debugfs", files_read_clients, files_read_allocations, files_read_extras },
+  { "helper", helper_read_clients, helper_read_allocations, helper_read_extras },
 };
 
 const JmemNvmapSource *

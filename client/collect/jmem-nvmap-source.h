@@ -23,6 +23,11 @@ typedef struct {
                                      GError                      **error);
   JmemNvmapAllocations *(*read_allocations) (const JmemNvmapSourceContext *ctx,
                                              GError                      **error);
+  /* maps, free_size, the page pool and the page size; each part the
+   * kernel lacks stays unread. FALSE only when none could be asked for. */
+  gboolean (*read_extras) (const JmemNvmapSourceContext *ctx,
+                           JmemNvmapExtras              *extras,
+                           GError                      **error);
 } JmemNvmapSource;
 
 /* The source for @ctx, or NULL with JMEM_ERROR_NOT_AVAILABLE when this

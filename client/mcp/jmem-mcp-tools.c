@@ -237,7 +237,8 @@ static const ToolArg audit_args[] = {
 static const Tool tool_table[] = {
   { "snapshot", "Memory snapshot",
     "What holds memory on this Jetson now: processes (RSS, PSS, swap), GPU memory (nvidia-smi), "
-    "NvMap (the allocator CUDA, video and camera buffers come from, invisible to top), host facts, "
+    "NvMap (the allocator CUDA, video and camera buffers come from, invisible to top), where the "
+    "RAM is (accounting: MemTotal as named buckets and what no bucket explains), host facts, "
     "warnings with what to do, and the triage findings. The same document as `jmem snapshot --json` "
     "(" JMEM_SCHEMADIR "/snapshot.schema.json). When nvmap.readable is false, report its error and fix; never guess "
     "NvMap numbers.",

@@ -12,7 +12,7 @@
  * silent, so an alert can tell "fine" from "not collected". */
 static const char *const known_rules[] = {
   "gpu-dominates", "single-process-dominates", "desktop-nvmap", "nvmap-orphan",
-  "unexplained-used", "cuda-pool-retained", "swap-heavy", "cma-exhausted",
+  "unexplained-large", "cuda-pool-retained", "swap-heavy", "cma-exhausted",
   "thermal-hot", "lfb-fragmented",
 };
 
@@ -141,6 +141,32 @@ write_nvmap (const JmemSnapshot *s, GString *out)
     sample (&unattributed, g_strdup (""), kib_bytes (s->nvmap_unattributed_kib));
 }
 
+/* Where the RAM is: every known bucket, and the remainder ("unexplained",
+ * negative when buckets overlap); unknown buckets have no series. */
+static void
+write_accounting (const JmemSnapshot *s, GString *out)
+{
+  const JmemAccounting *a = s->accounting;
+  g_auto(Family) buckets;
+  g_auto(Family) firmware;
+
+  family_init (&buckets, out, "jmem_memory_bucket_bytes",
+               "MemTotal as disjoint buckets (docs/accounting.md); bucket=\"unexplained\" is the "
+               "remainder, negative when buckets overlap; an unknown bucket has no series.");
+  family_init (&firmware, out, "jmem_memory_firmware_reserved_bytes",
+               "RAM the board has (device tree or module size) less MemTotal: firmware and carveouts.");
+  if (a == NULL || a->mem_total_kib <= 0)
+    return;
+  for (guint i = 0; i < JMEM_N_BUCKETS; i++)
+    if (a->buckets[i].kib >= 0)
+      sample (&buckets, labels ("bucket", jmem_accounting_bucket_name (i), NULL),
+              kib_bytes (a->buckets[i].kib));
+  sample (&buckets, labels ("bucket", "unexplained", NULL), kib_bytes (a->unexplained_kib));
+  if (a->firmware_reserved_kib >= 0)
+    sample (&firmware, labels ("source", a->physical_source, NULL),
+            kib_bytes (a->firmware_reserved_kib));
+}
+
 static void
 write_gpus (const JmemSnapshot *s, GString *out)
 {
@@ -179,7 +205,7 @@ static const char *const measure_names[N_MEASURES] = {
 };
 
 static const char *const measure_helps[N_MEASURES] = {
-  "PSS (else RSS) plus swap plus the larger of NvMap and GPU memory: what the process costs.",
+  "PSS (else RSS) less the NvMap pages in it, plus swap and the larger of NvMap and GPU memory: what the process costs.",
   "Proportional set size from smaps_rollup.",
   "Resident set size from status.",
   "Swapped-out memory from status.",
@@ -402,6 +428,7 @@ jmem_output_metrics (const JmemSnapshot       *snapshot,
 {
   write_meminfo (snapshot, out);
   write_nvmap (snapshot, out);
+  write_accounting (snapshot, out);
   write_gpus (snapshot, out);
   /* who holds what: the textfile is world-readable and served by
    * node_exporter, so only where the operator asked for it */
