@@ -26,6 +26,7 @@ static void
 frame_bucket_free (JmemFrameBucket *b)
 {
   g_free (b->name);
+  g_free (b->label);
   g_free (b);
 }
 
@@ -137,78 +138,50 @@ read_headroom (JmemFrame *f, JsonObject *root)
   f->largest_free_block_kib = jmem_json_member_size (h, "largest_free_block_kib");
 }
 
-/* A bucket's size: "kib", else its first integer member named *_kib. */
-static gint64
-bucket_kib (JsonObject *o)
-{
-  g_autoptr(GList) names = json_object_get_members (o);
-
-  if (json_object_has_member (o, "kib"))
-    return jmem_json_member_size (o, "kib");
-  for (GList *l = names; l != NULL; l = l->next)
-    if (g_str_has_suffix (l->data, "_kib") && jmem_json_node_is_int (json_object_get_member (o, l->data)))
-      return jmem_json_member_size (o, l->data);
-  return -1;
-}
-
 static void
-add_bucket (JmemFrame *f, char *name, gint64 kib)
+add_bucket (JmemFrame *f, char *name, char *label, gint64 kib)
 {
   JmemFrameBucket *b = g_new0 (JmemFrameBucket, 1);
 
   b->name = name;
+  b->label = label != NULL ? label : g_strdup (name);
   b->kib = kib;
   g_ptr_array_add (f->buckets, b);
 }
 
-/* The accounting's buckets (docs/snapshot.schema.json, "accounting"): an
- * array of objects with a "label" or "name" (or "id") and "kib" (or a
- * member *_kib), or an object of buckets by name, each a size or an object
- * holding one; then "unexplained_kib" as a bucket of its own when it is not
- * negative (a negative one is an overlap, nothing to stack). A null
- * accounting (nothing to account) gives none. */
+/* The accounting by its schema (docs/snapshot.schema.json, "accounting"):
+ * "buckets" an array of objects with a stable "name", a "label" and "kib"
+ * (an integer, or null when unknown); "unexplained_kib" the remainder, below
+ * zero when the buckets overlap ("overlap" true). The remainder becomes a
+ * bucket named "unexplained" when it is not negative; an overlap is kept
+ * apart, as nothing to stack. A null accounting (nothing to account), a
+ * document from before the accounting, or one of another shape gives none:
+ * the faces then draw no accounting rather than a guess. */
 static void
 read_accounting (JmemFrame *f, JsonObject *root)
 {
   JsonObject *a = jmem_json_member_object (root, "accounting");
-  JsonNode *buckets = a != NULL ? json_object_get_member (a, "buckets") : NULL;
+  JsonArray *list = jmem_json_member_array (a, "buckets");
+  JsonNode *unexplained = a != NULL ? json_object_get_member (a, "unexplained_kib") : NULL;
+  gint64 rest;
 
-  if (buckets == NULL)
+  if (list == NULL || !jmem_json_node_is_int (unexplained))
     return;
   f->buckets = g_ptr_array_new_with_free_func ((GDestroyNotify) frame_bucket_free);
-  if (JSON_NODE_HOLDS_ARRAY (buckets))
+  for (guint i = 0; i < json_array_get_length (list); i++)
     {
-      JsonArray *list = json_node_get_array (buckets);
+      JsonNode *n = json_array_get_element (list, i);
+      JsonObject *o = JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+      char *name = jmem_json_member_string (o, "name");
 
-      for (guint i = 0; i < json_array_get_length (list); i++)
-        {
-          JsonNode *n = json_array_get_element (list, i);
-          JsonObject *o = JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
-          char *name = NULL;
-
-          for (guint k = 0; o != NULL && name == NULL && k < 3; k++)
-            name = jmem_json_member_string (o, (const char *[]) { "label", "name", "id" }[k]);
-          if (name != NULL)
-            add_bucket (f, name, bucket_kib (o));
-        }
+      if (name != NULL)
+        add_bucket (f, name, jmem_json_member_string (o, "label"), jmem_json_member_size (o, "kib"));
     }
-  else if (JSON_NODE_HOLDS_OBJECT (buckets))
-    {
-      JsonObject *by_name = json_node_get_object (buckets);
-      g_autoptr(GList) names = json_object_get_members (by_name);
-
-      for (GList *l = names; l != NULL; l = l->next)
-        {
-          JsonNode *n = json_object_get_member (by_name, l->data);
-          g_autofree char *valid = jmem_text_make_valid (l->data, -1);
-
-          add_bucket (f, jmem_text_cap_field (valid),
-                      JSON_NODE_HOLDS_OBJECT (n) ? bucket_kib (json_node_get_object (n))
-                      : jmem_json_node_is_int (n) ? MAX (json_node_get_int (n), -1) : -1);
-        }
-    }
-  if (jmem_json_member_size (a, "unexplained_kib") >= 0)
-    add_bucket (f, g_strdup ("unexplained"), jmem_json_member_size (a, "unexplained_kib"));
+  rest = json_node_get_int (unexplained);
+  if (rest >= 0)
+    add_bucket (f, g_strdup ("unexplained"), NULL, rest);
+  else
+    f->overlap_kib = rest == G_MININT64 ? G_MAXINT64 : -rest;
 }
 
 static void
@@ -380,7 +353,7 @@ jmem_frame_summary_line (const JmemFrame *f)
                              p->name != NULL ? p->name : "?", size);
     }
   /* the accounting's largest use of RAM (free is no use), the remainder
-   * included: where to look first */
+   * included: where to look first; by its stable name */
   for (guint i = 0; f->buckets != NULL && i < f->buckets->len; i++)
     {
       const JmemFrameBucket *b = g_ptr_array_index (f->buckets, i);

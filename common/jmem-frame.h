@@ -3,9 +3,10 @@
  * of a jmem watch history) or from a live JmemSnapshot. Unknown numbers are
  * -1, unknown strings NULL; strings are valid UTF-8, not yet escaped.
  *
- * The sections other work adds to a snapshot (headroom, the accounting of
- * MemTotal) are read from the document whenever it carries them, so a face
- * shows them from the first snapshot that has them, live or recorded. */
+ * The sections a history recorded by an older jmem lacks (the accounting of
+ * MemTotal, the headroom) are read from the document whenever it carries
+ * them, so a face shows them from the first snapshot that has them, live or
+ * recorded. */
 #pragma once
 
 #include <glib.h>
@@ -39,9 +40,11 @@ typedef struct {
   gint64  size_kib;
 } JmemFrameNvmap;
 
+/* A bucket of the accounting of MemTotal (docs/accounting.md). */
 typedef struct {
-  char   *name;
-  gint64  kib;
+  char   *name;    /* the stable id ("page_cache"); "unexplained" for the remainder */
+  char   *label;   /* as the snapshot shows it ("page cache") */
+  gint64  kib;     /* -1 unknown */
 } JmemFrameBucket;
 
 typedef struct {
@@ -70,7 +73,9 @@ typedef struct {
   gint64   allocatable_after_reclaim_kib;
   gint64   largest_free_block_kib;
 
-  GPtrArray *buckets;     /* JmemFrameBucket, the accounting of MemTotal; NULL without one */
+  GPtrArray *buckets;     /* JmemFrameBucket, the accounting of MemTotal in the snapshot's
+                           * order, the remainder last; NULL without one */
+  gint64     overlap_kib; /* > 0: the buckets add up to more than MemTotal by this much */
 
   GPtrArray *processes;   /* JmemFrameProcess, in the snapshot's order (footprint) */
   guint      n_processes_total;
@@ -97,8 +102,8 @@ char *jmem_frame_container_key (const char *runtime,
 char *jmem_frame_container_short (const char *key);
 
 /* The line `jmem summary` prints, from a frame: "total T, available A,
- * NvMap N, GPU G, top PID P (NAME) F, largest bucket: B S"; escaped for a
- * terminal. */
+ * NvMap N, GPU G, top PID P (NAME) F, largest bucket: B S", B the
+ * bucket's stable name; escaped for a terminal. */
 char *jmem_frame_summary_line (const JmemFrame *frame);
 
 G_END_DECLS
