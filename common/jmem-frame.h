@@ -32,13 +32,15 @@ typedef struct {
   gboolean kernel_thread;
 } JmemFrameProcess;
 
-/* A PID's NvMap total (nvmap.by_pid), complete in every sample even when
- * the process list is cut (jmem watch --top). */
+/* What one PID holds by one source: its NvMap total (nvmap.by_pid), or
+ * the GPU memory nvidia-smi/NVML reports for it (gpu.processes); complete
+ * in every sample even when the process list is cut (jmem watch --top) or
+ * its /proc entry was unreadable. */
 typedef struct {
   gint64  pid;
   char   *name;
   gint64  size_kib;
-} JmemFrameNvmap;
+} JmemFrameHolder;
 
 /* A bucket of the accounting of MemTotal (docs/accounting.md). */
 typedef struct {
@@ -79,7 +81,8 @@ typedef struct {
 
   GPtrArray *processes;   /* JmemFrameProcess, in the snapshot's order (footprint) */
   guint      n_processes_total;
-  GPtrArray *nvmap_by_pid;/* JmemFrameNvmap */
+  GPtrArray *nvmap_by_pid;/* JmemFrameHolder */
+  GPtrArray *gpu_by_pid;  /* JmemFrameHolder, where the per-process rows are trusted */
 } JmemFrame;
 
 void jmem_frame_free (JmemFrame *frame);
@@ -102,8 +105,10 @@ char *jmem_frame_container_key (const char *runtime,
 char *jmem_frame_container_short (const char *key);
 
 /* The line `jmem summary` prints, from a frame: "total T, available A,
- * NvMap N, GPU G, top PID P (NAME) F, largest bucket: B S", B the
- * bucket's stable name; escaped for a terminal. */
+ * NvMap N, GPU G, top PID P (NAME) F, largest bucket: B S"; escaped for a
+ * terminal. The top holder is the largest footprint, or a PID whose NvMap
+ * or GPU memory alone is larger (its /proc entry unreadable): "top PID P
+ * (NAME) NvMap S"; B is the bucket's stable name. */
 char *jmem_frame_summary_line (const JmemFrame *frame);
 
 G_END_DECLS

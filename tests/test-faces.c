@@ -2,7 +2,7 @@
  * window keeps (the documented order), sparklines and growth, compact sizes,
  * the rows' order with unknown values, reading a sample document (with and
  * without the headroom and accounting sections, the accounting by its
- * schema only), the accounting's bar, time and size
+ * schema only), the summary line, the accounting's bar, time and size
  * axes, and --since/--until. The screens themselves are test-top.py's. */
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -253,6 +253,44 @@ test_frame_sections (void)
   g_assert_null (f7->buckets);
 }
 
+/* The summary line names the largest holder from any source, and the
+ * largest bucket by its stable name. */
+static void
+test_summary_line (void)
+{
+  g_autoptr(JsonNode) listed = parse (
+    "{\"nvmap\":{\"total_kib\":1000,\"via\":\"sysroot\",\"readable\":true,\"by_pid\":["
+    "{\"pid\":12,\"process\":\"c\",\"size_kib\":350}]},"
+    "\"accounting\":{\"buckets\":[" BUCKET ("free", "free", "900000") ","
+    BUCKET ("page_cache", "page cache", "2048") "," BUCKET ("nvmap", "NvMap in use", "1024") "],"
+    "\"unexplained_kib\":10}," PROCS "}");
+  /* processes unreadable: NvMap names the holder */
+  g_autoptr(JsonNode) unreadable = parse (
+    "{\"nvmap\":{\"total_kib\":23068672,\"via\":\"helper\",\"readable\":true,\"by_pid\":["
+    "{\"pid\":7,\"process\":\"small\",\"size_kib\":1024},"
+    "{\"pid\":4242,\"process\":\"trt\\u001b[31m\",\"size_kib\":23068672}]},"
+    "\"processes\":{\"total\":0,\"list\":[]}}");
+  /* a process the list lacks holds more GPU memory than the top one */
+  g_autoptr(JsonNode) gpu = parse (
+    "{\"gpu\":{\"source\":\"nvidia-smi\",\"processes_trusted\":true,"
+    "\"devices\":[{\"uuid\":\"GPU-1\",\"memory_used_kib\":null}],"
+    "\"processes\":[{\"pid\":99,\"gpu_uuid\":\"GPU-1\",\"used_memory_kib\":2097152,"
+    "\"process_name\":\"python3\"}]}," PROCS "}");
+  g_autoptr(JmemFrame) f1 = jmem_frame_from_json (listed);
+  g_autoptr(JmemFrame) f2 = jmem_frame_from_json (unreadable);
+  g_autoptr(JmemFrame) f3 = jmem_frame_from_json (gpu);
+  g_autofree char *l1 = jmem_frame_summary_line (f1);
+  g_autofree char *l2 = jmem_frame_summary_line (f2);
+  g_autofree char *l3 = jmem_frame_summary_line (f3);
+
+  g_assert_cmpstr (l1, ==, "total n/a, available n/a, NvMap 1000.0 KiB, GPU n/a, top PID 10 (b) "
+                   "300.0 KiB, largest bucket: page_cache 2.0 MiB");
+  g_assert_cmpstr (l2, ==, "total n/a, available n/a, NvMap 22.0 GiB, GPU n/a, top PID 4242 "
+                   "(trt\\x1b[31m) NvMap 22.0 GiB, largest bucket: n/a");
+  g_assert_cmpstr (l3, ==, "total n/a, available n/a, NvMap n/a, GPU 2.0 GiB, top PID 99 "
+                   "(python3) GPU 2.0 GiB, largest bucket: n/a");
+}
+
 /* The RAM bar: whole cells by share, the rest to the largest remainders,
  * free last; the legend largest first as far as it fits, the rest counted,
  * an overlap said. */
@@ -449,6 +487,7 @@ main (int argc, char **argv)
   g_test_add_func ("/faces/top/sizes", test_sizes);
   g_test_add_func ("/faces/top/view-order", test_view_order);
   g_test_add_func ("/faces/frame/sections", test_frame_sections);
+  g_test_add_func ("/faces/frame/summary-line", test_summary_line);
   g_test_add_func ("/faces/top/accounting-bar", test_accounting_bar);
   g_test_add_func ("/faces/plot/time-axis", test_time_axis);
   g_test_add_func ("/faces/plot/size-axis", test_size_axis);

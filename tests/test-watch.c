@@ -539,6 +539,38 @@ test_summary_hostile (void)
   }
 }
 
+/* A capture whose processes are unreadable (hidepid, or a capture taken
+ * as another user): NvMap still names the holder, and the summary says so. */
+static void
+test_summary_unreadable_processes (void)
+{
+  g_autofree char *tree = g_build_filename (tmpdir, "no-processes", NULL);
+  g_autofree char *proc = g_build_filename (tree, "proc", NULL);
+  g_autoptr(GSubprocess) cp = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, NULL, "cp", "-R", "--",
+                                                orin, tree, NULL);
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+  const char *args[] = { "summary", "--sysroot", tree, NULL };
+  g_auto(Run) r = { 0 };
+
+  g_assert_true (g_subprocess_wait_check (cp, NULL, NULL));
+  dir = g_dir_open (proc, 0, NULL);
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (g_ascii_isdigit (name[0]))
+      {
+        g_autofree char *entry = g_build_filename (proc, name, NULL);
+        g_autoptr(GSubprocess) rm = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, NULL, "rm", "-r",
+                                                      "--", entry, NULL);
+
+        g_assert_true (g_subprocess_wait_check (rm, NULL, NULL));
+      }
+  run_jmem (&r, args);
+  g_assert_cmpint (r.status, ==, 0);
+  /* the tree's largest NvMap client row: 14.0 GiB of PID 1792595 */
+  g_assert_nonnull (strstr (r.out, ", top PID 1792595 (VLLM::EngineCor) NvMap 14.0 GiB, "));
+}
+
 static void
 test_summary_watch (void)
 {
@@ -610,6 +642,7 @@ main (int argc, char **argv)
   g_test_add_func ("/watch/trim-mode", test_trim_mode);
   g_test_add_func ("/summary/line", test_summary);
   g_test_add_func ("/summary/hostile", test_summary_hostile);
+  g_test_add_func ("/summary/unreadable-processes", test_summary_unreadable_processes);
   g_test_add_func ("/summary/watch", test_summary_watch);
   rc = g_test_run ();
 

@@ -161,7 +161,7 @@ all_series (GPtrArray *frames, JmemPlotMetric metric)
         {
           for (guint j = 0; j < f->nvmap_by_pid->len; j++)
             {
-              const JmemFrameNvmap *n = g_ptr_array_index (f->nvmap_by_pid, j);
+              const JmemFrameHolder *n = g_ptr_array_index (f->nvmap_by_pid, j);
               g_autofree char *key = g_strdup_printf ("%" G_GINT64_FORMAT "/-%s", n->pid,
                                                       n->name != NULL ? n->name : "");
               JmemPlotSeries *s = lookup_series (by_key, all, key, frames->len);
