@@ -732,6 +732,8 @@ test_container (void)
   g_autofree char *env_path = g_build_filename (proc1, "environ", NULL);
   g_autofree char *cgroup = g_build_filename (proc1, "cgroup", NULL);
   g_autofree char *dockerenv = g_build_filename (root, ".dockerenv", NULL);
+  g_autofree char *self_dir = g_build_filename (root, "proc", "self", NULL);
+  g_autofree char *mountinfo = g_build_filename (self_dir, "mountinfo", NULL);
   g_autofree char *found = NULL;
 
   g_assert_cmpint (g_mkdir_with_parents (proc1, 0755), ==, 0);
@@ -751,9 +753,27 @@ test_container (void)
   g_assert_cmpstr (found, ==, "container=podman in PID 1's environment");
   g_clear_pointer (&found, g_free);
 
+  /* a /.dockerenv on a machine's own root filesystem (made from a
+   * container image) is no container; on a root made of layers it is */
+  g_assert_true (g_file_set_contents (env_path, "PATH=/bin\0", 10, NULL));
+  g_assert_true (g_file_set_contents (cgroup, "0::/\n", -1, NULL));
   g_assert_true (g_file_set_contents (dockerenv, "", 0, NULL));
+  g_assert_cmpint (g_mkdir_with_parents (self_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (mountinfo,
+    "26 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard\n"
+    "27 26 0:5 / /dev rw,nosuid - devtmpfs udev rw\n", -1, NULL));
+  g_assert_null (jmem_container_detect (root));
+  g_assert_true (g_file_set_contents (mountinfo,
+    "1002 950 0:51 / / rw,relatime master:1 - overlay overlay rw,lowerdir=/l,upperdir=/u\n"
+    "1003 1002 0:54 / /proc rw,nosuid - proc proc rw\n", -1, NULL));
   found = jmem_container_detect (root);
-  g_assert_cmpstr (found, ==, "/.dockerenv exists");
+  g_assert_cmpstr (found, ==, "/.dockerenv exists and / is overlay");
+  g_clear_pointer (&found, g_free);
+  /* the last mount at "/" is the one in effect */
+  g_assert_true (g_file_set_contents (mountinfo,
+    "1 0 0:51 / / rw - overlay overlay rw\n"
+    "2 1 254:0 / / rw - ext4 /dev/vda rw\n", -1, NULL));
+  g_assert_null (jmem_container_detect (root));
 }
 
 /* No system bus: drop-caches and audit say what to do where they run (start
@@ -766,6 +786,8 @@ test_no_bus_hint (void)
     { jmem_exe, "audit", "--no-ask-password", "--top", "0" },
   };
   gboolean systemd = g_file_test ("/run/systemd/system", G_FILE_TEST_IS_DIR);
+  g_autofree char *evidence = jmem_container_detect (NULL);
+  gboolean container = evidence != NULL;
   g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "DBUS_SYSTEM_BUS_ADDRESS",
                                           "unix:path=/nonexistent/jmem-test-bus", TRUE);
 
@@ -784,11 +806,18 @@ test_no_bus_hint (void)
       g_assert_nonnull (strstr (err, "cannot reach the system bus"));
       if (systemd)
         g_assert_nonnull (strstr (err, "sudo systemctl start dbus"));
-      else
+      else if (container)
         {
           g_assert_null (strstr (err, "systemctl"));
-          g_assert_nonnull (strstr (err, "this system runs none, as in a container or a chroot"));
+          g_assert_nonnull (strstr (err, "this container runs none"));
           g_assert_nonnull (strstr (err, "run jmem on the host"));
+        }
+      else
+        {
+          /* a host without systemd (/.dockerenv or not) is no container */
+          g_assert_null (strstr (err, "systemctl"));
+          g_assert_nonnull (strstr (err, "this system runs none"));
+          g_assert_null (strstr (err, "on the host"));
         }
       g_assert_true ((strstr (err, "jmem audit --no-drop") != NULL) == (i == 1));
     }
