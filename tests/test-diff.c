@@ -237,6 +237,12 @@ test_command (void)
   g_assert_cmpint (r.status, ==, 0);
   /* 4,100,000 KiB freed = 4003.9 MiB */
   g_assert_nonnull (strstr (r.out, "+4003.9"));
+  /* two saved snapshots: nothing was dropped between them, so nothing is
+   * called reclaimed */
+  g_assert_nonnull (strstr (r.out, "Between the snapshots (no caches dropped): MemAvailable "));
+  g_assert_null (strstr (r.out, "Reclaimed"));
+  g_assert_null (strstr (r.out, "Not reclaimed"));
+  g_assert_nonnull (strstr (r.out, " processes are unchanged.\n"));
   g_assert_nonnull (strstr (r.out, "gst-launch-1.0"));
   g_assert_nonnull (strstr (r.out, "tracker-miner-f"));
   run_clear (&r);
@@ -289,6 +295,20 @@ test_audit_no_drop (void)
                 &wait_status, &error);
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
+
+  /* the human view: waited, not dropped, so nothing is called reclaimed */
+  {
+    const char *human[] = { jmem_exe, "audit", "--no-drop", "--interval", "0", "--top", "2", NULL };
+    g_autofree char *text = NULL;
+
+    g_spawn_sync (NULL, (char **) human, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                  &text, NULL, &wait_status, &error);
+    g_assert_no_error (error);
+    g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
+    g_assert_true (g_str_has_prefix (text, "Compared two snapshots without dropping caches.\n"));
+    g_assert_nonnull (strstr (text, "Between the snapshots (no caches dropped):"));
+    g_assert_null (strstr (text, "Reclaimed"));
+  }
 
   /* --kernel-threads: this system's kernel threads are compared, and one
    * that renamed itself meanwhile is not both an exit and an appearance
@@ -638,6 +658,16 @@ test_old_format (void)
   g_assert_cmpint (json_object_get_int_member (procs, "unchanged"), ==, 1);
   g_assert_cmpuint (n_listed (procs, "appeared"), ==, 0);
   g_assert_cmpuint (n_listed (procs, "exited"), ==, 1);  /* old-name */
+
+  /* what a person reads: one process, in the singular */
+  {
+    Run r = { 0 };
+
+    run_jmem (&r, "diff", a, m, NULL);
+    g_assert_cmpint (r.status, ==, 0);
+    g_assert_nonnull (strstr (r.out, "\n1 process is unchanged.\n"));
+    run_clear (&r);
+  }
 }
 
 static void
