@@ -92,15 +92,20 @@ wants_help (int argc, char **argv)
   return FALSE;
 }
 
-/* GLib's help, fitted to the terminal; then exits 0 as GLib would. */
+/* GLib's help, fitted to the terminal; then exits 0 as GLib would (freed
+ * first: exit() runs no cleanup of this frame). */
 static void
 print_help (GOptionContext *context)
 {
-  g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
-  g_autofree char *fitted = jmem_help_fit (help, jmem_help_width ());
+  char *help = g_option_context_get_help (context, TRUE, NULL);
+  char *fitted = jmem_help_fit (help, jmem_help_width ());
+  int status;
 
   fputs (fitted, stdout);
-  exit (fflush (stdout) == 0 ? JMEM_EXIT_OK : JMEM_EXIT_CANT_CREATE);
+  g_free (fitted);
+  g_free (help);
+  status = fflush (stdout) == 0 ? JMEM_EXIT_OK : JMEM_EXIT_CANT_CREATE;
+  exit (status);
 }
 
 gboolean
