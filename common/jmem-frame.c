@@ -16,7 +16,7 @@ frame_process_free (JmemFrameProcess *p)
 }
 
 static void
-frame_nvmap_free (JmemFrameNvmap *n)
+frame_holder_free (JmemFrameHolder *n)
 {
   g_free (n->name);
   g_free (n);
@@ -26,6 +26,7 @@ static void
 frame_bucket_free (JmemFrameBucket *b)
 {
   g_free (b->name);
+  g_free (b->label);
   g_free (b);
 }
 
@@ -44,6 +45,7 @@ jmem_frame_free (JmemFrame *f)
   g_clear_pointer (&f->buckets, g_ptr_array_unref);
   g_ptr_array_unref (f->processes);
   g_ptr_array_unref (f->nvmap_by_pid);
+  g_ptr_array_unref (f->gpu_by_pid);
   g_free (f);
 }
 
@@ -58,7 +60,8 @@ frame_new (void)
   f->nvmap_total_kib = f->gpu_used_kib = -1;
   f->allocatable_now_kib = f->allocatable_after_reclaim_kib = f->largest_free_block_kib = -1;
   f->processes = g_ptr_array_new_with_free_func ((GDestroyNotify) frame_process_free);
-  f->nvmap_by_pid = g_ptr_array_new_with_free_func ((GDestroyNotify) frame_nvmap_free);
+  f->nvmap_by_pid = g_ptr_array_new_with_free_func ((GDestroyNotify) frame_holder_free);
+  f->gpu_by_pid = g_ptr_array_new_with_free_func ((GDestroyNotify) frame_holder_free);
   return f;
 }
 
@@ -86,15 +89,28 @@ jmem_frame_container_short (const char *key)
   return g_utf8_substring (slash + 1, 0, MIN (g_utf8_strlen (slash + 1, -1), 12));
 }
 
+static void
+add_holder (GPtrArray *holders, gint64 pid, char *name, gint64 size_kib)
+{
+  JmemFrameHolder *h = g_new0 (JmemFrameHolder, 1);
+
+  h->pid = pid;
+  h->name = name;
+  h->size_kib = size_kib;
+  g_ptr_array_add (holders, h);
+}
+
 /* The GPUs' used memory; where none reports it (Thor), the sum of the
- * trusted per-process rows of listed GPUs: jmem summary's rule. */
+ * trusted per-process rows of listed GPUs: jmem summary's rule. The
+ * trusted rows also go to gpu_by_pid. */
 static gint64
-gpu_used (JsonObject *gpu)
+gpu_used (JmemFrame *f, JsonObject *gpu)
 {
   JsonArray *devices = jmem_json_member_array (gpu, "devices");
   JsonArray *procs = jmem_json_member_array (gpu, "processes");
   g_autoptr(GHashTable) uuids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   gint64 sum = -1;
+  gboolean devices_report;
 
   for (guint i = 0; devices != NULL && i < json_array_get_length (devices); i++)
     {
@@ -107,16 +123,22 @@ gpu_used (JsonObject *gpu)
       if (used >= 0 && used < G_MAXINT64 / 2)
         sum = (sum < 0 ? 0 : sum) + used;
     }
-  if (sum >= 0 || !jmem_json_member_true (gpu, "processes_trusted"))
+  devices_report = sum >= 0;
+  if (!jmem_json_member_true (gpu, "processes_trusted"))
     return sum;
   for (guint i = 0; procs != NULL && i < json_array_get_length (procs); i++)
     {
       JsonObject *p = json_array_get_object_element (procs, i);
       g_autofree char *uuid = jmem_json_member_string (p, "gpu_uuid");
       gint64 used = jmem_json_member_size (p, "used_memory_kib");
+      gint64 pid = jmem_json_member_size (p, "pid");
 
-      if (used >= 0 && used < G_MAXINT32 * G_GINT64_CONSTANT (1024) && uuid != NULL &&
-          g_hash_table_contains (uuids, uuid))
+      if (used < 0 || used >= G_MAXINT32 * G_GINT64_CONSTANT (1024) || uuid == NULL ||
+          !g_hash_table_contains (uuids, uuid))
+        continue;
+      if (pid >= 0)
+        add_holder (f->gpu_by_pid, pid, jmem_json_member_string (p, "process_name"), used);
+      if (!devices_report)
         sum = (sum < 0 ? 0 : sum) + used;
     }
   return sum;
@@ -137,78 +159,50 @@ read_headroom (JmemFrame *f, JsonObject *root)
   f->largest_free_block_kib = jmem_json_member_size (h, "largest_free_block_kib");
 }
 
-/* A bucket's size: "kib", else its first integer member named *_kib. */
-static gint64
-bucket_kib (JsonObject *o)
-{
-  g_autoptr(GList) names = json_object_get_members (o);
-
-  if (json_object_has_member (o, "kib"))
-    return jmem_json_member_size (o, "kib");
-  for (GList *l = names; l != NULL; l = l->next)
-    if (g_str_has_suffix (l->data, "_kib") && jmem_json_node_is_int (json_object_get_member (o, l->data)))
-      return jmem_json_member_size (o, l->data);
-  return -1;
-}
-
 static void
-add_bucket (JmemFrame *f, char *name, gint64 kib)
+add_bucket (JmemFrame *f, char *name, char *label, gint64 kib)
 {
   JmemFrameBucket *b = g_new0 (JmemFrameBucket, 1);
 
   b->name = name;
+  b->label = label != NULL ? label : g_strdup (name);
   b->kib = kib;
   g_ptr_array_add (f->buckets, b);
 }
 
-/* The accounting's buckets (docs/snapshot.schema.json, "accounting"): an
- * array of objects with a "label" or "name" (or "id") and "kib" (or a
- * member *_kib), or an object of buckets by name, each a size or an object
- * holding one; then "unexplained_kib" as a bucket of its own when it is not
- * negative (a negative one is an overlap, nothing to stack). A null
- * accounting (nothing to account) gives none. */
+/* The accounting by its schema (docs/snapshot.schema.json, "accounting"):
+ * "buckets" an array of objects with a stable "name", a "label" and "kib"
+ * (an integer, or null when unknown); "unexplained_kib" the remainder, below
+ * zero when the buckets overlap ("overlap" true). The remainder becomes a
+ * bucket named "unexplained" when it is not negative; an overlap is kept
+ * apart, as nothing to stack. A null accounting (nothing to account), a
+ * document from before the accounting, or one of another shape gives none:
+ * the faces then draw no accounting rather than a guess. */
 static void
 read_accounting (JmemFrame *f, JsonObject *root)
 {
   JsonObject *a = jmem_json_member_object (root, "accounting");
-  JsonNode *buckets = a != NULL ? json_object_get_member (a, "buckets") : NULL;
+  JsonArray *list = jmem_json_member_array (a, "buckets");
+  JsonNode *unexplained = a != NULL ? json_object_get_member (a, "unexplained_kib") : NULL;
+  gint64 rest;
 
-  if (buckets == NULL)
+  if (list == NULL || !jmem_json_node_is_int (unexplained))
     return;
   f->buckets = g_ptr_array_new_with_free_func ((GDestroyNotify) frame_bucket_free);
-  if (JSON_NODE_HOLDS_ARRAY (buckets))
+  for (guint i = 0; i < json_array_get_length (list); i++)
     {
-      JsonArray *list = json_node_get_array (buckets);
+      JsonNode *n = json_array_get_element (list, i);
+      JsonObject *o = JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+      char *name = jmem_json_member_string (o, "name");
 
-      for (guint i = 0; i < json_array_get_length (list); i++)
-        {
-          JsonNode *n = json_array_get_element (list, i);
-          JsonObject *o = JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
-          char *name = NULL;
-
-          for (guint k = 0; o != NULL && name == NULL && k < 3; k++)
-            name = jmem_json_member_string (o, (const char *[]) { "label", "name", "id" }[k]);
-          if (name != NULL)
-            add_bucket (f, name, bucket_kib (o));
-        }
+      if (name != NULL)
+        add_bucket (f, name, jmem_json_member_string (o, "label"), jmem_json_member_size (o, "kib"));
     }
-  else if (JSON_NODE_HOLDS_OBJECT (buckets))
-    {
-      JsonObject *by_name = json_node_get_object (buckets);
-      g_autoptr(GList) names = json_object_get_members (by_name);
-
-      for (GList *l = names; l != NULL; l = l->next)
-        {
-          JsonNode *n = json_object_get_member (by_name, l->data);
-          g_autofree char *valid = jmem_text_make_valid (l->data, -1);
-
-          add_bucket (f, jmem_text_cap_field (valid),
-                      JSON_NODE_HOLDS_OBJECT (n) ? bucket_kib (json_node_get_object (n))
-                      : jmem_json_node_is_int (n) ? MAX (json_node_get_int (n), -1) : -1);
-        }
-    }
-  if (jmem_json_member_size (a, "unexplained_kib") >= 0)
-    add_bucket (f, g_strdup ("unexplained"), jmem_json_member_size (a, "unexplained_kib"));
+  rest = json_node_get_int (unexplained);
+  if (rest >= 0)
+    add_bucket (f, g_strdup ("unexplained"), NULL, rest);
+  else
+    f->overlap_kib = rest == G_MININT64 ? G_MAXINT64 : -rest;
 }
 
 static void
@@ -245,20 +239,15 @@ read_header (JmemFrame *f, JsonObject *root)
   if (!jmem_json_member_true (nvmap, "readable"))
     f->nvmap_error = jmem_json_member_string (nvmap, "error");
   f->gpu_source = jmem_json_member_string (gpu, "source");
-  f->gpu_used_kib = gpu_used (gpu);
+  f->gpu_used_kib = gpu_used (f, gpu);
 
   for (guint i = 0; by_pid != NULL && i < json_array_get_length (by_pid); i++)
     {
       JsonObject *o = json_array_get_object_element (by_pid, i);
-      JmemFrameNvmap *n;
 
-      if (o == NULL || jmem_json_member_size (o, "pid") < 0)
-        continue;
-      n = g_new0 (JmemFrameNvmap, 1);
-      n->pid = jmem_json_member_size (o, "pid");
-      n->name = jmem_json_member_string (o, "process");
-      n->size_kib = jmem_json_member_size (o, "size_kib");
-      g_ptr_array_add (f->nvmap_by_pid, n);
+      if (o != NULL && jmem_json_member_size (o, "pid") >= 0)
+        add_holder (f->nvmap_by_pid, jmem_json_member_size (o, "pid"),
+                    jmem_json_member_string (o, "process"), jmem_json_member_size (o, "size_kib"));
     }
   read_headroom (f, root);
   read_accounting (f, root);
@@ -359,6 +348,48 @@ summary_size (gint64 kib)
   return g_strjoinv (" ", parts);
 }
 
+/* The largest holder: the first process (the list is in footprint order),
+ * unless a PID missing from the list holds more by NvMap or the GPU alone
+ * (its /proc entry unreadable, or a process that exited). */
+static char *
+top_holder (const JmemFrame *f)
+{
+  const JmemFrameProcess *first = f->processes->len > 0 ? g_ptr_array_index (f->processes, 0) : NULL;
+  const JmemFrameHolder *best = NULL;
+  const char *source = NULL;
+  g_autoptr(GHashTable) listed = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autofree char *size = NULL;
+  const struct { GPtrArray *rows; const char *source; } sources[] = {
+    { f->nvmap_by_pid, "NvMap" }, { f->gpu_by_pid, "GPU" },
+  };
+
+  for (guint i = 0; i < f->processes->len; i++)
+    g_hash_table_add (listed, &((JmemFrameProcess *) g_ptr_array_index (f->processes, i))->pid);
+  for (guint k = 0; k < G_N_ELEMENTS (sources); k++)
+    for (guint i = 0; i < sources[k].rows->len; i++)
+      {
+        const JmemFrameHolder *h = g_ptr_array_index (sources[k].rows, i);
+
+        if (h->size_kib > 0 && !g_hash_table_contains (listed, &h->pid) &&
+            (best == NULL || h->size_kib > best->size_kib))
+          {
+            best = h;
+            source = sources[k].source;
+          }
+      }
+  if (best != NULL && (first == NULL || best->size_kib > first->footprint_kib))
+    {
+      size = summary_size (best->size_kib);
+      return g_strdup_printf ("PID %" G_GINT64_FORMAT " (%s) %s %s", best->pid,
+                              best->name != NULL ? best->name : "?", source, size);
+    }
+  if (first == NULL)
+    return NULL;
+  size = summary_size (first->footprint_kib);
+  return g_strdup_printf ("PID %" G_GINT64_FORMAT " (%s) %s", first->pid,
+                          first->name != NULL ? first->name : "?", size);
+}
+
 char *
 jmem_frame_summary_line (const JmemFrame *f)
 {
@@ -366,21 +397,13 @@ jmem_frame_summary_line (const JmemFrame *f)
   g_autofree char *a = summary_size (f->mem_available_kib);
   g_autofree char *n = summary_size (f->nvmap_total_kib);
   g_autofree char *g = summary_size (f->gpu_used_kib);
-  g_autofree char *top = NULL;
+  g_autofree char *top = top_holder (f);
   g_autofree char *line = NULL;
   g_autofree char *largest_text = NULL;
   const JmemFrameBucket *largest = NULL;
 
-  if (f->processes->len > 0)
-    {
-      const JmemFrameProcess *p = g_ptr_array_index (f->processes, 0);
-      g_autofree char *size = summary_size (p->footprint_kib);
-
-      top = g_strdup_printf ("PID %" G_GINT64_FORMAT " (%s) %s", p->pid,
-                             p->name != NULL ? p->name : "?", size);
-    }
   /* the accounting's largest use of RAM (free is no use), the remainder
-   * included: where to look first */
+   * included: where to look first; by its stable name */
   for (guint i = 0; f->buckets != NULL && i < f->buckets->len; i++)
     {
       const JmemFrameBucket *b = g_ptr_array_index (f->buckets, i);

@@ -3,9 +3,10 @@
  * of a jmem watch history) or from a live JmemSnapshot. Unknown numbers are
  * -1, unknown strings NULL; strings are valid UTF-8, not yet escaped.
  *
- * The sections other work adds to a snapshot (headroom, the accounting of
- * MemTotal) are read from the document whenever it carries them, so a face
- * shows them from the first snapshot that has them, live or recorded. */
+ * The sections a history recorded by an older jmem lacks (the accounting of
+ * MemTotal, the headroom) are read from the document whenever it carries
+ * them, so a face shows them from the first snapshot that has them, live or
+ * recorded. */
 #pragma once
 
 #include <glib.h>
@@ -31,17 +32,21 @@ typedef struct {
   gboolean kernel_thread;
 } JmemFrameProcess;
 
-/* A PID's NvMap total (nvmap.by_pid), complete in every sample even when
- * the process list is cut (jmem watch --top). */
+/* What one PID holds by one source: its NvMap total (nvmap.by_pid), or
+ * the GPU memory nvidia-smi/NVML reports for it (gpu.processes); complete
+ * in every sample even when the process list is cut (jmem watch --top) or
+ * its /proc entry was unreadable. */
 typedef struct {
   gint64  pid;
   char   *name;
   gint64  size_kib;
-} JmemFrameNvmap;
+} JmemFrameHolder;
 
+/* A bucket of the accounting of MemTotal (docs/accounting.md). */
 typedef struct {
-  char   *name;
-  gint64  kib;
+  char   *name;    /* the stable id ("page_cache"); "unexplained" for the remainder */
+  char   *label;   /* as the snapshot shows it ("page cache") */
+  gint64  kib;     /* -1 unknown */
 } JmemFrameBucket;
 
 typedef struct {
@@ -70,11 +75,14 @@ typedef struct {
   gint64   allocatable_after_reclaim_kib;
   gint64   largest_free_block_kib;
 
-  GPtrArray *buckets;     /* JmemFrameBucket, the accounting of MemTotal; NULL without one */
+  GPtrArray *buckets;     /* JmemFrameBucket, the accounting of MemTotal in the snapshot's
+                           * order, the remainder last; NULL without one */
+  gint64     overlap_kib; /* > 0: the buckets add up to more than MemTotal by this much */
 
   GPtrArray *processes;   /* JmemFrameProcess, in the snapshot's order (footprint) */
   guint      n_processes_total;
-  GPtrArray *nvmap_by_pid;/* JmemFrameNvmap */
+  GPtrArray *nvmap_by_pid;/* JmemFrameHolder */
+  GPtrArray *gpu_by_pid;  /* JmemFrameHolder, where the per-process rows are trusted */
 } JmemFrame;
 
 void jmem_frame_free (JmemFrame *frame);
@@ -98,7 +106,9 @@ char *jmem_frame_container_short (const char *key);
 
 /* The line `jmem summary` prints, from a frame: "total T, available A,
  * NvMap N, GPU G, top PID P (NAME) F, largest bucket: B S"; escaped for a
- * terminal. */
+ * terminal. The top holder is the largest footprint, or a PID whose NvMap
+ * or GPU memory alone is larger (its /proc entry unreadable): "top PID P
+ * (NAME) NvMap S"; B is the bucket's stable name. */
 char *jmem_frame_summary_line (const JmemFrame *frame);
 
 G_END_DECLS

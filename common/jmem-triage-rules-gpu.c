@@ -199,7 +199,9 @@ jmem_triage_rule_nvmap_orphan (JmemTriage *t)
   /* host PIDs are not this /proc's: whether they are gone is unknown here */
   const GPtrArray *totals = t->snapshot->nvmap_pids_host ? NULL : t->snapshot->nvmap_by_pid;
   g_autoptr(GString) who = g_string_new (NULL);
+  g_autoptr(GString) action = g_string_new (NULL);
   g_autofree char *size = NULL;
+  gboolean gone = FALSE, zombie = FALSE, stopped = FALSE;
   guint64 sum = 0;
   guint n = 0;
   JmemFinding *f;
@@ -214,11 +216,11 @@ jmem_triage_rule_nvmap_orphan (JmemTriage *t)
       if (nt->pid <= 0 || nt->size_kib == 0)
         continue;
       if (!nt->pid_exists)
-        why = "no such process";
+        why = "no such process", gone = TRUE;
       else if ((p = jmem_triage_process (t, nt->pid)) != NULL && p->state == 'Z')
-        why = "zombie";
+        why = "zombie", zombie = TRUE;
       else if (p != NULL && (p->state == 'T' || p->state == 't'))
-        why = "stopped";
+        why = "stopped", stopped = TRUE;
       if (why == NULL)
         continue;
       sum = sum > G_MAXUINT64 - nt->size_kib ? G_MAXUINT64 : sum + nt->size_kib;
@@ -229,12 +231,21 @@ jmem_triage_rule_nvmap_orphan (JmemTriage *t)
   if (n == 0)
     return;
 
+  /* Only the advice for what was found. A PID with no process is no other
+   * namespace's: the rule looks only where NvMap's PIDs are this /proc's
+   * (nvmap_pids_host). */
+  if (zombie)
+    g_string_append (action, "Reap the zombie: restart or signal its parent "
+                     "(`ps -o ppid= -p PID`).");
+  if (stopped)
+    g_string_append_printf (action, "%sStop or resume the stopped process (`kill -CONT PID`, "
+                            "`docker unpause`).", action->len > 0 ? " " : "");
+  if (gone)
+    g_string_append_printf (action, "%sIf the buffers of a PID with no process stay "
+                            "(`jmem triage --history`: nvmap-orphaned), reboot to return them: "
+                            "nothing else frees them.", action->len > 0 ? " " : "");
   size = jmem_triage_size (sum);
-  f = jmem_triage_add (t, "nvmap-orphan", JMEM_SEVERITY_WARNING,
-                       "Reap a zombie by restarting or signalling its parent (`ps -o ppid= -p PID`); "
-                       "resume (`kill -CONT PID`, `docker unpause`) or stop a stopped process; for a "
-                       "PID with no /proc entry, run jmem on the host (it may live in another PID "
-                       "namespace), and where the host has none either, reboot to return the leak.",
+  f = jmem_triage_add (t, "nvmap-orphan", JMEM_SEVERITY_WARNING, action->str,
                        "NvMap holds %s for processes that cannot free it: %s", size, who->str);
   jmem_finding_add_number (f, "orphan_kib", (double) sum, "KiB");
   jmem_finding_add_number (f, "orphan_pids", (double) n, "count");

@@ -5,13 +5,13 @@ samples, for the tests of jmem top --replay and jmem plot.
 Each sample is taken by `jmem watch --count 1 --all --sysroot COPY --output
 OUT` (so the history is jmem's own, appended line by line) after the copy of
 TREE was changed: jmem/captured-at moves by --interval seconds, the NvMap
-client rows of --leak-pid grow by --leak-mib per sample, and the other
-processes' PSS wobbles by a few MiB around its captured value (a fixed
-pattern, the same at every run).
+client rows of --leak-pid grow by --leak-mib per sample and MemFree and
+MemAvailable fall by as much (so the accounting still adds up), and the
+other processes' PSS wobbles by a few MiB around its captured value (a
+fixed pattern, the same at every run).
 
-With --sections, each line also carries the headroom and accounting
-objects as jmem top and jmem plot read them (client/top and common/
-jmem-frame.c), standing in for the snapshots that will have them.
+With --sections, each line also carries a headroom object as jmem top and
+jmem plot read it (common/jmem-frame.c), shrinking with the leak.
 
 Usage: faces-history.py JMEM TREE OUT [--samples N] [--interval S]
                         [--start UNIX] [--leak-pid PID] [--leak-mib M]
@@ -58,6 +58,13 @@ def set_nvmap(clients, leak_pid, extra_kib):
     return "\n".join(out) + "\n"
 
 
+def set_free(meminfo, less_kib):
+    def lower(m):
+        return "%s%*d kB" % (m.group(1), len(m.group(2)) + len(m.group(3)),
+                             max(int(m.group(3)) - less_kib, 0))
+    return re.sub(r"^((?:MemFree|MemAvailable):)(\s+)(\d+) kB$", lower, meminfo, flags=re.M)
+
+
 def set_pss(rollup, kib):
     return re.sub(r"^Pss:(\s+)\d+ kB$", lambda m: "Pss:%s%d kB" % (m.group(1), kib), rollup,
                   count=1, flags=re.M)
@@ -83,6 +90,9 @@ def main():
         clients = os.path.join(root, "sys/kernel/debug/nvmap/iovmm/clients")
         with open(clients) as f:
             original_clients = f.read()
+        meminfo = os.path.join(root, "proc/meminfo")
+        with open(meminfo) as f:
+            original_meminfo = f.read()
         rollups = {}
         for pid in os.listdir(os.path.join(root, "proc")):
             path = os.path.join(root, "proc", pid, "smaps_rollup")
@@ -97,6 +107,8 @@ def main():
                 f.write("%d\n" % (args.start + i * args.interval))
             with open(clients, "w") as f:
                 f.write(set_nvmap(original_clients, args.leak_pid, i * args.leak_mib * 1024))
+            with open(meminfo, "w") as f:
+                f.write(set_free(original_meminfo, i * args.leak_mib * 1024))
             for n, (path, (text, pss)) in enumerate(sorted(rollups.items())):
                 wobble = ((i * 7 + n * 3) % 5 - 2) * 1024   # -2 .. +2 MiB, no trend
                 with open(path, "w") as f:
@@ -114,26 +126,14 @@ def main():
 
 
 def add_sections(path, leak_mib):
-    """Headroom shrinking and NvMap growing with the leak; the buckets sum
-    to MemTotal."""
+    """A headroom object on every line, shrinking with the leak."""
     with open(path) as f:
         docs = [json.loads(line) for line in f]
     with open(path, "w") as f:
         for i, d in enumerate(docs):
-            total = d["memory"]["summary"]["mem_total_kib"]
-            nvmap = 14760000 + i * leak_mib * 1024
-            buckets = [("free", "free", 30000000 - i * leak_mib * 1024),
-                       ("page_cache", "page cache", 14000000), ("anon", "anonymous", 5000000),
-                       ("nvmap", "nvmap", nvmap)]
-            accounted = sum(k for _, _, k in buckets)
             d["headroom"] = {"allocatable_now_kib": 30000000 - i * leak_mib * 1024,
                              "allocatable_after_reclaim_kib": 44000000 - i * leak_mib * 1024,
                              "largest_free_block_kib": 4096}
-            d["accounting"] = {"mem_total_kib": total,
-                               "buckets": [{"name": n, "label": l, "kib": k, "fields": "",
-                                            "source": "meminfo", "note": None}
-                                           for n, l, k in buckets],
-                               "accounted_kib": accounted, "unexplained_kib": total - accounted}
             f.write(json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n")
 
 

@@ -237,6 +237,12 @@ test_command (void)
   g_assert_cmpint (r.status, ==, 0);
   /* 4,100,000 KiB freed = 4003.9 MiB */
   g_assert_nonnull (strstr (r.out, "+4003.9"));
+  /* two saved snapshots: nothing was dropped between them, so nothing is
+   * called reclaimed */
+  g_assert_nonnull (strstr (r.out, "Between the snapshots (no caches dropped): MemAvailable "));
+  g_assert_null (strstr (r.out, "Reclaimed"));
+  g_assert_null (strstr (r.out, "Not reclaimed"));
+  g_assert_nonnull (strstr (r.out, " processes are unchanged.\n"));
   g_assert_nonnull (strstr (r.out, "gst-launch-1.0"));
   g_assert_nonnull (strstr (r.out, "tracker-miner-f"));
   run_clear (&r);
@@ -289,6 +295,20 @@ test_audit_no_drop (void)
                 &wait_status, &error);
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
+
+  /* the human view: waited, not dropped, so nothing is called reclaimed */
+  {
+    const char *human[] = { jmem_exe, "audit", "--no-drop", "--interval", "0", "--top", "2", NULL };
+    g_autofree char *text = NULL;
+
+    g_spawn_sync (NULL, (char **) human, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                  &text, NULL, &wait_status, &error);
+    g_assert_no_error (error);
+    g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
+    g_assert_true (g_str_has_prefix (text, "Compared two snapshots without dropping caches.\n"));
+    g_assert_nonnull (strstr (text, "Between the snapshots (no caches dropped):"));
+    g_assert_null (strstr (text, "Reclaimed"));
+  }
 
   /* --kernel-threads: this system's kernel threads are compared, and one
    * that renamed itself meanwhile is not both an exit and an appearance
@@ -638,6 +658,16 @@ test_old_format (void)
   g_assert_cmpint (json_object_get_int_member (procs, "unchanged"), ==, 1);
   g_assert_cmpuint (n_listed (procs, "appeared"), ==, 0);
   g_assert_cmpuint (n_listed (procs, "exited"), ==, 1);  /* old-name */
+
+  /* what a person reads: one process, in the singular */
+  {
+    Run r = { 0 };
+
+    run_jmem (&r, "diff", a, m, NULL);
+    g_assert_cmpint (r.status, ==, 0);
+    g_assert_nonnull (strstr (r.out, "\n1 process is unchanged.\n"));
+    run_clear (&r);
+  }
 }
 
 static void
@@ -732,6 +762,8 @@ test_container (void)
   g_autofree char *env_path = g_build_filename (proc1, "environ", NULL);
   g_autofree char *cgroup = g_build_filename (proc1, "cgroup", NULL);
   g_autofree char *dockerenv = g_build_filename (root, ".dockerenv", NULL);
+  g_autofree char *self_dir = g_build_filename (root, "proc", "self", NULL);
+  g_autofree char *mountinfo = g_build_filename (self_dir, "mountinfo", NULL);
   g_autofree char *found = NULL;
 
   g_assert_cmpint (g_mkdir_with_parents (proc1, 0755), ==, 0);
@@ -751,9 +783,27 @@ test_container (void)
   g_assert_cmpstr (found, ==, "container=podman in PID 1's environment");
   g_clear_pointer (&found, g_free);
 
+  /* a /.dockerenv on a machine's own root filesystem (made from a
+   * container image) is no container; on a root made of layers it is */
+  g_assert_true (g_file_set_contents (env_path, "PATH=/bin\0", 10, NULL));
+  g_assert_true (g_file_set_contents (cgroup, "0::/\n", -1, NULL));
   g_assert_true (g_file_set_contents (dockerenv, "", 0, NULL));
+  g_assert_cmpint (g_mkdir_with_parents (self_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (mountinfo,
+    "26 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard\n"
+    "27 26 0:5 / /dev rw,nosuid - devtmpfs udev rw\n", -1, NULL));
+  g_assert_null (jmem_container_detect (root));
+  g_assert_true (g_file_set_contents (mountinfo,
+    "1002 950 0:51 / / rw,relatime master:1 - overlay overlay rw,lowerdir=/l,upperdir=/u\n"
+    "1003 1002 0:54 / /proc rw,nosuid - proc proc rw\n", -1, NULL));
   found = jmem_container_detect (root);
-  g_assert_cmpstr (found, ==, "/.dockerenv exists");
+  g_assert_cmpstr (found, ==, "/.dockerenv exists and / is overlay");
+  g_clear_pointer (&found, g_free);
+  /* the last mount at "/" is the one in effect */
+  g_assert_true (g_file_set_contents (mountinfo,
+    "1 0 0:51 / / rw - overlay overlay rw\n"
+    "2 1 254:0 / / rw - ext4 /dev/vda rw\n", -1, NULL));
+  g_assert_null (jmem_container_detect (root));
 }
 
 /* No system bus: drop-caches and audit say what to do where they run (start
@@ -766,6 +816,8 @@ test_no_bus_hint (void)
     { jmem_exe, "audit", "--no-ask-password", "--top", "0" },
   };
   gboolean systemd = g_file_test ("/run/systemd/system", G_FILE_TEST_IS_DIR);
+  g_autofree char *evidence = jmem_container_detect (NULL);
+  gboolean container = evidence != NULL;
   g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "DBUS_SYSTEM_BUS_ADDRESS",
                                           "unix:path=/nonexistent/jmem-test-bus", TRUE);
 
@@ -784,11 +836,18 @@ test_no_bus_hint (void)
       g_assert_nonnull (strstr (err, "cannot reach the system bus"));
       if (systemd)
         g_assert_nonnull (strstr (err, "sudo systemctl start dbus"));
-      else
+      else if (container)
         {
           g_assert_null (strstr (err, "systemctl"));
-          g_assert_nonnull (strstr (err, "this system runs none, as in a container or a chroot"));
+          g_assert_nonnull (strstr (err, "this container runs none"));
           g_assert_nonnull (strstr (err, "run jmem on the host"));
+        }
+      else
+        {
+          /* a host without systemd (/.dockerenv or not) is no container */
+          g_assert_null (strstr (err, "systemctl"));
+          g_assert_nonnull (strstr (err, "this system runs none"));
+          g_assert_null (strstr (err, "on the host"));
         }
       g_assert_true ((strstr (err, "jmem audit --no-drop") != NULL) == (i == 1));
     }

@@ -379,7 +379,8 @@ resident_fraction (const char *path)
 static void
 test_real_drop (void)
 {
-  const char *args[] = { "drop-caches", "--level", "1", "--json", "--no-ask-password", NULL };
+  /* the human view, as a person at an 80-column terminal reads it */
+  const char *args[] = { "drop-caches", "--level", "1", "--width", "80", "--no-ask-password", NULL };
   g_autofree char *path = g_build_filename ("/var/tmp",
                                             "jmem-e2e-page-cache-XXXXXX", NULL);
   g_autofree char *block = g_malloc (1 << 20);
@@ -413,6 +414,14 @@ test_real_drop (void)
   g_assert_cmpint (r.exit_code, ==, 0);
   g_assert_cmpfloat (before, >, 0.9);
   g_assert_cmpfloat (after, <, 0.1);
+  g_assert_true (g_str_has_prefix (r.out, "Dropped the page cache (level 1).\n"));
+  {
+    g_auto(GStrv) lines = g_strsplit (r.out, "\n", -1);
+
+    for (guint i = 0; lines[i] != NULL; i++)
+      if (g_utf8_strlen (lines[i], -1) > 80)
+        g_error ("a line of %ld columns: %s", g_utf8_strlen (lines[i], -1), lines[i]);
+  }
 }
 
 int

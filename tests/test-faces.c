@@ -1,8 +1,9 @@
 /* The parts of jmem top and jmem plot that are arithmetic: the columns a
  * window keeps (the documented order), sparklines and growth, compact sizes,
  * the rows' order with unknown values, reading a sample document (with and
- * without the headroom and accounting sections, in either shape), time and
- * size axes, and --since/--until. The screens themselves are test-top.py's. */
+ * without the headroom and accounting sections, the accounting by its
+ * schema only), the summary line, the accounting's bar, time and size
+ * axes, and --since/--until. The screens themselves are test-top.py's. */
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "jmem-frame.h"
 #include "jmem-plot-axis.h"
 #include "jmem-plot.h"
+#include "jmem-top-accounting.h"
 #include "jmem-top-layout.h"
 #include "jmem-top-trend.h"
 #include "jmem-top-view.h"
@@ -170,33 +172,42 @@ parse (const char *text)
   "{\"pid\":12,\"name\":\"c\",\"user\":\"a\",\"footprint_kib\":400,\"pss_kib\":90,\"nvmap_kib\":null," \
   "\"gpu_kib\":null,\"swap_kib\":null,\"container\":null}]}"
 
+/* A bucket as docs/snapshot.schema.json writes it. */
+#define BUCKET(name, label, kib) \
+  "{\"name\":\"" name "\",\"label\":\"" label "\",\"kib\":" kib ",\"fields\":\"\"," \
+  "\"source\":\"meminfo\",\"note\":null}"
+
 static void
 test_frame_sections (void)
 {
   g_autoptr(JsonNode) bare = parse ("{\"collected\":{\"timestamp_unix\":100,\"uptime_s\":5}," PROCS "}");
-  g_autoptr(JsonNode) listed = parse (
+  /* the shape jmem writes: name, label, kib (null unknown), the remainder
+   * apart */
+  g_autoptr(JsonNode) written = parse (
     "{\"headroom\":{\"allocatable_now_kib\":10,\"allocatable_after_reclaim_kib\":20,"
     "\"largest_free_block_kib\":null},"
-    "\"accounting\":{\"buckets\":[{\"name\":\"free\",\"size_kib\":5},{\"id\":\"slab\",\"used_kib\":6},"
-    "{\"nothing\":1}]}," PROCS "}");
-  g_autoptr(JsonNode) named = parse (
-    "{\"accounting\":{\"buckets\":{\"free\":7,\"cache\":{\"size_kib\":8,\"fields\":[\"Cached\"]}}}}");
-  /* the shape jmem writes (docs/snapshot.schema.json): label, kib, and the
-   * remainder apart; a bucket of unknown size stays unknown */
-  g_autoptr(JsonNode) written = parse (
-    "{\"accounting\":{\"buckets\":[{\"name\":\"page_cache\",\"label\":\"page cache\",\"kib\":9,"
-    "\"fields\":\"Cached\",\"source\":\"meminfo\",\"note\":null},{\"name\":\"zram\",\"label\":\"zram\","
-    "\"kib\":null}],\"unexplained_kib\":4,\"accounted_kib\":9}}");
+    "\"accounting\":{\"buckets\":[" BUCKET ("page_cache", "page cache", "9") ","
+    BUCKET ("zram", "zram store", "null") "],\"unexplained_kib\":4,\"accounted_kib\":9,"
+    "\"overlap\":false}}");
   g_autoptr(JsonNode) overlap = parse (
-    "{\"accounting\":{\"buckets\":[{\"name\":\"free\",\"label\":\"free\",\"kib\":9}],"
-    "\"unexplained_kib\":-4}}");
+    "{\"accounting\":{\"buckets\":[" BUCKET ("free", "free", "9") "],\"unexplained_kib\":-4,"
+    "\"overlap\":true}}");
+  /* what jmem never wrote: no guessing at other shapes */
+  g_autoptr(JsonNode) by_object = parse (
+    "{\"accounting\":{\"buckets\":{\"free\":7,\"cache\":{\"kib\":8}},\"unexplained_kib\":0}}");
+  g_autoptr(JsonNode) other_members = parse (
+    "{\"accounting\":{\"buckets\":[{\"label\":\"free\",\"size_kib\":5},{\"id\":\"slab\",\"kib\":6}],"
+    "\"unexplained_kib\":0}}");
+  g_autoptr(JsonNode) no_remainder = parse (
+    "{\"accounting\":{\"buckets\":[" BUCKET ("free", "free", "9") "]}}");
   g_autoptr(JsonNode) none = parse ("{\"accounting\":null}");
-  g_autoptr(JmemFrame) f4 = jmem_frame_from_json (written);
-  g_autoptr(JmemFrame) f5 = jmem_frame_from_json (overlap);
-  g_autoptr(JmemFrame) f6 = jmem_frame_from_json (none);
   g_autoptr(JmemFrame) f1 = jmem_frame_from_json (bare);
-  g_autoptr(JmemFrame) f2 = jmem_frame_from_json (listed);
-  g_autoptr(JmemFrame) f3 = jmem_frame_from_json (named);
+  g_autoptr(JmemFrame) f2 = jmem_frame_from_json (written);
+  g_autoptr(JmemFrame) f3 = jmem_frame_from_json (overlap);
+  g_autoptr(JmemFrame) f4 = jmem_frame_from_json (by_object);
+  g_autoptr(JmemFrame) f5 = jmem_frame_from_json (other_members);
+  g_autoptr(JmemFrame) f6 = jmem_frame_from_json (no_remainder);
+  g_autoptr(JmemFrame) f7 = jmem_frame_from_json (none);
   const JmemFrameProcess *p;
   const JmemFrameBucket *b;
   g_autofree char *short_id = NULL;
@@ -218,27 +229,101 @@ test_frame_sections (void)
   g_assert_cmpint (f2->allocatable_now_kib, ==, 10);
   g_assert_cmpint (f2->allocatable_after_reclaim_kib, ==, 20);
   g_assert_cmpint (f2->largest_free_block_kib, ==, -1);
-  g_assert_cmpuint (f2->buckets->len, ==, 2);
-  b = g_ptr_array_index (f2->buckets, 1);
-  g_assert_cmpstr (b->name, ==, "slab");
-  g_assert_cmpint (b->kib, ==, 6);
-
-  g_assert_cmpuint (f3->buckets->len, ==, 2);
-  b = g_ptr_array_index (f3->buckets, 1);
-  g_assert_cmpstr (b->name, ==, "cache");
-  g_assert_cmpint (b->kib, ==, 8);
-
-  g_assert_cmpuint (f4->buckets->len, ==, 3);
-  b = g_ptr_array_index (f4->buckets, 0);
-  g_assert_cmpstr (b->name, ==, "page cache");
+  g_assert_cmpuint (f2->buckets->len, ==, 3);
+  b = g_ptr_array_index (f2->buckets, 0);
+  g_assert_cmpstr (b->name, ==, "page_cache");
+  g_assert_cmpstr (b->label, ==, "page cache");
   g_assert_cmpint (b->kib, ==, 9);
-  b = g_ptr_array_index (f4->buckets, 1);
+  b = g_ptr_array_index (f2->buckets, 1);
+  g_assert_cmpstr (b->name, ==, "zram");
   g_assert_cmpint (b->kib, ==, -1);
-  b = g_ptr_array_index (f4->buckets, 2);
+  b = g_ptr_array_index (f2->buckets, 2);
   g_assert_cmpstr (b->name, ==, "unexplained");
   g_assert_cmpint (b->kib, ==, 4);
+  g_assert_cmpint (f2->overlap_kib, ==, 0);
+
+  /* an overlap is no bucket */
+  g_assert_cmpuint (f3->buckets->len, ==, 1);
+  g_assert_cmpint (f3->overlap_kib, ==, 4);
+
+  g_assert_null (f4->buckets);
   g_assert_cmpuint (f5->buckets->len, ==, 1);
+  g_assert_cmpstr (((JmemFrameBucket *) g_ptr_array_index (f5->buckets, 0))->name, ==, "unexplained");
   g_assert_null (f6->buckets);
+  g_assert_null (f7->buckets);
+}
+
+/* The summary line names the largest holder from any source, and the
+ * largest bucket by its stable name. */
+static void
+test_summary_line (void)
+{
+  g_autoptr(JsonNode) listed = parse (
+    "{\"nvmap\":{\"total_kib\":1000,\"via\":\"sysroot\",\"readable\":true,\"by_pid\":["
+    "{\"pid\":12,\"process\":\"c\",\"size_kib\":350}]},"
+    "\"accounting\":{\"buckets\":[" BUCKET ("free", "free", "900000") ","
+    BUCKET ("page_cache", "page cache", "2048") "," BUCKET ("nvmap", "NvMap in use", "1024") "],"
+    "\"unexplained_kib\":10}," PROCS "}");
+  /* processes unreadable: NvMap names the holder */
+  g_autoptr(JsonNode) unreadable = parse (
+    "{\"nvmap\":{\"total_kib\":23068672,\"via\":\"helper\",\"readable\":true,\"by_pid\":["
+    "{\"pid\":7,\"process\":\"small\",\"size_kib\":1024},"
+    "{\"pid\":4242,\"process\":\"trt\\u001b[31m\",\"size_kib\":23068672}]},"
+    "\"processes\":{\"total\":0,\"list\":[]}}");
+  /* a process the list lacks holds more GPU memory than the top one */
+  g_autoptr(JsonNode) gpu = parse (
+    "{\"gpu\":{\"source\":\"nvidia-smi\",\"processes_trusted\":true,"
+    "\"devices\":[{\"uuid\":\"GPU-1\",\"memory_used_kib\":null}],"
+    "\"processes\":[{\"pid\":99,\"gpu_uuid\":\"GPU-1\",\"used_memory_kib\":2097152,"
+    "\"process_name\":\"python3\"}]}," PROCS "}");
+  g_autoptr(JmemFrame) f1 = jmem_frame_from_json (listed);
+  g_autoptr(JmemFrame) f2 = jmem_frame_from_json (unreadable);
+  g_autoptr(JmemFrame) f3 = jmem_frame_from_json (gpu);
+  g_autofree char *l1 = jmem_frame_summary_line (f1);
+  g_autofree char *l2 = jmem_frame_summary_line (f2);
+  g_autofree char *l3 = jmem_frame_summary_line (f3);
+
+  g_assert_cmpstr (l1, ==, "total n/a, available n/a, NvMap 1000.0 KiB, GPU n/a, top PID 10 (b) "
+                   "300.0 KiB, largest bucket: page_cache 2.0 MiB");
+  g_assert_cmpstr (l2, ==, "total n/a, available n/a, NvMap 22.0 GiB, GPU n/a, top PID 4242 "
+                   "(trt\\x1b[31m) NvMap 22.0 GiB, largest bucket: n/a");
+  g_assert_cmpstr (l3, ==, "total n/a, available n/a, NvMap n/a, GPU 2.0 GiB, top PID 99 "
+                   "(python3) GPU 2.0 GiB, largest bucket: n/a");
+}
+
+/* The RAM bar: whole cells by share, the rest to the largest remainders,
+ * free last; the legend largest first as far as it fits, the rest counted,
+ * an overlap said. */
+static void
+test_accounting_bar (void)
+{
+  g_autoptr(JsonNode) doc = parse (
+    "{\"accounting\":{\"buckets\":[" BUCKET ("free", "free", "500") ","
+    BUCKET ("page_cache", "page cache", "240") "," BUCKET ("slab_reclaimable", "slab (reclaim)", "6") ","
+    BUCKET ("zram", "zram store", "null") "," BUCKET ("nvmap", "NvMap in use", "250") ","
+    BUCKET ("percpu", "per-CPU", "0") "],\"unexplained_kib\":4,\"overlap\":false}}");
+  g_autoptr(JsonNode) overlap = parse (
+    "{\"accounting\":{\"buckets\":[" BUCKET ("free", "free", "600") ","
+    BUCKET ("anon", "anonymous", "500") "],\"unexplained_kib\":-100,\"overlap\":true}}");
+  g_autoptr(JmemFrame) f = jmem_frame_from_json (doc);
+  g_autoptr(JmemFrame) o = jmem_frame_from_json (overlap);
+  g_autofree char *bar100 = jmem_top_accounting_bar (f, 100);
+  g_autofree char *bar10 = jmem_top_accounting_bar (f, 10);
+  g_autofree char *wide = jmem_top_accounting_legend (f, bar100, 132);
+  g_autofree char *narrow = jmem_top_accounting_legend (f, bar10, 32);
+  g_autofree char *bar_o = jmem_top_accounting_bar (o, 11);
+  g_autofree char *legend_o = jmem_top_accounting_legend (o, bar_o, 80);
+
+  /* 1000 KiB in 100 cells: slab 0.6 cells and the remainder 0.4, the
+   * only fractions: slab takes the one cell left */
+  g_assert_cmpstr (bar100, ==, "cccccccccccccccccccccccc" "s" "nnnnnnnnnnnnnnnnnnnnnnnnn"
+                   "..................................................");
+  g_assert_cmpstr (bar10, ==, "ccnnn.....");
+  g_assert_cmpstr (wide, ==, "    n NvMap in use 250K  c page cache 240K  s slab (reclaim) 6K  . free 500K  +1 more");
+  g_assert_cmpstr (narrow, ==, "    n NvMap in use 250K  +4 more");
+  g_assert_cmpstr (bar_o, ==, "aaaaa......");
+  g_assert_cmpstr (legend_o, ==, "    a anonymous 500K  . free 600K  overlap 100K");
+  g_assert_cmpint (jmem_top_bucket_letter ("a_bucket_of_a_later_jmem"), ==, '*');
 }
 
 static GStrv
@@ -402,6 +487,8 @@ main (int argc, char **argv)
   g_test_add_func ("/faces/top/sizes", test_sizes);
   g_test_add_func ("/faces/top/view-order", test_view_order);
   g_test_add_func ("/faces/frame/sections", test_frame_sections);
+  g_test_add_func ("/faces/frame/summary-line", test_summary_line);
+  g_test_add_func ("/faces/top/accounting-bar", test_accounting_bar);
   g_test_add_func ("/faces/plot/time-axis", test_time_axis);
   g_test_add_func ("/faces/plot/size-axis", test_size_axis);
   g_test_add_func ("/faces/plot/parse-time", test_parse_time);

@@ -153,11 +153,14 @@ test_bus_unreachable (void)
   g_assert_cmpint (stats, ==, -1);
   g_assert_true (g_str_has_prefix (error->message, "cannot reach the system bus"));
   g_assert_cmpstr (jmem_helper_error_action (error), ==,
-                   jmem_system_bus_missing_action (jmem_system_bus_systemd_runs ()));
+                   jmem_system_bus_missing_action (jmem_system_bus_systemd_runs (),
+                                                   jmem_system_bus_in_container ()));
   /* only where systemd runs does it start a bus; elsewhere the message says why there is none */
   g_assert_true (jmem_system_bus_systemd_runs () ==
                  g_file_test ("/run/systemd/system", G_FILE_TEST_IS_DIR));
   g_assert_true ((strstr (error->message, "runs none") == NULL) == jmem_system_bus_systemd_runs ());
+  g_assert_true ((strstr (error->message, "this container") != NULL) ==
+                 (!jmem_system_bus_systemd_runs () && jmem_system_bus_in_container ()));
   g_clear_error (&error);
 
   g_assert_false (jmem_helper_drop_caches (&options, 1, FALSE, NULL, &error));
@@ -200,14 +203,18 @@ test_bus_frozen (void)
   g_rmdir (dir);
 }
 
-/* systemctl only where systemd runs; a container or a chroot goes to the host */
+/* systemctl only where systemd runs; a container goes to the host; a host
+ * without systemd starts the bus by its own means, never "on the host" */
 static void
 test_no_bus_action (void)
 {
-  g_assert_cmpstr (jmem_system_bus_missing_action (TRUE), ==,
-                   "start the system bus (sudo systemctl start dbus)");
-  g_assert_null (strstr (jmem_system_bus_missing_action (FALSE), "systemctl"));
-  g_assert_nonnull (strstr (jmem_system_bus_missing_action (FALSE), "on the host"));
+  for (guint container = 0; container < 2; container++)
+    g_assert_cmpstr (jmem_system_bus_missing_action (TRUE, container), ==,
+                     "start the system bus (sudo systemctl start dbus)");
+  g_assert_null (strstr (jmem_system_bus_missing_action (FALSE, TRUE), "systemctl"));
+  g_assert_nonnull (strstr (jmem_system_bus_missing_action (FALSE, TRUE), "on the host"));
+  g_assert_null (strstr (jmem_system_bus_missing_action (FALSE, FALSE), "on the host"));
+  g_assert_nonnull (strstr (jmem_system_bus_missing_action (FALSE, FALSE), "dbus-daemon --system"));
 }
 
 int

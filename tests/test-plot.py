@@ -3,12 +3,15 @@
 this file's own, zlib and the PNG specification, and by Pillow where it is
 installed) with the size asked for, the SVG parses as XML, the leaking
 process is the one series annotated and its mark is drawn in its colour;
+the accounting stacked in each bucket's own colour where the samples carry
+it (not in a history an older jmem recorded), the headroom as lines;
 the window, --pid and --metric choose what is drawn; an empty, damaged or
 missing history and an output that cannot be written give a clear error
 and leave no file. Prints TAP.
 
 Usage: test-plot.py JMEM FIXTURES FACES_HISTORY
 """
+import json
 import os
 import re
 import shutil
@@ -24,6 +27,8 @@ ENV = dict(os.environ, TZ="UTC", LANG="C.UTF-8")
 TMP = tempfile.mkdtemp(prefix="jmem-test-plot-")
 LEAK = os.path.join(TMP, "leak.jsonl")
 SECTIONS = os.path.join(TMP, "sections.jsonl")
+# recorded by jmem before the accounting (schema version 1)
+BEFORE_ACCOUNTING = os.path.join(FIXTURES, "history", "history.before-accounting.jsonl")
 FLAT = os.path.join(TMP, "flat.jsonl")
 # client/plot/jmem-plot-render.c: the plot area ends this far from the right edge
 MARGIN_RIGHT = 24
@@ -177,19 +182,74 @@ def window_pid_and_metric():
     assert r.returncode == 0 and len(annotated(r.stdout)) == 1, r.stdout
 
 
+ACCOUNTING = "Where the RAM is (the accounting of MemTotal): "
+
+
+def buckets_drawn(report):
+    """{stable name: (label, colour)} of the accounting's panel, in the
+    order stacked (bottom up)."""
+    out = {}
+    for line in report.splitlines():
+        m = re.match(r"^%s(.+) \((\w+)\), at most .*, colour (#[0-9a-f]{6})$" % re.escape(ACCOUNTING), line)
+        if m:
+            out[m.group(2)] = (m.group(1), m.group(3))
+    return out
+
+
 @test
 def accounting_and_headroom_when_present():
-    """The buckets stacked and the headroom as lines, where the samples carry
-    them; a history without them has no such panel."""
+    """The buckets stacked and the headroom as lines, where the samples
+    carry them: jmem's own history has the accounting, the sections one
+    the headroom too, and one an older jmem recorded neither."""
     out = os.path.join(TMP, "sections.png")
     r = plot(SECTIONS, "-o", out)
     assert r.returncode == 0, r.stderr
-    assert ("Where the RAM is (the accounting of MemTotal): free, page cache, anonymous, nvmap, "
-            "unexplained, allocatable after reclaim (a line), allocatable now (a line)") in r.stdout, r.stdout
+    drawn = buckets_drawn(r.stdout)
+    # the buckets with memory in the window, free on top; none of the
+    # empty ones (this board has no zram, zswap or hugetlb pages)
+    assert list(drawn)[-1] == "free", drawn
+    assert {"page_cache", "anon", "nvmap", "unexplained"} <= set(drawn), drawn
+    assert not {"zram", "zswap", "hugetlb", "kernel_reclaimable"} & set(drawn), drawn
+    assert drawn["nvmap"][0] == "NvMap in use", drawn
+    assert re.search(r"^%sallocatable after reclaim, at most [\d.]+ GiB, a dashed line$" % re.escape(ACCOUNTING),
+                     r.stdout, re.M), r.stdout
+    assert re.search(r"^%sallocatable now, at most [\d.]+ GiB, a dotted line$" % re.escape(ACCOUNTING),
+                     r.stdout, re.M), r.stdout
     assert len(annotated(r.stdout)) == 1
-    decode_png(out)
+    # the NvMap bucket's area is drawn in its colour: far more pixels than
+    # its legend's swatch (22 x 10)
+    width, height, rows = decode_png(out)
+    nvmap = hex_color(drawn["nvmap"][1])
+    assert sum(px == nvmap for row in rows for px in row) > 2000, "no area of the NvMap bucket"
     r = plot(LEAK, "-o", out)
+    assert r.returncode == 0, r.stderr
+    assert buckets_drawn(r.stdout) and "allocatable" not in r.stdout, r.stdout
+    r = plot(BEFORE_ACCOUNTING, "-o", out)
+    assert r.returncode == 0, r.stderr
     assert "Where the RAM is" not in r.stdout and "Headroom" not in r.stdout, r.stdout
+    assert len(annotated(r.stdout)) == 1, r.stdout
+
+
+@test
+def bucket_colours_by_name():
+    """A bucket keeps its colour by its name, whatever else the history
+    holds: with the page cache unknown in every sample, the NvMap bucket is
+    the same colour and the page cache is not drawn."""
+    edited = os.path.join(TMP, "no-page-cache.jsonl")
+    with open(LEAK) as f, open(edited, "w") as g:
+        for line in f:
+            d = json.loads(line)
+            for b in d["accounting"]["buckets"]:
+                if b["name"] == "page_cache":
+                    b["kib"] = None
+            g.write(json.dumps(d, separators=(",", ":")) + "\n")
+    r1 = plot(LEAK, "-o", os.path.join(TMP, "a.png"))
+    r2 = plot(edited, "-o", os.path.join(TMP, "b.png"))
+    assert r1.returncode == 0 and r2.returncode == 0, (r1.stderr, r2.stderr)
+    one, two = buckets_drawn(r1.stdout), buckets_drawn(r2.stdout)
+    assert "page_cache" in one and "page_cache" not in two, (one, two)
+    assert one["nvmap"] == two["nvmap"] and one["free"] == two["free"], (one, two)
+    assert len({c for _, c in one.values()}) == len(one), "two buckets share a colour: %s" % one
 
 
 @test

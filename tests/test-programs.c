@@ -489,14 +489,18 @@ test_metrics_probes_once_per_boot (void)
 
 /* `jmem snapshot --json` as the test user with the stand-in NVML of @libdir
  * in @mode; the calls it recorded into *@log. */
+/* jmem snapshot with the NVML stand-in of @libdir in @mode, and on its
+ * PATH an nvidia-smi printing @nvidia_smi (NULL: none installed). */
 static void
-run_with_nvml (const char *libdir, const char *mode, Run *r, char **log)
+run_with_nvml_and_smi (const char *libdir, const char *mode, const char *nvidia_smi, Run *r,
+                       char **log)
 {
   g_autofree char *dir = NULL;
   g_autofree char *log_path = NULL;
   g_autofree char *ld = g_strdup_printf ("LD_LIBRARY_PATH=%s", libdir);
   g_autofree char *mode_env = g_strdup_printf ("JMEM_NVML_STUB=%s", mode);
   g_autofree char *log_env = NULL;
+  g_autofree char *path = NULL;
   uid_t uid;
   gid_t gid;
 
@@ -504,8 +508,15 @@ run_with_nvml (const char *libdir, const char *mode, Run *r, char **log)
   dir = make_dir (uid, gid);
   log_path = g_build_filename (dir, "nvml-calls", NULL);
   log_env = g_strdup_printf ("JMEM_NVML_STUB_LOG=%s", log_path);
+  if (nvidia_smi != NULL)
+    {
+      g_autofree char *body = g_strdup_printf ("printf '%s'\n", nvidia_smi);
+
+      write_stand_in (dir, "bin", body);
+    }
+  path = g_strdup_printf ("PATH=%s/bin:/usr/bin:/bin", dir);
   {
-    const char *envp[] = { ld, mode_env, log_env, "PATH=/usr/bin:/bin", NULL };
+    const char *envp[] = { ld, mode_env, log_env, path, NULL };
 
     run_jmem (dir, envp, uid, gid, snapshot_args, r);
   }
@@ -513,6 +524,12 @@ run_with_nvml (const char *libdir, const char *mode, Run *r, char **log)
   *log = NULL;
   g_file_get_contents (log_path, log, NULL, NULL);
   remove_tree (dir);
+}
+
+static void
+run_with_nvml (const char *libdir, const char *mode, Run *r, char **log)
+{
+  run_with_nvml_and_smi (libdir, mode, NULL, r, log);
 }
 
 static gboolean
@@ -711,22 +728,34 @@ test_nvml_no_v3 (void)
   g_assert_cmpint (json_object_get_int_member (jmem_row (r.json), "used_memory_kib"), ==, 3 * 1024 * 1024);
 }
 
-/* nvmlInit fails: nvidia-smi answers, and the evidence says why. */
+/* nvmlInit fails: nvidia-smi answers and is named the source, and the
+ * evidence says why NVML is not; without nvidia-smi nothing is named the
+ * source (gpu.source says none). */
 static void
 test_nvml_fail_init (void)
 {
   g_auto(Run) r = { 0 };
+  g_auto(Run) none = { 0 };
   g_autofree char *log = NULL;
+  g_autofree char *log2 = NULL;
   uid_t uid;
   gid_t gid;
 
   if (!test_user (&uid, &gid))
     return;
-  run_with_nvml (JMEM_NVML_STUB_DIR, "fail-init", &r, &log);
+  run_with_nvml_and_smi (JMEM_NVML_STUB_DIR, "fail-init",
+                         "0, [N/A], [N/A], [N/A], [N/A], Orin (nvgpu)\\n", &r, &log);
   g_assert_null (log);
   g_assert_true (has_evidence (r.json, "nvml: nvmlInit_v2 failed: error 999"));
   g_assert_true (has_evidence (r.json, "source: nvidia-smi"));
   g_assert_cmpuint (json_array_get_length (array_at (r.json, "gpu", "processes")), ==, 0);
+
+  run_with_nvml (JMEM_NVML_STUB_DIR, "fail-init", &none, &log2);
+  g_assert_true (has_evidence (none.json, "nvml: nvmlInit_v2 failed: error 999"));
+  g_assert_true (has_evidence (none.json, "not installed"));
+  g_assert_false (has_evidence (none.json, "source: nvidia-smi"));
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (
+                     json_node_get_object (none.json), "gpu"), "source"), ==, "none");
 }
 
 /* Root never loads a library from LD_LIBRARY_PATH. */

@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 #include <pwd.h>
 #include <stdio.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -1227,12 +1228,16 @@ mock_thread (gpointer data)
 static void
 test_services_dbus (void)
 {
-  const char *daemon_argv[] = { "dbus-daemon", "--session", "--nofork", "--print-address=1", NULL };
   g_autoptr(GSubprocess) daemon = NULL;
   g_autoptr(GDataInputStream) in = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *base = g_dir_make_tmp ("jmem-units-XXXXXX", NULL);
   g_autofree char *cap = g_build_filename (base, "cap", NULL);
+  /* the bus's socket in this test's folder, not a /tmp/dbus-* of its own
+   * that would outlive a killed bus */
+  g_autofree char *listen = g_strdup_printf ("--address=unix:path=%s/bus", base);
+  const char *daemon_argv[] = { "dbus-daemon", "--session", "--nofork", "--print-address=1",
+                                listen, NULL };
   g_auto(GStrv) envp = NULL;
   g_auto(Run) r = { 0 };
   g_auto(Run) c = { 0 };
@@ -1277,7 +1282,8 @@ test_services_dbus (void)
   g_main_loop_quit (m.loop);
   g_thread_join (m.thread);
   n_names = m.n_names_asked;
-  g_subprocess_force_exit (daemon);
+  /* SIGTERM: the bus removes its socket as it exits */
+  g_subprocess_send_signal (daemon, SIGTERM);
   g_subprocess_wait (daemon, NULL, NULL);
 
   g_assert_cmpint (r.status, ==, 0);

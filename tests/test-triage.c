@@ -169,6 +169,10 @@ test_fixture_hit (gconstpointer data)
       assert_number (f, "orphan_pids", 2);
       g_assert_nonnull (strstr (f->message, "zombie"));
       g_assert_nonnull (strstr (f->message, "no such process"));
+      /* advice for both, and none for a stopped process it did not find */
+      g_assert_nonnull (strstr (f->action, "Reap the zombie"));
+      g_assert_nonnull (strstr (f->action, "reboot"));
+      g_assert_null (strstr (f->action, "kill -CONT"));
     }
   else if (g_str_equal (c->rule, "cuda-pool-retained"))
     {
@@ -386,6 +390,26 @@ test_orphan_states (void)
   assert_number (f, "orphan_kib", 100);
   assert_number (f, "orphan_pids", 1);
   g_assert_nonnull (strstr (f->message, "stopped"));
+  g_assert_nonnull (strstr (f->action, "kill -CONT"));
+  g_assert_null (strstr (f->action, "zombie"));
+  g_assert_null (strstr (f->action, "reboot"));
+}
+
+/* A PID with no process: NvMap's PIDs were found to be this /proc's, so
+ * no advice about zombies, stopped processes or another PID namespace. */
+static void
+test_orphan_gone (void)
+{
+  g_autoptr(JmemSnapshot) s = jmem_snapshot_new ();
+  const JmemFinding *f;
+
+  add_nvmap (s, 5120, "gst-launch-1.0", 20480, FALSE);
+  f = (fires (s, "nvmap-orphan"), expect (s, "nvmap-orphan", JMEM_SEVERITY_WARNING));
+  g_assert_nonnull (strstr (f->message, "no such process"));
+  g_assert_nonnull (strstr (f->action, "reboot"));
+  g_assert_null (strstr (f->action, "zombie"));
+  g_assert_null (strstr (f->action, "kill -CONT"));
+  g_assert_null (strstr (f->action, "on the host"));
 }
 
 static void
@@ -643,6 +667,7 @@ main (int argc, char **argv)
   g_test_add_func ("/triage/boundary/single", test_boundary_single);
   g_test_add_func ("/triage/boundary/thermal-lfb", test_boundary_thermal_lfb);
   g_test_add_func ("/triage/orphan-states", test_orphan_states);
+  g_test_add_func ("/triage/orphan-gone", test_orphan_gone);
   g_test_add_func ("/triage/untrusted-gpu-apps", test_untrusted_gpu_apps);
   g_test_add_func ("/triage/cuda-release", test_cuda_release);
   g_test_add_func ("/triage/hostile", test_hostile);

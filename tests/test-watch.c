@@ -487,8 +487,9 @@ test_summary (void)
   g_assert_true (strchr (r.out, '\n') == r.out + strlen (r.out) - 1);
   /* no nvidia-smi in an nvgpu capture; the top holder is named */
   g_assert_nonnull (strstr (r.out, ", GPU n/a, top PID "));
-  /* and the accounting's largest use of RAM, beside free: NvMap's 14760000 KiB */
-  g_assert_true (g_str_has_suffix (r.out, ", largest bucket: NvMap in use 14.1 GiB\n"));
+  /* and the accounting's largest use of RAM, beside free, by its stable
+   * name: NvMap's 14760000 KiB */
+  g_assert_true (g_str_has_suffix (r.out, ", largest bucket: nvmap 14.1 GiB\n"));
 }
 
 /* A process name with an escape sequence shows escaped, not executed. */
@@ -536,6 +537,38 @@ test_summary_hostile (void)
     g_assert_nonnull (strstr (r.out, "(ev"));
     g_assert_nonnull (strstr (r.out, "[2Jil)"));
   }
+}
+
+/* A capture whose processes are unreadable (hidepid, or a capture taken
+ * as another user): NvMap still names the holder, and the summary says so. */
+static void
+test_summary_unreadable_processes (void)
+{
+  g_autofree char *tree = g_build_filename (tmpdir, "no-processes", NULL);
+  g_autofree char *proc = g_build_filename (tree, "proc", NULL);
+  g_autoptr(GSubprocess) cp = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, NULL, "cp", "-R", "--",
+                                                orin, tree, NULL);
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+  const char *args[] = { "summary", "--sysroot", tree, NULL };
+  g_auto(Run) r = { 0 };
+
+  g_assert_true (g_subprocess_wait_check (cp, NULL, NULL));
+  dir = g_dir_open (proc, 0, NULL);
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (g_ascii_isdigit (name[0]))
+      {
+        g_autofree char *entry = g_build_filename (proc, name, NULL);
+        g_autoptr(GSubprocess) rm = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, NULL, "rm", "-r",
+                                                      "--", entry, NULL);
+
+        g_assert_true (g_subprocess_wait_check (rm, NULL, NULL));
+      }
+  run_jmem (&r, args);
+  g_assert_cmpint (r.status, ==, 0);
+  /* the tree's largest NvMap client row: 14.0 GiB of PID 1792595 */
+  g_assert_nonnull (strstr (r.out, ", top PID 1792595 (VLLM::EngineCor) NvMap 14.0 GiB, "));
 }
 
 static void
@@ -609,6 +642,7 @@ main (int argc, char **argv)
   g_test_add_func ("/watch/trim-mode", test_trim_mode);
   g_test_add_func ("/summary/line", test_summary);
   g_test_add_func ("/summary/hostile", test_summary_hostile);
+  g_test_add_func ("/summary/unreadable-processes", test_summary_unreadable_processes);
   g_test_add_func ("/summary/watch", test_summary_watch);
   rc = g_test_run ();
 

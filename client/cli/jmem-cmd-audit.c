@@ -7,6 +7,7 @@
 #include "jmem-container.h"
 #include "jmem-ops-audit.h"
 #include "jmem-output-diff.h"
+#include "jmem-output-table.h"
 #include "jmem-text.h"
 
 #define DEFAULT_INTERVAL_S 10
@@ -35,7 +36,8 @@ jmem_cmd_audit (int argc, char **argv)
   JmemOpsAuditOptions options = { 0 };
 
   g_option_context_add_main_entries (context, entries, NULL);
-  jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_TOP | JMEM_VIEW_ALL | JMEM_VIEW_NO_ASK,
+  jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_TOP | JMEM_VIEW_ALL | JMEM_VIEW_WIDTH |
+                  JMEM_VIEW_NO_ASK,
                   JMEM_COLLECT_DEFAULT_TOP, &help);
   g_option_context_set_description (context,
     "The comparison covers every process but kernel threads (--kernel-threads adds them);\n"
@@ -95,11 +97,13 @@ jmem_cmd_audit (int argc, char **argv)
       if (container != NULL)
         {
           g_autofree char *evidence = jmem_text_for_terminal (container);
+          g_autofree char *note = g_strdup_printf ("Note: %s (%s).", JMEM_CONTAINER_NOTE, evidence);
 
-          g_string_append_printf (out, "Note: %s (%s).\n", JMEM_CONTAINER_NOTE, evidence);
+          jmem_table_append_wrapped (out, note, (guint) view.width, 0, 6);
+          g_string_append_c (out, '\n');
         }
       jmem_output_diff_human (json_object_get_member (json_node_get_object (root), "diff"), view.top,
-                              out);
+                              !no_drop, (guint) view.width, out);
       if (!jmem_cmd_write_stdout (out->str, out->len))
         return JMEM_EXIT_CANT_CREATE;
     }

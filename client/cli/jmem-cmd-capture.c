@@ -76,7 +76,7 @@ jmem_cmd_capture (int argc, char **argv)
   for (guint i = 0; i < notes->len; i++)
     jmem_cmd_printerr ("jmem capture: %s", (char *) g_ptr_array_index (notes, i));
   line = written_line (argv[1], &written);
-  if (!jmem_cmd_write_stdout (line, strlen (line)))
+  if (!jmem_cmd_write_stdout_wrapped (line, 2))
     return JMEM_EXIT_CANT_CREATE;
   return JMEM_EXIT_OK;
 }

@@ -87,7 +87,8 @@ jmem_cmd_diff (int argc, char **argv)
   g_autoptr(GError) error = NULL;
 
   g_option_context_add_main_entries (context, entries, NULL);
-  jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_TOP | JMEM_VIEW_ALL, 10, &help);
+  jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_TOP | JMEM_VIEW_ALL | JMEM_VIEW_WIDTH,
+                  10, &help);
   g_option_context_set_description (context,
     "BEFORE and AFTER are files written by \"jmem snapshot --json\"; --all there makes the\n"
     "process comparison complete. --json always lists every process.\n"
@@ -99,12 +100,8 @@ jmem_cmd_diff (int argc, char **argv)
     "another schema or version; for --history, no line is one: a damaged line among good\n"
     "ones is skipped with a warning), 66 a file is missing, unreadable or not a regular\n"
     "file, 69 a --history with no line.");
-  if (!g_option_context_parse (context, &argc, &argv, &error))
-    {
-      jmem_cmd_printerr ("jmem diff: %s", error->message);
-      g_printerr ("Try \"jmem diff --help\".\n");
-      return JMEM_EXIT_USAGE;
-    }
+  if (!jmem_cmd_parse (context, &argc, &argv, -1, NULL))
+    return JMEM_EXIT_USAGE;
   if (argc - 1 != (history != NULL ? 0 : 2))
     {
       g_printerr ("jmem diff: give two snapshot files, BEFORE and AFTER, or --history FILE alone\n"
@@ -145,7 +142,7 @@ jmem_cmd_diff (int argc, char **argv)
     {
       g_autoptr(GString) out = g_string_new (NULL);
 
-      jmem_output_diff_human (diff, view.top, out);
+      jmem_output_diff_human (diff, view.top, FALSE, (guint) view.width, out);
       if (!jmem_cmd_write_stdout (out->str, out->len))
         return JMEM_EXIT_CANT_CREATE;
     }

@@ -6,6 +6,7 @@
 #include "jmem-container.h"
 #include "jmem-ops-drop-caches.h"
 #include "jmem-output-diff.h"
+#include "jmem-output-table.h"
 #include "jmem-text.h"
 
 static const char *
@@ -23,7 +24,8 @@ char *
 jmem_cmd_drop_caches_text (JsonNode   *root,
                            int         level,
                            gboolean    compact,
-                           const char *container)
+                           const char *container,
+                           guint       width)
 {
   GString *out = g_string_new (NULL);
   JsonObject *doc = json_node_get_object (root);
@@ -34,16 +36,20 @@ jmem_cmd_drop_caches_text (JsonNode   *root,
   if (container != NULL)
     {
       g_autofree char *evidence = jmem_text_for_terminal (container);
+      g_autofree char *note = g_strdup_printf ("Note: %s (%s).", JMEM_CONTAINER_NOTE, evidence);
 
-      g_string_append_printf (out, "Note: %s (%s).\n", JMEM_CONTAINER_NOTE, evidence);
+      jmem_table_append_wrapped (out, note, width, 0, 6);
+      g_string_append_c (out, '\n');
     }
   g_string_append_c (out, '\n');
   jmem_output_diff_system (json_object_get_array_member (doc, "system"), out);
   for (guint i = 0; i < json_array_get_length (notes); i++)
     {
       g_autofree char *note = jmem_text_for_terminal (json_array_get_string_element (notes, i));
+      g_autofree char *line = g_strconcat ("Note: ", note, NULL);
 
-      g_string_append_printf (out, "Note: %s\n", note);
+      jmem_table_append_wrapped (out, line, width, 0, 6);
+      g_string_append_c (out, '\n');
     }
   return g_string_free (out, FALSE);
 }
@@ -67,7 +73,7 @@ jmem_cmd_drop_caches (int argc, char **argv)
   JmemOpsDropCachesOptions options = { 0 };
 
   g_option_context_add_main_entries (context, entries, NULL);
-  jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_NO_ASK, 0, &help);
+  jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_WIDTH | JMEM_VIEW_NO_ASK, 0, &help);
   g_option_context_set_description (context,
     "Goes through jmem-helper (polkit action dev.jmem.drop-caches), at most once per 10 s.\n"
     "Exit status: 0 ok, 64 usage error, 69 no system bus, helper or polkit, 70 internal error,\n"
@@ -98,7 +104,8 @@ jmem_cmd_drop_caches (int argc, char **argv)
     }
   else
     {
-      g_autofree char *text = jmem_cmd_drop_caches_text (root, level, compact, container);
+      g_autofree char *text = jmem_cmd_drop_caches_text (root, level, compact, container,
+                                                          (guint) view.width);
 
       if (!jmem_cmd_write_stdout (text, strlen (text)))
         return JMEM_EXIT_CANT_CREATE;

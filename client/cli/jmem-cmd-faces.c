@@ -55,7 +55,7 @@ source_allocations (gpointer data, const char **via, char **action, GError **err
 }
 
 static char *
-source_drop_caches (gpointer data, char **action, GError **error)
+source_drop_caches (gpointer data, guint width, char **action, GError **error)
 {
   g_autofree char *container = jmem_container_detect (NULL);
   JmemOpsDropCachesOptions options = { 3, FALSE, FALSE, container };
@@ -69,7 +69,7 @@ source_drop_caches (gpointer data, char **action, GError **error)
       g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
-  return jmem_cmd_drop_caches_text (root, 3, FALSE, container);
+  return jmem_cmd_drop_caches_text (root, 3, FALSE, container, width);
 }
 
 JmemCmdTopSource *

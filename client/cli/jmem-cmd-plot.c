@@ -158,10 +158,13 @@ jmem_cmd_plot (int argc, char **argv)
   {
     g_autofree char *name = jmem_text_for_terminal (output);
 
-    g_print ("Wrote %s (%s, %d x %d pixels, %u %s).\n", name,
-             options.format == JMEM_PLOT_PNG ? "PNG" : "SVG", width, height, shown->len,
-             shown->len == 1 ? "sample" : "samples");
-    g_print ("%s", report->str);
+    g_autofree char *wrote = g_strdup_printf ("Wrote %s (%s, %d x %d pixels, %u %s).\n", name,
+                                              options.format == JMEM_PLOT_PNG ? "PNG" : "SVG",
+                                              width, height, shown->len,
+                                              shown->len == 1 ? "sample" : "samples");
+
+    if (!jmem_cmd_write_stdout_wrapped (wrote, 2) || !jmem_cmd_write_stdout_wrapped (report->str, 4))
+      return JMEM_EXIT_CANT_CREATE;
   }
   return JMEM_EXIT_OK;
 }

@@ -50,7 +50,9 @@ summary_sample (guint index, gpointer data)
     {
       out = g_strconcat (line, "\n", NULL);
     }
-  if (!jmem_cmd_write_stdout (out, strlen (out)))
+  /* one line in a pipe or a log; at a terminal it wraps under itself, the
+   * time (with --watch) standing out */
+  if (!jmem_cmd_write_stdout_wrapped (out, sum->timestamps ? 9 : 2))
     return JMEM_EXIT_CANT_CREATE;
   return JMEM_EXIT_OK;
 }

@@ -9,6 +9,7 @@
 #include "jmem-output-human.h"
 #include "jmem-snapshot.h"
 #include "jmem-triage.h"
+#include "jmem-text.h"
 #include "jmem-triage-history.h"
 #include "jmem-history.h"
 
@@ -16,7 +17,7 @@
 #include <string.h>
 
 static int
-print_findings (GPtrArray *findings, gboolean json)
+print_findings (GPtrArray *findings, gboolean json, guint width)
 {
   if (json)
     {
@@ -30,7 +31,7 @@ print_findings (GPtrArray *findings, gboolean json)
     {
       g_autoptr(GString) out = g_string_new (NULL);
 
-      jmem_output_human_findings (findings, out, jmem_cmd_use_color ());
+      jmem_output_human_findings (findings, out, jmem_cmd_use_color (), width);
       /* the heading's leading blank line is for a section inside a report */
       if (!jmem_cmd_write_stdout (out->str + 1, out->len - 1))
         return JMEM_EXIT_CANT_CREATE;
@@ -47,7 +48,7 @@ add_sample (JsonNode *snapshot, guint line_number, gpointer data)
 
 /* The rules over time on a history written by jmem watch. */
 static int
-triage_history (const char *path, gboolean json)
+triage_history (const char *path, gboolean json, guint width)
 {
   g_autoptr(JmemTriageHistory) history = jmem_triage_history_new ();
   g_autoptr(GPtrArray) findings = NULL;
@@ -66,10 +67,11 @@ triage_history (const char *path, gboolean json)
                JMEM_EXIT_NO_DATA : JMEM_EXIT_DATA_ERR;
     }
   if (jmem_triage_history_get_n_samples (history) < JMEM_TRIAGE_GROWING_MIN_SAMPLES)
-    g_printerr ("jmem triage: the history holds %u samples; the rules over time need %d at least\n",
-                jmem_triage_history_get_n_samples (history), JMEM_TRIAGE_GROWING_MIN_SAMPLES);
+    jmem_cmd_printerr ("jmem triage: the history holds %u samples; the rules over time need %d at "
+                       "least", jmem_triage_history_get_n_samples (history),
+                       JMEM_TRIAGE_GROWING_MIN_SAMPLES);
   findings = jmem_triage_history_run (history);
-  return print_findings (findings, json);
+  return print_findings (findings, json, width);
 }
 
 int
@@ -90,7 +92,8 @@ jmem_cmd_triage (int argc, char **argv)
   JmemOpsTriageOptions options = { 0 };
 
   g_option_context_add_main_entries (context, entries, NULL);
-  jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_SYSROOT | JMEM_VIEW_NO_ASK, 0, &help);
+  jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_WIDTH | JMEM_VIEW_SYSROOT |
+                  JMEM_VIEW_NO_ASK, 0, &help);
   g_option_context_set_description (context,
     "Prints only the findings of the triage rules (docs/triage.md); with --history, only\n"
     "those of the rules over time (nvmap-growing, pss-growing, nvmap-orphaned; docs/watch.md).\n"
@@ -109,7 +112,7 @@ jmem_cmd_triage (int argc, char **argv)
           g_printerr ("jmem triage: --history reads a file and excludes --sysroot and --tegrastats\n");
           return JMEM_EXIT_USAGE;
         }
-      return triage_history (history, view.json);
+      return triage_history (history, view.json, (guint) view.width);
     }
 
   options.sysroot = view.sysroot;
@@ -125,8 +128,10 @@ jmem_cmd_triage (int argc, char **argv)
 
   jmem_cmd_print_capture_warnings ("jmem triage", snapshot);
   if (snapshot->warnings->len > 0)
-    g_printerr ("jmem triage: %u inputs could not be read, so some rules could not look; "
-                "`jmem snapshot` lists them under Warnings\n", snapshot->warnings->len);
+    jmem_cmd_printerr ("jmem triage: %u %s could not be read, so some rules could not look; "
+                       "`jmem snapshot` lists %s under Warnings", snapshot->warnings->len,
+                       jmem_text_plural (snapshot->warnings->len, "input", "inputs"),
+                       jmem_text_plural (snapshot->warnings->len, "it", "them"));
 
-  return print_findings (snapshot->findings, view.json);
+  return print_findings (snapshot->findings, view.json, (guint) view.width);
 }

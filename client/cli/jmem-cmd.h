@@ -50,11 +50,13 @@ int jmem_cmd_repeat (guint             interval_s,
 
 /* What `jmem drop-caches` prints of its document (@root, as
  * jmem_ops_drop_caches() returns it): the drop, the before/after table and
- * the notes, escaped for a terminal. */
+ * the notes, escaped for a terminal, the notes wrapped at @width columns
+ * (0: whole lines). */
 char *jmem_cmd_drop_caches_text (JsonNode   *root,
                                  int         level,
                                  gboolean    compact,
-                                 const char *container);
+                                 const char *container,
+                                 guint       width);
 
 /* Prints "@command: " @error's message and, on a line "To fix: ...", what
  * to do (jmem_advice_for_error() for a command at a terminal), followed by
@@ -66,7 +68,9 @@ int jmem_cmd_report_error (const char   *command,
 
 /* Parses @argv with @context and wants exactly @n_operands arguments after
  * the options (described by @operands, e.g. "one directory", for the
- * message); prints what is wrong with a hint on failure. */
+ * message; < 0: the caller checks them); prints what is wrong with a hint
+ * on failure. --help prints the context's help fitted to the terminal
+ * (jmem-output-help.h) and exits 0. */
 gboolean jmem_cmd_parse (GOptionContext *context,
                          int            *argc,
                          char         ***argv,
@@ -82,7 +86,8 @@ gboolean jmem_cmd_parse (GOptionContext *context,
 gboolean jmem_cmd_check_tegrastats (int *seconds);
 
 /* Prints the formatted line and a newline on stderr, escaped for a terminal
- * (jmem-text.h): messages quote file names, file contents and arguments. */
+ * (jmem-text.h): messages quote file names, file contents and arguments;
+ * wrapped at the terminal's width when stderr is one. */
 void jmem_cmd_printerr (const char *format,
                         ...) G_GNUC_PRINTF (1, 2);
 
@@ -92,5 +97,11 @@ gboolean jmem_cmd_use_color (void);
 /* Writes all of @text to stdout; when it cannot (a full disk, a closed
  * pipe) says so on stderr and returns FALSE: exit with JMEM_EXIT_CANT_CREATE. */
 gboolean jmem_cmd_write_stdout (const char *text, gsize len);
+
+/* jmem_cmd_write_stdout() of @text (escaped) with each of its lines
+ * wrapped at the terminal's width, further lines indented by @hang; whole
+ * lines when stdout is not a terminal. */
+gboolean jmem_cmd_write_stdout_wrapped (const char *text,
+                                        guint       hang);
 
 G_END_DECLS

@@ -11,9 +11,13 @@ G_BEGIN_DECLS
 void jmem_output_diff_system (JsonArray *rows,
                               GString   *out);
 
-/* The whole diff; @top limits each process list (< 0: no limit). */
+/* The whole diff; @top limits each process list (< 0: no limit); @dropped:
+ * caches were dropped between the two (jmem audit), so what came back was
+ * reclaimed; @width: the columns to fit (0: whole lines). */
 void jmem_output_diff_human (JsonNode *diff,
                              int       top,
+                             gboolean  dropped,
+                             guint     width,
                              GString  *out);
 
 G_END_DECLS

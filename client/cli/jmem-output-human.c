@@ -730,9 +730,10 @@ add_findings (Report    *r,
 void
 jmem_output_human_findings (GPtrArray *findings,
                             GString   *out,
-                            gboolean   color)
+                            gboolean   color,
+                            guint      width)
 {
-  Report r = { out, color, jmem_table_clamp_width (jmem_table_terminal_width ()) };
+  Report r = { out, color, jmem_table_clamp_width (width) };
 
   g_return_if_fail (out != NULL);
   add_findings (&r, findings);

@@ -22,9 +22,10 @@ void jmem_output_human_snapshot_width (const JmemSnapshot *snapshot,
                                        guint               width);
 
 /* Only the triage findings (jmem triage): a "Findings" section, its lines
- * wrapped at the terminal's width. */
+ * wrapped at @width (at least 60 is used; 0: whole lines). */
 void jmem_output_human_findings (GPtrArray *findings,
                                  GString   *out,
-                                 gboolean   color);
+                                 gboolean   color,
+                                 guint      width);
 
 G_END_DECLS

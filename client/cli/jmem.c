@@ -3,12 +3,16 @@
 
 #include "jmem-config.h"
 #include "jmem-file.h"
+#include "jmem-output-help.h"
+#include "jmem-output-table.h"
 #include "jmem-text.h"
 
 #include <errno.h>
 #include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 static const struct {
@@ -31,19 +35,35 @@ static const struct {
   { "plot", jmem_cmd_plot, "Draw a history as PNG or SVG: memory per process over time" },
 };
 
+/* The columns of the terminal on stderr (at least JMEM_TABLE_MIN_WIDTH);
+ * 0 (whole lines, as a log wants them) when stderr is not a terminal. */
+static guint
+stderr_width (void)
+{
+  struct winsize ws = { 0 };
+
+  if (!isatty (STDERR_FILENO))
+    return 0;
+  if (ioctl (STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+    return jmem_table_clamp_width (ws.ws_col);
+  return JMEM_TABLE_DEFAULT_WIDTH;
+}
+
 void
 jmem_cmd_printerr (const char *format,
                    ...)
 {
   g_autofree char *line = NULL;
   g_autofree char *shown = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
   va_list ap;
 
   va_start (ap, format);
   line = g_strdup_vprintf (format, ap);
   va_end (ap);
   shown = jmem_text_for_terminal (line);
-  g_printerr ("%s\n", shown);
+  jmem_table_append_wrapped (out, shown, stderr_width (), 0, 2);
+  g_printerr ("%s\n", out->str);
 }
 
 int
@@ -61,6 +81,33 @@ jmem_cmd_report_error (const char   *command,
   return advice.exit_status;
 }
 
+/* Whether the options before any "--" ask for help, as GLib reads them. */
+static gboolean
+wants_help (int argc, char **argv)
+{
+  for (int i = 1; i < argc && !g_str_equal (argv[i], "--"); i++)
+    if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h") ||
+        g_str_equal (argv[i], "-?") || g_str_has_prefix (argv[i], "--help-"))
+      return TRUE;
+  return FALSE;
+}
+
+/* GLib's help, fitted to the terminal; then exits 0 as GLib would (freed
+ * first: exit() runs no cleanup of this frame). */
+static void
+print_help (GOptionContext *context)
+{
+  char *help = g_option_context_get_help (context, TRUE, NULL);
+  char *fitted = jmem_help_fit (help, jmem_help_width ());
+  int status;
+
+  fputs (fitted, stdout);
+  g_free (fitted);
+  g_free (help);
+  status = fflush (stdout) == 0 ? JMEM_EXIT_OK : JMEM_EXIT_CANT_CREATE;
+  exit (status);
+}
+
 gboolean
 jmem_cmd_parse (GOptionContext *context,
                 int            *argc,
@@ -70,13 +117,15 @@ jmem_cmd_parse (GOptionContext *context,
 {
   g_autoptr(GError) error = NULL;
 
+  if (wants_help (*argc, *argv))
+    print_help (context);
   if (!g_option_context_parse (context, argc, argv, &error))
     {
       jmem_cmd_printerr ("%s: %s", g_get_prgname (), error->message);
       g_printerr ("Try \"%s --help\".\n", g_get_prgname ());
       return FALSE;
     }
-  if (*argc - 1 == n_operands)
+  if (n_operands < 0 || *argc - 1 == n_operands)
     return TRUE;
   if (n_operands == 0)
     jmem_cmd_printerr ("%s: unexpected argument \"%s\"", g_get_prgname (), (*argv)[1]);
@@ -120,14 +169,35 @@ jmem_cmd_write_stdout (const char *text, gsize len)
   return FALSE;
 }
 
+gboolean
+jmem_cmd_write_stdout_wrapped (const char *text,
+                               guint       hang)
+{
+  guint width = jmem_table_clamp_width (jmem_table_terminal_width ());
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      jmem_table_append_wrapped (out, lines[i], width, 0, hang);
+      if (lines[i + 1] != NULL)
+        g_string_append_c (out, '\n');
+    }
+  return jmem_cmd_write_stdout (out->str, out->len);
+}
+
 static void
 usage (FILE *out)
 {
-  fprintf (out, "Usage: jmem COMMAND [OPTION…]\n\nCommands:\n");
+  g_autoptr(GString) text = g_string_new ("Usage:\n  jmem COMMAND [OPTION…]\n\nCommands:\n");
+  g_autofree char *fitted = NULL;
+
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (out, "  %-12s %s\n", commands[i].name, commands[i].summary);
-  fprintf (out, "\nOptions:\n  --help       Show this help\n  --version    Show the version\n"
-                "\n\"jmem COMMAND --help\" explains each command.\n");
+    g_string_append_printf (text, "  %-12s %s\n", commands[i].name, commands[i].summary);
+  g_string_append (text, "\nOptions:\n  --help       Show this help\n  --version    Show the version\n"
+                         "\n\"jmem COMMAND --help\" explains each command.\n");
+  fitted = jmem_help_fit (text->str, jmem_help_width ());
+  fputs (fitted, out);
 }
 
 int

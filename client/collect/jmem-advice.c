@@ -104,7 +104,10 @@ io_advice (int code)
   switch (code)
     {
     case G_IO_ERROR_NOT_CONNECTED:
-      return advise (JMEM_EXIT_NO_DATA, jmem_system_bus_missing_action (jmem_system_bus_systemd_runs ()), TRUE);
+      return advise (JMEM_EXIT_NO_DATA,
+                     jmem_system_bus_missing_action (jmem_system_bus_systemd_runs (),
+                                                     jmem_system_bus_in_container ()),
+                     TRUE);
     case G_IO_ERROR_PERMISSION_DENIED:
       return advise (JMEM_EXIT_NOT_AUTHORIZED, NULL, FALSE);
     default:

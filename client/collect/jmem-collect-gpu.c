@@ -225,28 +225,32 @@ collect_nvml (JmemCollectContext *ctx, GPtrArray *why_not)
   return TRUE;
 }
 
-static void collect_nvsmi (JmemCollectContext *ctx);
+static gboolean collect_nvsmi (JmemCollectContext *ctx);
 
 void
 jmem_collect_gpu (JmemCollectContext *ctx)
 {
   JmemSnapshot *s = ctx->snapshot;
   g_autoptr(GPtrArray) why_not = g_ptr_array_new_with_free_func (g_free);
+  gboolean answered;
 
   s->gpu_stack = JMEM_GPU_STACK_NONE;
   if (ctx->root == NULL && collect_nvml (ctx, why_not))
     return;
-  collect_nvsmi (ctx);
-  /* after nvidia-smi's own lines, which readers look at first */
+  answered = collect_nvsmi (ctx);
+  /* after nvidia-smi's own lines, which readers look at first; nvidia-smi
+   * is named the source only where it answered */
   if (why_not->len > 0)
     {
       g_ptr_array_extend_and_steal (s->gpu_evidence, g_steal_pointer (&why_not));
-      g_ptr_array_add (s->gpu_evidence, g_strdup ("source: nvidia-smi"));
+      if (answered)
+        g_ptr_array_add (s->gpu_evidence, g_strdup ("source: nvidia-smi"));
     }
 }
 
-/* The GPUs and their processes from nvidia-smi (live or captured). */
-static void
+/* The GPUs and their processes from nvidia-smi (live or captured); FALSE
+ * when it printed no GPU list (not installed, failed, killed). */
+static gboolean
 collect_nvsmi (JmemCollectContext *ctx)
 {
   JmemSnapshot *s = ctx->snapshot;
@@ -264,7 +268,7 @@ collect_nvsmi (JmemCollectContext *ctx)
     {
       g_ptr_array_add (s->gpu_evidence,
                        g_strdup ("nvidia-smi: not installed (probed once for this boot)"));
-      return;
+      return FALSE;
     }
   if (!kept)
     gpu_data = run_query (ctx, "query-gpu", JMEM_NVSMI_QUERY_GPU, &len);
@@ -274,7 +278,7 @@ collect_nvsmi (JmemCollectContext *ctx)
           g_str_has_suffix (g_ptr_array_index (s->gpu_evidence, s->gpu_evidence->len - 1),
                             ": not installed"))
         jmem_collect_boot_keep_probe (ctx, "query-gpu", NULL, 0);
-      return;
+      return FALSE;
     }
   add_output_evidence (s, "query-gpu", gpu_data, len);
 
@@ -283,7 +287,7 @@ collect_nvsmi (JmemCollectContext *ctx)
     {
       jmem_snapshot_add_warning (s, "gpu", NULL, "nvidia-smi output not understood: %s",
                                  error->message);
-      return;
+      return FALSE;
     }
   if (n_malformed > 0)
     jmem_snapshot_add_warning (s, "gpu", NULL, "%u malformed nvidia-smi --query-gpu %s",
@@ -302,21 +306,21 @@ collect_nvsmi (JmemCollectContext *ctx)
       g_ptr_array_add (s->gpu_evidence,
                        g_strdup ("probed once for this boot: the GPU list and driver stack do "
                                  "not change before a reboot"));
-      return;
+      return TRUE;
     }
   if (s->gpus->len == 0)
-    return;
+    return TRUE;
 
   apps_data = run_query (ctx, "query-compute-apps", JMEM_NVSMI_QUERY_APPS, &len);
   if (apps_data == NULL)
-    return;
+    return TRUE;
   n_malformed = 0;
   apps = jmem_nvsmi_apps_parse (apps_data, len, &n_malformed, &error);
   if (apps == NULL)
     {
       jmem_snapshot_add_warning (s, "gpu", NULL, "nvidia-smi compute-apps output not understood: %s",
                                  error->message);
-      return;
+      return TRUE;
     }
   n_unlisted = jmem_nvsmi_apps_keep_listed (apps, s->gpus);
   if (n_unlisted > 0)
@@ -329,4 +333,5 @@ collect_nvsmi (JmemCollectContext *ctx)
                    g_strdup_printf ("query-compute-apps: %u processes", apps->len));
   g_ptr_array_extend_and_steal (s->gpu_apps, g_steal_pointer (&apps));
   ctx->gpu_apps_read = TRUE;
+  return TRUE;
 }

@@ -46,17 +46,59 @@ container_from_cgroup (JmemRoot *root, const char *pid)
   return found;
 }
 
+/* The filesystem type of the mount at "/" (proc(5), mountinfo: the 5th
+ * field is the mount point, the type follows the " - " separator; the last
+ * mount at "/" is the one in effect), or NULL. */
+static char *
+root_fstype (JmemRoot *root)
+{
+  g_autofree char *data = NULL;
+  g_auto(GStrv) lines = NULL;
+  char *type = NULL;
+  gsize len = 0;
+
+  if (!jmem_root_read (root, "/proc/self/mountinfo", JMEM_MAX_PROC_BYTES, &data, &len, NULL))
+    return NULL;
+  lines = g_strsplit (data, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) fields = g_strsplit (lines[i], " ", 6);
+      const char *after = strstr (lines[i], " - ");
+
+      if (g_strv_length (fields) > 5 && g_str_equal (fields[4], "/") && after != NULL)
+        {
+          g_free (type);
+          type = g_strndup (after + 3, strcspn (after + 3, " "));
+        }
+    }
+  return type;
+}
+
+/* A root filesystem made of an image's layers, as Docker's and
+ * containerd's usual storage drivers mount it. */
+static gboolean
+layered_root (const char *fstype)
+{
+  return fstype != NULL && (g_str_equal (fstype, "overlay") || g_str_equal (fstype, "aufs") ||
+                            g_str_equal (fstype, "fuse.fuse-overlayfs"));
+}
+
 char *
 jmem_container_detect (const char *path)
 {
   g_autoptr(JmemRoot) root = jmem_root_open (path, NULL);
   g_autofree char *name = NULL;
+  g_autofree char *fstype = NULL;
   char *found;
 
   if (root == NULL)
     return NULL;
-  if (exists (root, "/.dockerenv"))
-    return g_strdup ("/.dockerenv exists");
+  /* Docker writes /.dockerenv into every container, but an image turned
+   * into a machine's root filesystem (a VM, a board flashed from a
+   * container image) keeps it: alone it proves nothing. With "/" made of
+   * layers it does. */
+  if (exists (root, "/.dockerenv") && layered_root ((fstype = root_fstype (root))))
+    return g_strdup_printf ("/.dockerenv exists and / is %s", fstype);
   if (exists (root, "/run/.containerenv"))
     return g_strdup ("/run/.containerenv exists");
   name = container_from_environ (root);

@@ -7,10 +7,12 @@
 
 G_BEGIN_DECLS
 
-/* What shows that this process is in a container ("/.dockerenv exists",
- * "container=podman in PID 1's environment", "PID 1's cgroup is docker
- * 3f4e8b2a9c1d"), or NULL when nothing does. @root is NULL for the live
- * system, or a directory standing for it (tests). */
+/* What shows that this process is in a container ("/.dockerenv exists and
+ * / is overlay", "container=podman in PID 1's environment", "the cgroup of
+ * PID 1 is docker 3f4e8b2a9c1d"), or NULL when nothing does. /.dockerenv
+ * counts only with a root filesystem made of layers: a machine whose root
+ * was made from a container image keeps the file. @root is NULL for the
+ * live system, or a directory standing for it (tests). */
 char *jmem_container_detect (const char *root);
 
 /* The line people are shown inside a container. */

@@ -1,5 +1,7 @@
 #include "jmem-system-bus.h"
 
+#include "jmem-container.h"
+
 #include "jmem-client-error.h"
 
 /* A bus that did not answer is not asked again for a while: a report
@@ -70,11 +72,24 @@ jmem_system_bus_systemd_runs (void)
   return g_file_test ("/run/systemd/system", G_FILE_TEST_IS_DIR);
 }
 
-const char *
-jmem_system_bus_missing_action (gboolean systemd_runs)
+gboolean
+jmem_system_bus_in_container (void)
 {
-  return systemd_runs ? "start the system bus (sudo systemctl start dbus)"
-                      : "run jmem on the host, where the system bus runs";
+  g_autofree char *evidence = jmem_container_detect (NULL);
+
+  return evidence != NULL;
+}
+
+const char *
+jmem_system_bus_missing_action (gboolean systemd_runs,
+                                gboolean in_container)
+{
+  if (systemd_runs)
+    return "start the system bus (sudo systemctl start dbus)";
+  if (in_container)
+    return "run jmem on the host, where the system bus runs";
+  return "start the system bus with this system's init (its dbus service), or as root: "
+         "dbus-daemon --system";
 }
 
 static gboolean
@@ -179,11 +194,12 @@ jmem_system_bus_get (guint    timeout_ms,
     g_set_error (error, JMEM_CLIENT_ERROR, JMEM_CLIENT_ERROR_BUS_TIMED_OUT,
                  "the system bus did not answer within %u s", (timeout_ms + 999) / 1000);
   else
-    /* without systemd nothing starts a bus: a container or a chroot */
+    /* without systemd nothing may start a bus: a container, a chroot */
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED,
                  "cannot reach the system bus (%s)%s", a->error->message,
                  jmem_system_bus_systemd_runs () ? ""
-                 : ": this system runs none, as in a container or a chroot without systemd");
+                 : jmem_system_bus_in_container () ? ": this container runs none"
+                 : ": this system runs none, and no systemd to start one");
   set_frozen (bus == NULL && timed_out, timeout_ms);
   /* given up: the attempt's own reference stays with it */
   attempt_unref (a);

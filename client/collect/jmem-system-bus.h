@@ -22,8 +22,13 @@ GDBusConnection *jmem_system_bus_get (guint    timeout_ms,
 /* Whether systemd manages this system (/run/systemd/system exists). */
 gboolean jmem_system_bus_systemd_runs (void);
 
+/* Whether jmem runs in a container (jmem_container_detect()). */
+gboolean jmem_system_bus_in_container (void);
+
 /* The advice when the system bus cannot be reached: start it where systemd
- * can, else go to the host (a container or a chroot runs no bus). */
-const char *jmem_system_bus_missing_action (gboolean systemd_runs);
+ * can; in a container, which runs none, go to the host; elsewhere start it
+ * by this system's own means. */
+const char *jmem_system_bus_missing_action (gboolean systemd_runs,
+                                            gboolean in_container);
 
 G_END_DECLS

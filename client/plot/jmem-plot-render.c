@@ -34,13 +34,44 @@ static const Color palette[] = {
   { 0.090, 0.745, 0.812 },
 };
 
-/* Lighter, for stacked areas. */
-static const Color pastel[] = {
-  { 0.682, 0.780, 0.910 }, { 1.000, 0.733, 0.471 }, { 0.596, 0.875, 0.541 },
-  { 1.000, 0.596, 0.588 }, { 0.773, 0.690, 0.835 }, { 0.769, 0.612, 0.580 },
-  { 0.969, 0.714, 0.824 }, { 0.780, 0.780, 0.780 }, { 0.859, 0.859, 0.553 },
-  { 0.620, 0.855, 0.898 },
+/* The accounting's buckets by stable name, a family of hues each: page
+ * cache blue, process memory orange, kernel green, GPU memory purple,
+ * what no bucket explains red, free the lightest grey. */
+static const struct {
+  const char *name;
+  Color       color;
+} bucket_colors[] = {
+  { "free", { 0.925, 0.925, 0.925 } },
+  { "page_cache", { 0.682, 0.780, 0.910 } },
+  { "page_cache_locked", { 0.502, 0.647, 0.851 } },
+  { "shmem", { 0.620, 0.855, 0.898 } },
+  { "anon", { 1.000, 0.733, 0.471 } },
+  { "zram", { 0.949, 0.600, 0.345 } },
+  { "zswap", { 0.851, 0.545, 0.302 } },
+  { "slab_reclaimable", { 0.596, 0.875, 0.541 } },
+  { "slab_unreclaimable", { 0.451, 0.749, 0.400 } },
+  { "kernel_reclaimable", { 0.749, 0.922, 0.702 } },
+  { "kernel_stack", { 0.349, 0.647, 0.349 } },
+  { "page_tables", { 0.800, 0.851, 0.553 } },
+  { "vmalloc", { 0.600, 0.702, 0.349 } },
+  { "percpu", { 0.502, 0.800, 0.651 } },
+  { "hugetlb", { 0.651, 0.549, 0.780 } },
+  { "nvmap", { 0.773, 0.690, 0.835 } },
+  { "nvmap_pool", { 0.878, 0.820, 0.929 } },
+  { "unexplained", { 1.000, 0.596, 0.588 } },
 };
+
+/* A bucket this jmem does not know (a newer history). */
+static const Color other_bucket = { 0.780, 0.780, 0.780 };
+
+static const Color *
+bucket_color (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (bucket_colors); i++)
+    if (g_strcmp0 (name, bucket_colors[i].name) == 0)
+      return &bucket_colors[i].color;
+  return &other_bucket;
+}
 
 typedef struct {
   cairo_t *cr;
@@ -253,7 +284,7 @@ draw_stack (Canvas *cv, const JmemPlotPanel *panel, const JmemPlotSizeAxis *size
         cairo_line_to (cr, time_x (cv, g_array_index (s->points, JmemPlotPoint, i).t),
                        value_y (size, y0, y1, below[i]));
       cairo_close_path (cr);
-      set_color (cr, &pastel[s->color % G_N_ELEMENTS (pastel)]);
+      set_color (cr, bucket_color (s->key));
       cairo_fill (cr);
       memcpy (below, above, sizeof (double) * n);
     }
@@ -368,7 +399,7 @@ legend_entries (const JmemPlotData *d)
           else
             {
               e->label = shown (s->name);
-              e->color = &pastel[s->color % G_N_ELEMENTS (pastel)];
+              e->color = bucket_color (s->key);
               e->style = 1;
             }
           g_ptr_array_add (entries, e);
@@ -505,44 +536,52 @@ append_bytes (void *closure, const unsigned char *data, unsigned int length)
 }
 
 static void
+report_color (GString *report, const Color *c)
+{
+  g_string_append_printf (report, "colour #%02x%02x%02x", (guint) (c->r * 255 + 0.5),
+                          (guint) (c->g * 255 + 0.5), (guint) (c->b * 255 + 0.5));
+}
+
+static void
 report_series (GString *report, const JmemPlotData *d)
 {
   for (guint p = 0; p < d->panels->len; p++)
     {
       const JmemPlotPanel *panel = g_ptr_array_index (d->panels, p);
 
-      if (panel->kind != JMEM_PLOT_PANEL_PROCESSES)
-        {
-          g_autoptr(GString) names = g_string_new (NULL);
-
-          for (guint i = 0; i < panel->series->len; i++)
-            {
-              g_autofree char *name = shown (((JmemPlotSeries *) g_ptr_array_index (panel->series, i))->name);
-
-              g_string_append_printf (names, "%s%s", names->len > 0 ? ", " : "", name);
-            }
-          for (guint i = 0; i < panel->lines->len; i++)
-            {
-              g_autofree char *name = shown (((JmemPlotSeries *) g_ptr_array_index (panel->lines, i))->name);
-
-              g_string_append_printf (names, "%s%s (a line)", names->len > 0 ? ", " : "", name);
-            }
-          g_string_append_printf (report, "%s: %s\n", panel->title, names->str);
-          continue;
-        }
       for (guint i = 0; i < panel->series->len; i++)
         {
           const JmemPlotSeries *s = g_ptr_array_index (panel->series, i);
-          g_autofree char *label = process_label (s);
+          g_autofree char *max = jmem_text_size ((gint64) s->max_kib);
+          g_autofree char *label = NULL;
+
+          if (panel->kind == JMEM_PLOT_PANEL_PROCESSES)
+            {
+              label = process_label (s);
+              g_string_append_printf (report, "%s: %s, at most %s, ", panel->title, label, max);
+              report_color (report, &palette[s->color % G_N_ELEMENTS (palette)]);
+              if (s->annotation != NULL)
+                g_string_append_printf (report, ", annotated %s", s->annotation);
+            }
+          else
+            {
+              g_autofree char *key = shown (s->key);
+
+              label = shown (s->name);
+              g_string_append_printf (report, "%s: %s (%s), at most %s, ", panel->title, label,
+                                      key, max);
+              report_color (report, bucket_color (s->key));
+            }
+          g_string_append_c (report, '\n');
+        }
+      for (guint i = 0; i < panel->lines->len; i++)
+        {
+          const JmemPlotSeries *s = g_ptr_array_index (panel->lines, i);
+          g_autofree char *name = shown (s->name);
           g_autofree char *max = jmem_text_size ((gint64) s->max_kib);
 
-          const Color *c = &palette[s->color % G_N_ELEMENTS (palette)];
-
-          g_string_append_printf (report, "%s: %s, at most %s, colour #%02x%02x%02x%s%s\n",
-                                  panel->title, label, max, (guint) (c->r * 255 + 0.5),
-                                  (guint) (c->g * 255 + 0.5), (guint) (c->b * 255 + 0.5),
-                                  s->annotation != NULL ? ", annotated " : "",
-                                  s->annotation != NULL ? s->annotation : "");
+          g_string_append_printf (report, "%s: %s, at most %s, a %s line\n", panel->title, name,
+                                  max, i == 0 ? "dashed" : "dotted");
         }
     }
 }

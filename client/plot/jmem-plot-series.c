@@ -161,7 +161,7 @@ all_series (GPtrArray *frames, JmemPlotMetric metric)
         {
           for (guint j = 0; j < f->nvmap_by_pid->len; j++)
             {
-              const JmemFrameNvmap *n = g_ptr_array_index (f->nvmap_by_pid, j);
+              const JmemFrameHolder *n = g_ptr_array_index (f->nvmap_by_pid, j);
               g_autofree char *key = g_strdup_printf ("%" G_GINT64_FORMAT "/-%s", n->pid,
                                                       n->name != NULL ? n->name : "");
               JmemPlotSeries *s = lookup_series (by_key, all, key, frames->len);
@@ -297,12 +297,15 @@ headroom_series (GPtrArray *frames, const char *name, gboolean after_reclaim)
   return s;
 }
 
-/* The accounting's buckets in the order of their first appearance, each a
- * series; the panel's top is the largest stack. */
+/* The accounting's buckets, each a series keyed by its stable name and
+ * named by its label, stacked in the snapshot's order with free on top;
+ * a bucket empty or unknown in every sample is left out (a board without
+ * zram draws no zram). The panel's top is the largest stack. */
 static void
 add_buckets (JmemPlotPanel *panel, GPtrArray *frames)
 {
   g_autoptr(GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  JmemPlotSeries *free_series = NULL;
 
   for (guint i = 0; i < frames->len; i++)
     {
@@ -314,13 +317,29 @@ add_buckets (JmemPlotPanel *panel, GPtrArray *frames)
           const JmemFrameBucket *b = g_ptr_array_index (f->buckets, j);
           JmemPlotSeries *s = lookup_series (by_name, panel->series, b->name, frames->len);
 
-          if (s->name == NULL)
-            s->name = g_strdup (b->name);
+          g_free (s->name);
+          s->name = g_strdup (b->label);
           set_point (s, i, f->timestamp_unix, b->kib);
           stack += MAX (b->kib, 0);
         }
       panel->max_kib = MAX (panel->max_kib, stack);
     }
+  for (guint k = 0; k < panel->series->len;)
+    {
+      JmemPlotSeries *s = g_ptr_array_index (panel->series, k);
+
+      for (guint i = 0; i < frames->len; i++)
+        g_array_index (s->points, JmemPlotPoint, i).t =
+          ((const JmemFrame *) g_ptr_array_index (frames, i))->timestamp_unix;
+      if (s->max_kib <= 0)
+        g_ptr_array_remove_index (panel->series, k);
+      else if (g_str_equal (s->key, "free") && free_series == NULL)
+        free_series = g_ptr_array_steal_index (panel->series, k);
+      else
+        k++;
+    }
+  if (free_series != NULL)
+    g_ptr_array_add (panel->series, free_series);
 }
 
 static gboolean

@@ -4,10 +4,14 @@
 #include "jmem-top-private.h"
 
 #include "jmem-text.h"
+#include "jmem-top-accounting.h"
 #include "jmem-top-term.h"
 
 #include <curses.h>
 #include <string.h>
+
+/* The table rows a short window keeps before the accounting's lines. */
+#define MIN_TABLE_ROWS 5
 
 /* The locale is not UTF-8: every character beyond ASCII is drawn as "?",
  * a cut marked ">" (ncurses would otherwise show the bytes as M-x). */
@@ -238,42 +242,42 @@ draw_headroom (const JmemFrame *f, int y)
   put_line (y, line);
 }
 
-/* The accounting as one stacked bar, each bucket a letter, and its legend. */
+static int
+bucket_pair (char letter)
+{
+  switch (jmem_top_bucket_kind (letter))
+    {
+    case JMEM_TOP_BUCKET_CACHE: return JMEM_TOP_PAIR_CACHE;
+    case JMEM_TOP_BUCKET_PROCESS: return JMEM_TOP_PAIR_PROCESS;
+    case JMEM_TOP_BUCKET_KERNEL: return JMEM_TOP_PAIR_KERNEL;
+    case JMEM_TOP_BUCKET_GPU: return JMEM_TOP_PAIR_NVMAP;
+    case JMEM_TOP_BUCKET_UNEXPLAINED: return JMEM_TOP_PAIR_GROW;
+    case JMEM_TOP_BUCKET_PLAIN: break;
+    }
+  return 0;
+}
+
+/* The accounting as one stacked bar, a letter per bucket coloured by its
+ * kind, and the legend of its largest buckets. */
 static void
 draw_accounting (const JmemFrame *f, int y)
 {
-  g_autoptr(GString) bar = g_string_new ("RAM [");
-  g_autoptr(GString) legend = g_string_new ("    ");
-  guint inner = (guint) MAX (COLS - 6, 10), used = 0;
-  gint64 sum = 0;
+  guint cells = (guint) MAX (COLS - 6, 10);
+  g_autofree char *bar = jmem_top_accounting_bar (f, cells);
+  g_autofree char *legend = jmem_top_accounting_legend (f, bar, (guint) COLS);
 
-  for (guint i = 0; i < f->buckets->len; i++)
+  put_line (y, "RAM [");
+  for (guint i = 0; i < cells && 5 + (int) i < COLS; i++)
     {
-      const JmemFrameBucket *b = g_ptr_array_index (f->buckets, i);
+      int pair = bucket_pair (bar[i]);
 
-      if (b->kib > 0)
-        sum += b->kib;
+      style_on (pair, 0);
+      mvaddch (y, 5 + (int) i, (chtype) (guchar) bar[i]);
+      style_off (pair, 0);
     }
-  for (guint i = 0; i < f->buckets->len; i++)
-    {
-      const JmemFrameBucket *b = g_ptr_array_index (f->buckets, i);
-      g_autofree char *name = jmem_text_for_terminal (b->name);
-      g_autofree char *size = size_or_na (b->kib);
-      char letter = "abcdefghijklmnopqrstuvwxyz0123456789"[i % 36];
-      guint cells = 0;
-
-      if (b->kib > 0 && sum > 0)
-        cells = (guint) MIN ((double) (inner - used), (double) b->kib * inner / (double) sum + 0.5);
-      for (guint c = 0; c < cells; c++)
-        g_string_append_c (bar, letter);
-      used += cells;
-      g_string_append_printf (legend, "%c %s %s  ", letter, name, size);
-    }
-  for (; used < inner; used++)
-    g_string_append_c (bar, ' ');
-  g_string_append_c (bar, ']');
-  put_line (y, bar->str);
-  put_line (y + 1, legend->str);
+  if (5 + (int) cells < COLS)
+    mvaddch (y, 5 + (int) cells, ']');
+  put_line (y + 1, legend);
 }
 
 static const char *
@@ -536,7 +540,8 @@ jmem_top_screen_draw (JmemTopState *s)
     draw_nvmap (f, y++);
   if (f->has_headroom && y < help_y)
     draw_headroom (f, y++);
-  if (f->buckets != NULL && f->buckets->len > 0 && y + 1 < help_y)
+  /* the accounting's two lines only where the table keeps its rows */
+  if (f->buckets != NULL && y + 2 + 2 + MIN_TABLE_ROWS <= help_y)
     {
       draw_accounting (f, y);
       y += 2;

@@ -197,6 +197,9 @@ jmem_top_term_start (gboolean use_color,
       init_pair (JMEM_TOP_PAIR_GROW, COLOR_RED, -1);
       init_pair (JMEM_TOP_PAIR_TITLE, COLOR_BLACK, COLOR_GREEN);
       init_pair (JMEM_TOP_PAIR_WARN, COLOR_YELLOW, -1);
+      init_pair (JMEM_TOP_PAIR_CACHE, COLOR_BLUE, -1);
+      init_pair (JMEM_TOP_PAIR_PROCESS, COLOR_CYAN, -1);
+      init_pair (JMEM_TOP_PAIR_KERNEL, COLOR_YELLOW, -1);
       color = TRUE;
     }
   return TRUE;

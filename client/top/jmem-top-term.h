@@ -32,10 +32,13 @@ gboolean jmem_top_term_has_color (void);
 /* Colour pairs jmem_top_term_start() sets up. */
 enum {
   JMEM_TOP_PAIR_BAR = 1,   /* the memory bar's used part */
-  JMEM_TOP_PAIR_NVMAP,     /* NvMap, and the NvMap part of bars */
-  JMEM_TOP_PAIR_GROW,      /* growth */
+  JMEM_TOP_PAIR_NVMAP,     /* the accounting's GPU memory (NvMap, hugetlb) */
+  JMEM_TOP_PAIR_GROW,      /* growth, and memory no bucket explains */
   JMEM_TOP_PAIR_TITLE,     /* the table's header */
   JMEM_TOP_PAIR_WARN,      /* messages that say something failed */
+  JMEM_TOP_PAIR_CACHE,     /* the accounting's page cache and shmem */
+  JMEM_TOP_PAIR_PROCESS,   /* its anonymous memory */
+  JMEM_TOP_PAIR_KERNEL,    /* its kernel buckets */
 };
 
 G_END_DECLS

@@ -298,7 +298,8 @@ drop_caches (JmemTopState *s)
 
   set_message (s, FALSE, "Dropping caches through jmem-helper...");
   jmem_top_screen_draw (s);
-  text = s->backend->drop_caches (s->backend->user_data, &action, &error);
+  /* the popup's inner width (jmem-top-screen.c: the screen less 6) */
+  text = s->backend->drop_caches (s->backend->user_data, (guint) MAX (COLS - 6, 20), &action, &error);
   g_clear_pointer (&s->message, g_free);
   lines = g_ptr_array_new_with_free_func (g_free);
   if (text == NULL)

@@ -25,8 +25,9 @@ typedef struct {
                                         char        **action,
                                         GError      **error);
   /* Drops the caches through the helper and describes what that freed (the
-   * lines `jmem drop-caches` prints); NULL with @error and *@action. */
-  char *(*drop_caches) (gpointer user_data, char **action, GError **error);
+   * lines `jmem drop-caches` prints, wrapped at @width columns); NULL with
+   * @error and *@action. */
+  char *(*drop_caches) (gpointer user_data, guint width, char **action, GError **error);
   gpointer user_data;
 } JmemTopBackend;
 

@@ -2,12 +2,22 @@
 # and an idempotent way to configure a build directory.
 
 JMEM_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-# Build directories; JMEM_BUILD_PREFIX moves all of them (e.g. to keep a
-# developer's own build/ untouched).
+# Build directories. The scripts never use build/, the folder README's
+# install steps configure with --prefix=/usr: meson keeps the options of a
+# folder configured before ("Directory already configured"), so a demo's
+# build there would install with meson's default prefix /usr/local, where
+# neither the system bus nor polkit read jmem's files. JMEM_BUILD_PREFIX
+# moves all of them.
 JMEM_BUILD_PREFIX="${JMEM_BUILD_PREFIX:-$JMEM_SRC/build}"
-JMEM_BUILD="$JMEM_BUILD_PREFIX"
-JMEM_BUILD_SANITIZE="$JMEM_BUILD_PREFIX-sanitize"
-JMEM_BUILD_FUZZ="$JMEM_BUILD_PREFIX-fuzz"
+# scripts/demo's
+JMEM_BUILD_DEMO="$JMEM_BUILD_PREFIX-demo"
+# scripts/test's and scripts/bench's, and the caches of scripts/test (the
+# booted Debian trees in build-test/tests/systemd-cache, the arm64 package's
+# tree in build-test-aarch64-deb)
+JMEM_BUILD="$JMEM_BUILD_PREFIX-test"
+JMEM_BUILD_SANITIZE="$JMEM_BUILD-sanitize"
+JMEM_BUILD_FUZZ="$JMEM_BUILD-fuzz"
+JMEM_BUILD_AARCH64="$JMEM_BUILD-aarch64"
 
 # Two cores is the target machine; never start more jobs than there are.
 JMEM_JOBS="${JMEM_JOBS:-$(nproc 2>/dev/null || echo 2)}"
