@@ -27,10 +27,12 @@ void jmem_ops_allocations_free (JmemOpsAllocations *allocations);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemOpsAllocations, jmem_ops_allocations_free)
 
 /* The jmem-allocations document (docs/allocations.schema.json): only
- * process @pid when >= 0; at most @limit handles when >= 0, the others
- * summed up by tag in "omitted". */
+ * process @pid when >= 0. */
 JsonNode *jmem_ops_allocations_json (const JmemOpsAllocations *allocations,
-                                     gint64                    pid,
-                                     gint64                    limit);
+                                     gint64                    pid);
+
+/* One handle of that document's "handles", added to @b. */
+void jmem_ops_allocations_add_handle (JsonBuilder           *b,
+                                      const JmemNvmapHandle *h);
 
 G_END_DECLS
