@@ -14,7 +14,7 @@ jmem_cmd_mcp (int argc, char **argv)
 {
   int max_result_kib = JMEM_MCP_DEFAULT_MAX_RESULT_BYTES / 1024;
   GOptionEntry entries[] = {
-    { "max-result-kib", 0, 0, G_OPTION_ARG_INT, &max_result_kib, "The most a tool result takes, in KiB (default 64, at least 32)", "KIB" },
+    { "max-result-kib", 0, 0, G_OPTION_ARG_INT, &max_result_kib, "Most KiB a tool result takes (default 64, min. 32)", "KIB" },
     { NULL },
   };
   const JmemViewHelp help = { .sysroot = "Every tool reads this tree written by jmem capture" };
@@ -27,11 +27,12 @@ jmem_cmd_mcp (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   jmem_view_init (&view, context, JMEM_VIEW_SYSROOT, 0, &help);
   g_option_context_set_description (context,
-    "Speaks newline-delimited JSON-RPC 2.0 (MCP revisions 2024-11-05, 2025-03-26, 2025-06-18\n"
-    "and 2025-11-25) on stdin and stdout; tools snapshot, triage, allocations, drop_caches and\n"
-    "audit (docs/mcp.md). Never asks for a password. Diagnostics go to stderr.\n"
-    "Exit status: 0 at the end of the input, 64 usage error, 66 --sysroot is not a directory,\n"
-    "70 internal error, 73 stdout could not be written.");
+    "Speaks newline-delimited JSON-RPC 2.0 on stdin and stdout, MCP revisions\n"
+    "2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25; tools snapshot, triage,\n"
+    "allocations, drop_caches and audit (docs/mcp.md). Never asks for a password.\n"
+    "Diagnostics go to stderr.\n"
+    "Exit status: 0 at the end of the input, 64 usage error, 66 --sysroot is not a\n"
+    "directory, 70 internal error, 73 stdout could not be written.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
     return JMEM_EXIT_USAGE;
   if (max_result_kib < JMEM_MCP_MIN_MAX_RESULT_BYTES / 1024 || max_result_kib > 1024 * 1024)
