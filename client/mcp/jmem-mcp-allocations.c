@@ -288,13 +288,9 @@ add_tallies (JsonBuilder *b, GHashTable *table, guint n, const char *list_name,
 }
 
 JsonNode *
-jmem_mcp_allocations_json (JmemMcpAllocations *a,
-                           guint               shown,
-                           const char         *via,
-                           JmemNvmapLayout     layout,
-                           gboolean            has_total,
-                           guint64             total_kib,
-                           guint               n_malformed)
+jmem_mcp_allocations_json (JmemMcpAllocations       *a,
+                           guint                     shown,
+                           const JmemOpsAllocations *read)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(GPtrArray) order = g_ptr_array_new ();
@@ -308,22 +304,7 @@ jmem_mcp_allocations_json (JmemMcpAllocations *a,
     g_ptr_array_set_size (order, shown);
   g_ptr_array_sort (order, kept_by_seq);
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "schema");
-  json_builder_add_string_value (b, "jmem-allocations");
-  json_builder_set_member_name (b, "schema_version");
-  json_builder_add_int_value (b, 1);
-  json_builder_set_member_name (b, "via");
-  json_builder_add_string_value (b, via);
-  json_builder_set_member_name (b, "layout");
-  json_builder_add_string_value (b, jmem_nvmap_layout_to_string (layout));
-  json_builder_set_member_name (b, "total_kib");
-  if (has_total && a->pid < 0)
-    json_builder_add_int_value (b, (gint64) MIN (total_kib, (guint64) G_MAXINT64));
-  else
-    json_builder_add_null_value (b);
-  json_builder_set_member_name (b, "n_malformed");
-  json_builder_add_int_value (b, n_malformed);
+  jmem_ops_allocations_begin_json (b, read, a->pid);
 
   /* the clients of the handles shown, each with them, in file order */
   json_builder_set_member_name (b, "clients");

@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 
 #include "jmem-nvmap.h"
+#include "jmem-ops-allocations.h"
 
 G_BEGIN_DECLS
 
@@ -32,15 +33,11 @@ void jmem_mcp_allocations_add_handle (JmemMcpAllocations    *a,
 
 /* The document (docs/allocations.schema.json) listing the @shown largest
  * handles (at most the @keep given), the others counted in "omitted", and
- * "summary" over every handle. @header: the file's facts (via, layout,
- * total_kib, n_malformed), copied into it. */
-JsonNode *jmem_mcp_allocations_json (JmemMcpAllocations *a,
-                                     guint               shown,
-                                     const char         *via,
-                                     JmemNvmapLayout     layout,
-                                     gboolean            has_total,
-                                     guint64             total_kib,
-                                     guint               n_malformed);
+ * "summary" over every handle; the file's own facts (via, layout, total)
+ * from @read. */
+JsonNode *jmem_mcp_allocations_json (JmemMcpAllocations       *a,
+                                     guint                     shown,
+                                     const JmemOpsAllocations *read);
 
 /* How many handles it holds to show. */
 guint jmem_mcp_allocations_n_kept (JmemMcpAllocations *a);

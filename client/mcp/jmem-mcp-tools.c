@@ -194,9 +194,7 @@ run_allocations (Call *call, JsonObject *args, GError **error)
   shown = jmem_mcp_allocations_n_kept (summary);
   for (;;)
     {
-      g_autoptr(JsonNode) doc = jmem_mcp_allocations_json (summary, shown, read->via, a->layout,
-                                                           a->has_total, a->total_kib,
-                                                           a->n_malformed);
+      g_autoptr(JsonNode) doc = jmem_mcp_allocations_json (summary, shown, read);
       gsize size = measure_result (doc, call);
       guint fewer;
 

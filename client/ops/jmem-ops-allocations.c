@@ -35,12 +35,12 @@ jmem_ops_allocations_add_handle (JsonBuilder           *b,
   json_builder_end_object (b);
 }
 
-JsonNode *
-jmem_ops_allocations_json (const JmemOpsAllocations *result,
-                           gint64                    pid)
+void
+jmem_ops_allocations_begin_json (JsonBuilder              *b,
+                                 const JmemOpsAllocations *result,
+                                 gint64                    pid)
 {
   const JmemNvmapAllocations *a = result->allocations;
-  g_autoptr(JsonBuilder) b = json_builder_new ();
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "schema");
@@ -58,6 +58,16 @@ jmem_ops_allocations_json (const JmemOpsAllocations *result,
     json_builder_add_null_value (b);
   json_builder_set_member_name (b, "n_malformed");
   json_builder_add_int_value (b, a->n_malformed);
+}
+
+JsonNode *
+jmem_ops_allocations_json (const JmemOpsAllocations *result,
+                           gint64                    pid)
+{
+  const JmemNvmapAllocations *a = result->allocations;
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  jmem_ops_allocations_begin_json (b, result, pid);
   json_builder_set_member_name (b, "clients");
   json_builder_begin_array (b);
   for (guint i = 0; i < a->clients->len; i++)

@@ -31,6 +31,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemOpsAllocations, jmem_ops_allocations_free)
 JsonNode *jmem_ops_allocations_json (const JmemOpsAllocations *allocations,
                                      gint64                    pid);
 
+/* Begins that document in @b: its object and the members before
+ * "clients" (schema, via, layout, total_kib, n_malformed). */
+void jmem_ops_allocations_begin_json (JsonBuilder              *b,
+                                      const JmemOpsAllocations *result,
+                                      gint64                    pid);
+
 /* One handle of that document's "handles", added to @b. */
 void jmem_ops_allocations_add_handle (JsonBuilder           *b,
                                       const JmemNvmapHandle *h);

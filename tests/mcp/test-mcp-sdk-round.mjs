@@ -8,12 +8,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
+import { test, run } from './tap.mjs';
 
 const [jmem, tree] = process.argv.slice(2);
 // the SDK exports no package.json: read the one npm installed beside this script
 const sdk = JSON.parse(readFileSync(new URL('./node_modules/@modelcontextprotocol/sdk/package.json', import.meta.url))).version;
-const cases = [];
-const test = (name, fn) => cases.push([name, fn]);
 
 const transport = new StdioClientTransport({ command: jmem, args: ['mcp', '--sysroot', tree], stderr: 'pipe' });
 // the Client sets onmessage before it starts the transport: see every answer
@@ -77,16 +76,4 @@ test('a tool that fails: isError with the fix', async () => {
   await client.close();
 });
 
-console.log(`1..${cases.length}`);
-let failed = 0;
-for (const [i, [name, fn]] of cases.entries()) {
-  try {
-    await fn();
-    console.log(`ok ${i + 1} - ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`not ok ${i + 1} - ${name}`);
-    for (const line of String(e.stack || e).split('\n')) console.log(`# ${line}`);
-  }
-}
-process.exit(failed ? 1 : 0);
+await run();

@@ -13,10 +13,9 @@ import addFormats from 'ajv-formats';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import assert from 'node:assert/strict';
+import { test, run } from './tap.mjs';
 
 const [jmem, tree] = process.argv.slice(2);
-const cases = [];
-const test = (name, fn) => cases.push([name, fn]);
 
 const TOOLS = ['snapshot', 'triage', 'allocations', 'drop_caches', 'audit'];
 let client;
@@ -210,16 +209,4 @@ test('malformed input is answered and the server keeps serving', async () => {
   assert.deepEqual(answers[3], { jsonrpc: '2.0', id: 3, result: {} });
 });
 
-console.log(`1..${cases.length}`);
-let failed = 0;
-for (const [i, [name, fn]] of cases.entries()) {
-  try {
-    await fn();
-    console.log(`ok ${i + 1} - ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`not ok ${i + 1} - ${name}`);
-    for (const line of String(e.stack || e).split('\n')) console.log(`# ${line}`);
-  }
-}
-process.exit(failed ? 1 : 0);
+await run();
