@@ -13,7 +13,7 @@
 
 #include <glib.h>
 
-#include "jmem-cmd.h"
+#include "jmem-advice.h"
 #include "jmem-json-reader.h"
 #include "jmem-mcp.h"
 
@@ -57,12 +57,6 @@ jmem_mcp_tools_call (JmemMcpTools *tools, const char *name, JsonObject *argument
                             json_node_init_object (json_node_alloc (), arguments));
   json_object_set_boolean_member (result, "isError", FALSE);
   return json_node_init_object (json_node_alloc (), result);
-}
-
-/* jmem mcp's diagnostics go to stderr; none here. */
-void
-jmem_cmd_printerr (const char *format, ...)
-{
 }
 
 static void
