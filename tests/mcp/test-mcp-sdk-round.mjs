@@ -76,4 +76,4 @@ test('a tool that fails: isError with the fix', async () => {
   await client.close();
 });
 
-await run();
+process.exit(await run());

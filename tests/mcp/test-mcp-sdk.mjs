@@ -209,4 +209,4 @@ test('malformed input is answered and the server keeps serving', async () => {
   assert.deepEqual(answers[3], { jsonrpc: '2.0', id: 3, result: {} });
 });
 
-await run();
+process.exit(await run());
