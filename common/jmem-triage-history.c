@@ -323,7 +323,7 @@ series_grows (const Series *s, Growth *growth, guint *grew_out)
 
 static void
 rule_growing (JmemTriage *t, GHashTable *table, const char *id, const char *what,
-              const char *holds, const char *remedy)
+              const char *holds, JmemActionBy by, const char *remedy)
 {
   g_autoptr(GArray) hits = g_array_new (FALSE, FALSE, sizeof (Growth));
   GHashTableIter iter;
@@ -360,7 +360,7 @@ rule_growing (JmemTriage *t, GHashTable *table, const char *id, const char *what
       for (guint k = 1; k < s->points->len; k++)
         if (g_array_index (s->points, Point, k).kib > g_array_index (s->points, Point, k - 1).kib)
           n_grew++;
-      f = jmem_triage_add (t, id, JMEM_SEVERITY_WARNING, action,
+      f = jmem_triage_add (t, id, JMEM_SEVERITY_WARNING, by, action,
                            "%s of %s grew from %s to %s over %s (%s per hour), in %u of %u intervals",
                            what, who, from, to, span, per_hour, n_grew, intervals);
       jmem_finding_add_number (f, "pid", (double) s->pid, "pid");
@@ -408,7 +408,7 @@ rule_orphaned (JmemTriage *t, const JmemTriageHistory *h)
       g_autofree char *span = window >= 0 ? describe_duration (window) : g_strdup ("an unknown time");
       JmemFinding *f;
 
-      f = jmem_triage_add (t, "nvmap-orphaned", JMEM_SEVERITY_WARNING,
+      f = jmem_triage_add (t, "nvmap-orphaned", JMEM_SEVERITY_WARNING, JMEM_ACTION_ADMIN,
                            "If jmem runs in a container, run it on the host (the PID may live in "
                            "another PID namespace); otherwise reboot to return it, and report the "
                            "leak against the program and L4T release.",
@@ -427,7 +427,7 @@ rule_orphaned (JmemTriage *t, const JmemTriageHistory *h)
 /* The growing rules on one of the board's own series. */
 static void
 rule_board_growing (JmemTriage *t, const Series *s, const char *id, const char *what,
-                    const char *action)
+                    JmemActionBy by, const char *action)
 {
   Growth g;
   guint n_grew;
@@ -447,7 +447,7 @@ rule_board_growing (JmemTriage *t, const Series *s, const char *id, const char *
   to = jmem_triage_size ((guint64) last->kib);
   per_hour = jmem_triage_size ((guint64) slope);
   span = describe_duration (window);
-  f = jmem_triage_add (t, id, JMEM_SEVERITY_WARNING, action,
+  f = jmem_triage_add (t, id, JMEM_SEVERITY_WARNING, by, action,
                        "%s grew from %s to %s over %s (%s per hour), in %u of %u intervals",
                        what, from, to, span, per_hour, n_grew, s->points->len - 1);
   jmem_finding_add_number (f, "first_kib", (double) first->kib, "KiB");
@@ -466,19 +466,19 @@ jmem_triage_history_run (const JmemTriageHistory *h)
   JmemTriage t = { 0 };
 
   t.findings = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_finding_free);
-  rule_growing (&t, h->nvmap, "nvmap-growing", "NvMap", "GPU memory",
+  rule_growing (&t, h->nvmap, "nvmap-growing", "NvMap", "GPU memory", JMEM_ACTION_ADMIN,
                 "restart it (its service or container) to get the NvMap buffers back, and report "
                 "the leak with this history attached; `jmem allocations` lists its handles.");
-  rule_growing (&t, h->pss, "pss-growing", "PSS", "memory",
+  rule_growing (&t, h->pss, "pss-growing", "PSS", "memory", JMEM_ACTION_ADMIN,
                 "restart it (its service or container) to get the memory back, and find the leak "
                 "with heaptrack or valgrind; `jmem snapshot --all` shows its command line.");
   rule_orphaned (&t, h);
   rule_board_growing (&t, h->unexplained, "unexplained-growing",
-                      "Memory in no bucket (the accounting's unexplained)",
+                      "Memory in no bucket (the accounting's unexplained)", JMEM_ACTION_ADMIN,
                       "Look for a driver or kernel leak while it grows: `sudo cat /proc/vmallocinfo`, "
                       "NvMap's orphan handles (`sudo cat /sys/kernel/debug/nvmap/iovmm/orphan_handles`) "
                       "and the services started when it began; report it with this history attached.");
-  rule_board_growing (&t, h->slab, "slab-growing", "Unreclaimable slab (SUnreclaim)",
+  rule_board_growing (&t, h->slab, "slab-growing", "Unreclaimable slab (SUnreclaim)", JMEM_ACTION_ADMIN,
                       "Look at which caches grow: `sudo slabtop -o -s c` twice, minutes apart; a "
                       "kernel module leaking objects is returned only by unloading it or a reboot.");
   return t.findings;

@@ -42,12 +42,15 @@ void jmem_triage_rule_cma_exhausted (JmemTriage *t);
 void jmem_triage_rule_thermal_hot (JmemTriage *t);
 void jmem_triage_rule_lfb_fragmented (JmemTriage *t);
 
+/* Every rule says who can take its action (@by): there is no default, so
+ * that no finding reaches an agent without it. */
 JmemFinding *jmem_triage_add (JmemTriage  *t,
                               const char  *id,
                               JmemSeverity severity,
+                              JmemActionBy by,
                               const char  *action,
                               const char  *format,
-                              ...) G_GNUC_PRINTF (5, 6);
+                              ...) G_GNUC_PRINTF (6, 7);
 
 void jmem_finding_add_number (JmemFinding *finding,
                               const char  *name,

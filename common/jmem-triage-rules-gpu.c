@@ -30,7 +30,7 @@ jmem_triage_rule_gpu_dominates (JmemTriage *t)
       top = g_strdup_printf ("; the largest holder is %s", who);
     }
 
-  f = jmem_triage_add (t, "gpu-dominates", JMEM_SEVERITY_INFO,
+  f = jmem_triage_add (t, "gpu-dominates", JMEM_SEVERITY_INFO, JMEM_ACTION_ANY_USER,
                        "Look at the NvMap/GPU column, not RSS; with GR3D_FREQ near 0 %, look for "
                        "what holds the buffers while the GPU idles (a paused pipeline, a loaded "
                        "model waiting for requests).",
@@ -99,6 +99,7 @@ jmem_triage_rule_single_process (JmemTriage *t)
     }
   f = jmem_triage_add (t, "single-process-dominates",
                        by_ram ? JMEM_SEVERITY_WARNING : JMEM_SEVERITY_INFO,
+                       JMEM_ACTION_ANY_USER,
                        "Lower the batch size, the context length or the KV-cache share (e.g. "
                        "vLLM --gpu-memory-utilization, --max-model-len), load the model at a "
                        "lower precision (FP16, INT8, INT4), or stop the process to return the memory.",
@@ -182,7 +183,7 @@ jmem_triage_rule_desktop_nvmap (JmemTriage *t)
                             dms->len ? " (or `sudo systemctl stop " : "",
                             dms->str,
                             dms->len ? "` now)" : "");
-  f = jmem_triage_add (t, "desktop-nvmap", JMEM_SEVERITY_INFO, action,
+  f = jmem_triage_add (t, "desktop-nvmap", JMEM_SEVERITY_INFO, JMEM_ACTION_ADMIN, action,
                        "The desktop holds %s of GPU memory: %s; %s%s",
                        size, who->str,
                        dms->len ? "active display manager: "
@@ -245,7 +246,7 @@ jmem_triage_rule_nvmap_orphan (JmemTriage *t)
                             "(`jmem triage --history`: nvmap-orphaned), reboot to return them: "
                             "nothing else frees them.", action->len > 0 ? " " : "");
   size = jmem_triage_size (sum);
-  f = jmem_triage_add (t, "nvmap-orphan", JMEM_SEVERITY_WARNING, action->str,
+  f = jmem_triage_add (t, "nvmap-orphan", JMEM_SEVERITY_WARNING, JMEM_ACTION_ADMIN, action->str,
                        "NvMap holds %s for processes that cannot free it: %s", size, who->str);
   jmem_finding_add_number (f, "orphan_kib", (double) sum, "KiB");
   jmem_finding_add_number (f, "orphan_pids", (double) n, "count");
@@ -292,7 +293,7 @@ jmem_triage_rule_cuda_pool (JmemTriage *t)
     return;
 
   size = jmem_triage_size ((guint64) retained);
-  f = jmem_triage_add (t, "cuda-pool-retained", JMEM_SEVERITY_WARNING,
+  f = jmem_triage_add (t, "cuda-pool-retained", JMEM_SEVERITY_WARNING, JMEM_ACTION_ADMIN,
                        "Drop caches on the host: `jmem drop-caches` (inside a container it acts on "
                        "the host), or upgrade to L4T r39 (JetPack 7.2) or later, which returns these "
                        "pages by itself.",

@@ -38,7 +38,7 @@ jmem_triage_rule_thermal_hot (JmemTriage *t)
   if (n == 0)
     return;
 
-  f = jmem_triage_add (t, "thermal-hot", JMEM_SEVERITY_WARNING,
+  f = jmem_triage_add (t, "thermal-hot", JMEM_SEVERITY_WARNING, JMEM_ACTION_ADMIN,
                        "Check that the fan spins and the heatsink has airflow, or choose a lower "
                        "power mode (`sudo nvpmodel -m N`).",
                        "Thermal zones above %.0f °C: %s; the module is about to throttle",
@@ -67,7 +67,7 @@ jmem_triage_rule_lfb_fragmented (JmemTriage *t)
 
   block = jmem_triage_size ((guint64) ts->lfb_block_kib);
   total_s = jmem_triage_size (total);
-  f = jmem_triage_add (t, "lfb-fragmented", JMEM_SEVERITY_WARNING,
+  f = jmem_triage_add (t, "lfb-fragmented", JMEM_SEVERITY_WARNING, JMEM_ACTION_ADMIN,
                        "Compact memory (`jmem drop-caches --compact`), restart long-running "
                        "pipelines that churn buffers, and reserve contiguous memory for camera "
                        "and video through CMA at boot.",

@@ -33,7 +33,7 @@ jmem_triage_rule_unexplained_large (JmemTriage *t)
    * cannot tell a leak from a source it could not read, and says so at
    * info level instead of warning about a leak. */
   if (unknown->len > 0)
-    f = jmem_triage_add (t, "unexplained-large", JMEM_SEVERITY_INFO,
+    f = jmem_triage_add (t, "unexplained-large", JMEM_SEVERITY_INFO, JMEM_ACTION_ADMIN,
                          "See what each unknown bucket is made of (`jmem snapshot --json`: "
                          "accounting.buckets, fields and note), give jmem what it lacks (NvMap "
                          "and its page pool through the helper: join the jmem group) and look "
@@ -45,7 +45,7 @@ jmem_triage_rule_unexplained_large (JmemTriage *t)
                          gpu > 0 ? "; besides it, the " : "", gpu > 0 ? gpu_text : "",
                          gpu > 0 ? " nvidia-smi reports for GPU memory" : "");
   else
-    f = jmem_triage_add (t, "unexplained-large", JMEM_SEVERITY_WARNING,
+    f = jmem_triage_add (t, "unexplained-large", JMEM_SEVERITY_WARNING, JMEM_ACTION_ADMIN,
                          "Look at the kernel's own allocations: `sudo cat /proc/vmallocinfo` (who "
                          "calls vmalloc), `sudo slabtop -o`, NvMap's orphan handles (`sudo cat "
                          "/sys/kernel/debug/nvmap/iovmm/orphan_handles`) and CMA users.",
@@ -80,7 +80,7 @@ jmem_triage_rule_swap_heavy (JmemTriage *t)
 
   u = jmem_triage_size ((guint64) used);
   s = jmem_triage_size ((guint64) total);
-  f = jmem_triage_add (t, "swap-heavy", JMEM_SEVERITY_WARNING,
+  f = jmem_triage_add (t, "swap-heavy", JMEM_SEVERITY_WARNING, JMEM_ACTION_ANY_USER,
                        "Find the largest footprints in `jmem snapshot` and shrink or stop them.",
                        "Swap is %.1f %% used: %s of %s; RAM is short, and swap on eMMC or SD cards "
                        "stalls the whole system (zram swaps to RAM)",
@@ -105,7 +105,7 @@ jmem_triage_rule_cma_exhausted (JmemTriage *t)
 
   fr = jmem_triage_size ((guint64) free_kib);
   s = jmem_triage_size ((guint64) total);
-  f = jmem_triage_add (t, "cma-exhausted", JMEM_SEVERITY_WARNING,
+  f = jmem_triage_add (t, "cma-exhausted", JMEM_SEVERITY_WARNING, JMEM_ACTION_ADMIN,
                        "Stop idle capture or GStreamer pipelines (nvargus-daemon clients), or "
                        "enlarge CMA with the cma= kernel argument in /boot/extlinux/extlinux.conf.",
                        "CMA is nearly exhausted: %s free of %s (%.1f %%); camera, video and "

@@ -61,6 +61,7 @@ JmemFinding *
 jmem_triage_add (JmemTriage  *t,
                  const char  *id,
                  JmemSeverity severity,
+                 JmemActionBy by,
                  const char  *action,
                  const char  *format,
                  ...)
@@ -74,6 +75,7 @@ jmem_triage_add (JmemTriage  *t,
   f->id = g_strdup (id);
   f->severity = severity;
   f->action = g_strdup (action);
+  f->admin = by == JMEM_ACTION_ADMIN;
   f->numbers = g_ptr_array_new_with_free_func ((GDestroyNotify) number_free);
   g_ptr_array_add (t->findings, f);
   return f;
@@ -421,6 +423,8 @@ jmem_findings_to_json (GPtrArray *findings)
       json_builder_end_object (b);
       json_builder_set_member_name (b, "action");
       json_builder_add_string_value (b, f->action);
+      json_builder_set_member_name (b, "admin");
+      json_builder_add_boolean_value (b, f->admin);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

@@ -79,12 +79,22 @@ typedef struct {
   char  *unit;   /* "KiB", "percent", "celsius", "count", "pid" */
 } JmemFindingNumber;
 
+/* Who can take a finding's action. An agent never runs a privileged
+ * command itself: it relays an administrator's action to the person it
+ * works for, as a step for an administrator (docs/triage.md). */
+typedef enum {
+  JMEM_ACTION_ANY_USER,  /* needs no privilege beyond the account's own */
+  JMEM_ACTION_ADMIN,     /* some step needs an administrator: sudo, a system
+                          * service, the boot configuration, a reboot, a group */
+} JmemActionBy;
+
 typedef struct {
   char        *id;       /* stable: "gpu-dominates", "nvmap-orphan", ... */
   JmemSeverity severity;
   char        *message;  /* one line, valid UTF-8 (names may need escaping on a terminal) */
   GPtrArray   *numbers;  /* JmemFindingNumber, the values that triggered it */
   char        *action;   /* what to do */
+  gboolean     admin;    /* the action has a step for an administrator (JMEM_ACTION_ADMIN) */
 } JmemFinding;
 
 void jmem_finding_free (JmemFinding *finding);

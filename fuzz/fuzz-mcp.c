@@ -1,7 +1,8 @@
 /* libFuzzer target for the MCP message handler (client/mcp/jmem-mcp.c):
  * the input is what a client writes to `jmem mcp`'s stdin, lines and all.
  * Every answer must be one line of strict JSON in UTF-8, a JSON-RPC 2.0
- * response. The tools are a fixed table whose one tool, "echo", returns
+ * response, or an array of them (a batch, in revision 2025-03-26). The
+ * tools are a fixed table whose one tool, "echo", returns
  * its arguments: the handler is what is fuzzed, and echoing puts every
  * string a request may carry back through the writer. */
 #include <stdint.h>
@@ -12,7 +13,7 @@
 
 #include <glib.h>
 
-#include "jmem-cmd.h"
+#include "jmem-advice.h"
 #include "jmem-json-reader.h"
 #include "jmem-mcp.h"
 
@@ -35,7 +36,7 @@ jmem_mcp_tools_has (JmemMcpTools *tools, const char *name)
 }
 
 JsonNode *
-jmem_mcp_tools_list (JmemMcpTools *tools)
+jmem_mcp_tools_list (JmemMcpTools *tools, JmemMcpFeatures features)
 {
   g_autoptr(JsonArray) list = json_array_new ();
   JsonObject *echo = json_object_new ();
@@ -46,7 +47,8 @@ jmem_mcp_tools_list (JmemMcpTools *tools)
 }
 
 JsonNode *
-jmem_mcp_tools_call (JmemMcpTools *tools, const char *name, JsonObject *arguments)
+jmem_mcp_tools_call (JmemMcpTools *tools, const char *name, JsonObject *arguments,
+                     JmemMcpFeatures features, GCancellable *cancellable)
 {
   g_autoptr(JsonObject) result = json_object_new ();
 
@@ -57,28 +59,40 @@ jmem_mcp_tools_call (JmemMcpTools *tools, const char *name, JsonObject *argument
   return json_node_init_object (json_node_alloc (), result);
 }
 
-/* jmem mcp's diagnostics go to stderr; none here. */
-void
-jmem_cmd_printerr (const char *format, ...)
-{
-}
-
 static void
-check_answer (const char *line, gsize len)
+check_response (JsonNode *node)
 {
-  g_autoptr(JsonNode) node = NULL;
   JsonObject *o;
 
-  if (!g_utf8_validate (line, (gssize) len, NULL))
-    abort ();
-  node = jmem_json_read (line, len, G_MAXSIZE, NULL);
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+  if (!JSON_NODE_HOLDS_OBJECT (node))
     abort ();
   o = json_node_get_object (node);
   if (g_strcmp0 (json_object_get_string_member_with_default (o, "jsonrpc", NULL), "2.0") != 0 ||
       !json_object_has_member (o, "id") ||
       json_object_has_member (o, "result") == json_object_has_member (o, "error"))
     abort ();
+}
+
+static void
+check_answer (const char *line, gsize len)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  if (!g_utf8_validate (line, (gssize) len, NULL))
+    abort ();
+  node = jmem_json_read (line, len, G_MAXSIZE, NULL);
+  if (node == NULL)
+    abort ();
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    {
+      check_response (node);
+      return;
+    }
+  /* a batch's answers: never empty */
+  if (json_array_get_length (json_node_get_array (node)) == 0)
+    abort ();
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (node)); i++)
+    check_response (json_array_get_element (json_node_get_array (node), i));
 }
 
 int

@@ -368,10 +368,14 @@ static void
 test_initialize (void)
 {
   g_autoptr(Server) s = server_start ("thor-unified");
+  /* the client's revision where it is spoken, else the newest */
   struct { const char *asked, *answered; } cases[] = {
     { "\"2025-06-18\"", "2025-06-18" },
     { "\"2025-11-25\"", "2025-11-25" },
-    { "\"2024-11-05\"", "2025-11-25" },
+    { "\"2024-11-05\"", "2024-11-05" },
+    { "\"2025-03-26\"", "2025-03-26" },
+    { "\"2024-10-07\"", "2025-11-25" },
+    { "\"2026-07-28\"", "2025-11-25" },
     { "42", "2025-11-25" },
   };
 
@@ -392,6 +396,261 @@ test_initialize (void)
                        ==, "jmem");
       g_assert_true (json_object_has_member (json_object_get_object_member (result, "capabilities"), "tools"));
     }
+  server_finish (s);
+}
+
+static void
+initialize (Server *s, const char *revision)
+{
+  g_autofree char *line = g_strdup_printf (
+    "{\"jsonrpc\":\"2.0\",\"id\":\"init\",\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"%s\","
+    "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}", revision);
+  g_autoptr(JsonObject) reply = NULL;
+  JsonObject *result;
+
+  server_send_line (s, line);
+  reply = server_read (s);
+  result = json_object_get_object_member (reply, "result");
+  g_assert_cmpstr (json_object_get_string_member (result, "protocolVersion"), ==, revision);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (result, "serverInfo"), "name"),
+                   ==, "jmem");
+  /* title is 2025-06-18's */
+  g_assert_cmpint (json_object_has_member (json_object_get_object_member (result, "serverInfo"), "title"),
+                   ==, g_strcmp0 (revision, "2025-06-18") >= 0);
+  server_send_line (s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+}
+
+/* What each revision defines for tools, each gets, and nothing it does
+ * not define: annotations from 2025-03-26, titles, outputSchema and
+ * structuredContent from 2025-06-18. */
+static void
+test_revisions (void)
+{
+  struct { const char *revision; gboolean annotations, titles, structured; } cases[] = {
+    { "2024-11-05", FALSE, FALSE, FALSE },
+    { "2025-03-26", TRUE, FALSE, FALSE },
+    { "2025-06-18", TRUE, TRUE, TRUE },
+    { "2025-11-25", TRUE, TRUE, TRUE },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(Server) s = server_start ("orin-agx-nvgpu");
+      g_autoptr(JsonObject) list = NULL;
+      g_autoptr(JsonObject) call = NULL;
+      JsonArray *tools;
+      JsonObject *result;
+
+      initialize (s, cases[i].revision);
+      server_send_line (s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+      list = server_read (s);
+      tools = json_object_get_array_member (json_object_get_object_member (list, "result"), "tools");
+      g_assert_cmpuint (json_array_get_length (tools), >=, 5);
+      for (guint t = 0; t < json_array_get_length (tools); t++)
+        {
+          JsonObject *tool = json_array_get_object_element (tools, t);
+
+          g_assert_true (json_object_has_member (tool, "name"));
+          g_assert_true (json_object_has_member (tool, "description"));
+          g_assert_true (json_object_has_member (tool, "inputSchema"));
+          g_assert_cmpint (json_object_has_member (tool, "annotations"), ==, cases[i].annotations);
+          g_assert_cmpint (json_object_has_member (tool, "title"), ==, cases[i].titles);
+          g_assert_cmpint (json_object_has_member (tool, "outputSchema"), ==, cases[i].structured);
+        }
+
+      server_send_line (s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+                           "\"params\":{\"name\":\"triage\",\"arguments\":{}}}");
+      call = server_read (s);
+      result = json_object_get_object_member (call, "result");
+      g_assert_false (json_object_get_boolean_member (result, "isError"));
+      g_assert_cmpint (json_object_has_member (result, "structuredContent"), ==, cases[i].structured);
+      /* the document is the text in every revision */
+      g_assert_nonnull (strstr (json_object_get_string_member (
+        json_array_get_object_element (json_object_get_array_member (result, "content"), 0), "text"),
+        "\"schema\":\"jmem-triage\""));
+      server_finish (s);
+    }
+}
+
+static int
+compare_strings (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char * const *) a, *(char * const *) b);
+}
+
+/* The ids of the answers in the array @message, sorted, "!" marking an
+ * error: "1 3! t". */
+static char *
+batch_ids (JsonNode *message)
+{
+  JsonArray *answers = json_node_get_array (message);
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < json_array_get_length (answers); i++)
+    {
+      JsonObject *answer = json_array_get_object_element (answers, i);
+      JsonNode *id = json_object_get_member (answer, "id");
+      const char *kind = json_object_has_member (answer, "error") ? "!" : "";
+
+      if (JSON_NODE_HOLDS_NULL (id))
+        g_ptr_array_add (ids, g_strdup_printf ("null%s", kind));
+      else if (json_node_get_value_type (id) == G_TYPE_STRING)
+        g_ptr_array_add (ids, g_strdup_printf ("%s%s", json_node_get_string (id), kind));
+      else
+        g_ptr_array_add (ids, g_strdup_printf ("%" G_GINT64_FORMAT "%s", json_node_get_int (id), kind));
+    }
+  g_ptr_array_sort (ids, compare_strings);
+  g_ptr_array_add (ids, NULL);
+  return g_strjoinv (" ", (char **) ids->pdata);
+}
+
+static JsonNode *
+server_read_node (Server *s)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *line = g_data_input_stream_read_line (s->out, NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (line);
+  json_parser_load_from_data (parser, line, -1, &error);
+  g_assert_no_error (error);
+  return json_parser_steal_root (parser);
+}
+
+/* 2025-03-26 asks servers to take JSON-RPC batches; the other revisions
+ * have none. A batch is answered with one array, its notifications with
+ * nothing, and initialize never comes in one. */
+static void
+test_batches (void)
+{
+  g_autoptr(Server) s = server_start ("orin-agx-nvgpu");
+  g_autoptr(Server) later = server_start ("orin-agx-nvgpu");
+  g_autoptr(JsonObject) refused = NULL;
+
+  initialize (s, "2025-03-26");
+  server_send_line (s, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
+                       "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},"
+                       "{\"jsonrpc\":\"2.0\",\"id\":\"t\",\"method\":\"tools/call\",\"params\":{\"name\":\"triage\"}},"
+                       "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"no/such\"},"
+                       "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"initialize\",\"params\":{}},"
+                       "5]");
+  {
+    g_autoptr(JsonNode) answers = server_read_node (s);
+    g_autofree char *ids = NULL;
+    JsonArray *array;
+
+    g_assert_true (JSON_NODE_HOLDS_ARRAY (answers));
+    ids = batch_ids (answers);
+    g_assert_cmpstr (ids, ==, "1 3! 4! null! t");
+    array = json_node_get_array (answers);
+    for (guint i = 0; i < json_array_get_length (array); i++)
+      {
+        JsonObject *answer = json_array_get_object_element (array, i);
+        JsonNode *id = json_object_get_member (answer, "id");
+
+        if (!JSON_NODE_HOLDS_NULL (id) && json_node_get_value_type (id) == G_TYPE_STRING)
+          g_assert_false (json_object_get_boolean_member (json_object_get_object_member (answer, "result"),
+                                                          "isError"));
+      }
+  }
+  /* notifications only: nothing; an empty batch: one error */
+  server_send_line (s, "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]");
+  server_send_line (s, "[]");
+  refused = server_read (s);
+  assert_error (refused, -1, -32600);
+  assert_ping (s, 7);
+  server_finish (s);
+
+  /* a batch in a revision without them is one invalid request */
+  initialize (later, "2025-11-25");
+  server_send_line (later, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]");
+  {
+    g_autoptr(JsonObject) reply = server_read (later);
+
+    assert_error (reply, -1, -32600);
+    g_assert_nonnull (strstr (json_object_get_string_member (json_object_get_object_member (reply, "error"), "message"),
+                              "batches are part of MCP revision 2025-03-26 only"));
+  }
+  assert_ping (later, 8);
+  server_finish (later);
+}
+
+#define LINE_AUDIT_WAIT(id, seconds)                                                     \
+  "{\"jsonrpc\":\"2.0\",\"id\":" id ",\"method\":\"tools/call\",\"params\":{\"name\":\"audit\","     \
+  "\"arguments\":{\"wait_seconds\":" seconds ",\"top\":0}}}"
+
+/* Tools run off the reading thread: a ping is answered while an audit
+ * waits, and the audit's answer comes after it. On the live system: an
+ * audit without a drop needs neither a bus nor a helper. */
+static void
+test_ping_during_audit (void)
+{
+  g_autoptr(Server) s = server_start_no_bus ();
+  g_autoptr(JsonObject) audit = NULL;
+  gint64 start = g_get_monotonic_time ();
+
+  server_send_line (s, LINE_AUDIT_WAIT ("\"a\"", "4"));
+  assert_ping (s, 1);
+  /* well before the 4 s the audit waits */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 3 * G_USEC_PER_SEC);
+  assert_ping (s, 2);
+  audit = server_read (s);
+  g_assert_cmpstr (json_object_get_string_member (audit, "id"), ==, "a");
+  g_assert_false (json_object_get_boolean_member (json_object_get_object_member (audit, "result"), "isError"));
+  g_assert_cmpint (g_get_monotonic_time () - start, >=, 4 * G_USEC_PER_SEC);
+  server_finish (s);
+}
+
+/* notifications/cancelled: a running audit stops at once and a queued
+ * call never runs; neither is answered, and the calls after them are. */
+static void
+test_cancel (void)
+{
+  g_autoptr(Server) s = server_start_no_bus ();
+  g_autoptr(JsonObject) triage = NULL;
+  gint64 start;
+
+  server_send_line (s, LINE_AUDIT_WAIT ("\"long\"", "50"));
+  server_send_line (s, "{\"jsonrpc\":\"2.0\",\"id\":\"queued\",\"method\":\"tools/call\","
+                       "\"params\":{\"name\":\"triage\"}}");
+  assert_ping (s, 1);
+  start = g_get_monotonic_time ();
+  server_send_line (s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                       "\"params\":{\"requestId\":\"queued\"}}");
+  server_send_line (s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                       "\"params\":{\"requestId\":\"long\",\"reason\":\"the user gave up\"}}");
+  /* ignored: unknown, or not an id */
+  server_send_line (s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                       "\"params\":{\"requestId\":\"never-sent\"}}");
+  server_send_line (s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{}}");
+  assert_ping (s, 2);
+  server_send_line (s, "{\"jsonrpc\":\"2.0\",\"id\":\"after\",\"method\":\"tools/call\","
+                       "\"params\":{\"name\":\"triage\"}}");
+  /* the next answer is the later call's: the audit stopped long before its
+   * 50 s, and neither cancelled call says anything */
+  triage = server_read (s);
+  g_assert_cmpstr (json_object_get_string_member (triage, "id"), ==, "after");
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 40 * G_USEC_PER_SEC);
+  server_finish (s);
+}
+
+/* An id still running is refused for a second request: a cancellation
+ * could not tell them apart. */
+static void
+test_id_in_use (void)
+{
+  g_autoptr(Server) s = server_start_no_bus ();
+  g_autoptr(JsonObject) refused = NULL;
+  g_autoptr(JsonObject) audit = NULL;
+
+  server_send_line (s, LINE_AUDIT_WAIT ("9", "2"));
+  server_send_line (s, LINE_AUDIT_WAIT ("9", "0"));
+  refused = server_read (s);
+  assert_error (refused, 9, -32600);
+  audit = server_read (s);
+  g_assert_cmpint (json_object_get_int_member (audit, "id"), ==, 9);
+  g_assert_true (json_object_has_member (audit, "result"));
   server_finish (s);
 }
 
@@ -452,7 +711,8 @@ test_long_lines (void)
   server_finish (s);
 }
 
-/* A last message without a newline is still answered before the exit. */
+/* A last message without a newline is still answered before the exit, and
+ * so is a tool still running at the end of the input. */
 static void
 test_end_of_input (void)
 {
@@ -461,11 +721,16 @@ test_end_of_input (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) reply = NULL;
 
+  server_send_line (s, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\","
+                       "\"params\":{\"name\":\"snapshot\",\"arguments\":{\"all\":true}}}");
   server_send (s, ping, strlen (ping));
   g_output_stream_close (s->in, NULL, &error);
   g_assert_no_error (error);
   reply = server_read (s);
   g_assert_cmpint (json_object_get_int_member (reply, "id"), ==, 5);
+  g_clear_pointer (&reply, json_object_unref);
+  reply = server_read (s);
+  g_assert_cmpint (json_object_get_int_member (reply, "id"), ==, 4);
   server_finish (s);
 }
 
@@ -584,6 +849,11 @@ main (int argc, char **argv)
   g_test_add_func ("/mcp/sysroot-refusals", test_sysroot_refusals);
   g_test_add_func ("/mcp/no-bus", test_no_bus);
   g_test_add_func ("/mcp/initialize", test_initialize);
+  g_test_add_func ("/mcp/revisions", test_revisions);
+  g_test_add_func ("/mcp/batches", test_batches);
+  g_test_add_func ("/mcp/ping-during-audit", test_ping_during_audit);
+  g_test_add_func ("/mcp/cancel", test_cancel);
+  g_test_add_func ("/mcp/id-in-use", test_id_in_use);
   g_test_add_func ("/mcp/long-lines", test_long_lines);
   g_test_add_func ("/mcp/end-of-input", test_end_of_input);
   g_test_add_func ("/mcp/per-boot", test_per_boot);

@@ -222,6 +222,8 @@ test_steady_growth (void)
       g_assert_nonnull (strstr (n->message, "PID 4242 (gst-launch-1.0)"));
       g_assert_nonnull (strstr (n->action, "PID 4242 (gst-launch-1.0)"));
       g_assert_nonnull (strstr (n->action, ", restart it"));
+      /* restarting its service is for an administrator */
+      g_assert_true (n->admin);
       g_assert_null (strchr (n->message, '\n'));
     }
   /* the steady Xorg never fires, nor does anything orphaned */
@@ -424,6 +426,7 @@ test_orphaned (void)
   /* why nothing frees it is the message's; the action is the steps */
   g_assert_nonnull (strstr (o->message, "nothing will free it"));
   g_assert_true (g_str_has_prefix (o->action, "If jmem runs in a container"));
+  g_assert_true (o->admin);  /* a reboot */
   g_assert_null (jmem_triage_find (f2, "nvmap-orphaned"));
   g_assert_null (jmem_triage_find (fb, "nvmap-orphaned"));
   g_assert_null (jmem_triage_find (fc, "nvmap-orphaned"));

@@ -60,6 +60,21 @@ assert_action_is_steps (const char *action)
   g_error ("an action that does not open with a step: %s", action);
 }
 
+/* Whether an action names a step only an administrator can take: what an
+ * agent must relay to a person rather than run, and what `admin` says. */
+static gboolean
+names_admin_step (const char *action)
+{
+  static const char *const steps[] = {
+    "sudo ", "reboot", "at boot", "extlinux.conf", "jmem group", "upgrade to L4T",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (steps); i++)
+    if (strstr (action, steps[i]) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
 static const JmemFinding *
 expect (JmemSnapshot *s, const char *id, JmemSeverity severity)
 {
@@ -71,6 +86,8 @@ expect (JmemSnapshot *s, const char *id, JmemSeverity severity)
   g_assert_null (strchr (f->message, '\n'));
   g_assert_nonnull (f->action);
   assert_action_is_steps (f->action);
+  if (f->admin != names_admin_step (f->action))
+    g_error ("%s: admin is %s for the action: %s", id, f->admin ? "true" : "false", f->action);
   g_assert_cmpuint (f->numbers->len, >, 0);
   return f;
 }
@@ -571,6 +588,8 @@ test_command_json (void)
   f = json_array_get_object_element (findings, 0);
   g_assert_cmpstr (json_object_get_string_member (f, "id"), ==, "nvmap-orphan");
   g_assert_cmpstr (json_object_get_string_member (f, "severity"), ==, "warning");
+  /* a reboot is for an administrator */
+  g_assert_true (json_object_get_boolean_member (f, "admin"));
   g_assert_cmpint (json_object_get_int_member (
                      json_object_get_object_member (json_object_get_object_member (f, "numbers"),
                                                     "orphan_pids"), "value"), ==, 2);

@@ -277,7 +277,7 @@ jmem_cmd_allocations (int argc, char **argv)
 
   if (view.json)
     {
-      g_autoptr(JsonNode) root = jmem_ops_allocations_json (read, pid, -1);
+      g_autoptr(JsonNode) root = jmem_ops_allocations_json (read, pid);
 
       text = json_to_string (root, TRUE);
     }

@@ -12,6 +12,11 @@
 int
 jmem_cmd_mcp (int argc, char **argv)
 {
+  int max_result_kib = JMEM_MCP_DEFAULT_MAX_RESULT_BYTES / 1024;
+  GOptionEntry entries[] = {
+    { "max-result-kib", 0, 0, G_OPTION_ARG_INT, &max_result_kib, "Most KiB a tool result takes (default 64, min. 32)", "KIB" },
+    { NULL },
+  };
   const JmemViewHelp help = { .sysroot = "Every tool reads this tree written by jmem capture" };
   g_autoptr(GOptionContext) context = g_option_context_new ("- a Model Context Protocol server on stdin and stdout");
   g_auto(JmemView) view = { 0 };
@@ -19,22 +24,30 @@ jmem_cmd_mcp (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   int in_fd, out_fd, null_fd;
 
+  g_option_context_add_main_entries (context, entries, NULL);
   jmem_view_init (&view, context, JMEM_VIEW_SYSROOT, 0, &help);
   g_option_context_set_description (context,
-    "Speaks newline-delimited JSON-RPC 2.0 (MCP revisions 2025-06-18 and 2025-11-25) on stdin and\n"
-    "stdout; tools snapshot, triage, allocations, drop_caches and audit (docs/mcp.md). Never asks\n"
-    "for a password. Diagnostics go to stderr.\n"
-    "Exit status: 0 at the end of the input, 64 usage error, 66 --sysroot is not a directory,\n"
-    "70 internal error, 73 stdout could not be written.");
+    "Speaks newline-delimited JSON-RPC 2.0 on stdin and stdout, MCP revisions\n"
+    "2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25; tools snapshot, triage,\n"
+    "allocations, drop_caches and audit (docs/mcp.md). Never asks for a password.\n"
+    "Diagnostics go to stderr.\n"
+    "Exit status: 0 at the end of the input, 64 usage error, 66 --sysroot is not a\n"
+    "directory, 70 internal error, 73 stdout could not be written.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
     return JMEM_EXIT_USAGE;
+  if (max_result_kib < JMEM_MCP_MIN_MAX_RESULT_BYTES / 1024 || max_result_kib > 1024 * 1024)
+    {
+      jmem_cmd_printerr ("jmem mcp: --max-result-kib takes %d to %d (KiB)",
+                         JMEM_MCP_MIN_MAX_RESULT_BYTES / 1024, 1024 * 1024);
+      return JMEM_EXIT_USAGE;
+    }
   if (view.sysroot != NULL && !g_file_test (view.sysroot, G_FILE_TEST_IS_DIR))
     {
       jmem_cmd_printerr ("jmem mcp: --sysroot %s is not a directory", view.sysroot);
       return JMEM_EXIT_NO_INPUT;
     }
 
-  tools = jmem_mcp_tools_new (view.sysroot, &error);
+  tools = jmem_mcp_tools_new (view.sysroot, (gsize) max_result_kib * 1024, &error);
   if (tools == NULL)
     {
       jmem_cmd_printerr ("jmem mcp: %s", error->message);

@@ -5,6 +5,9 @@
 #include "jmem-config.h"
 #include "jmem-container.h"
 #include "jmem-error.h"
+#include "jmem-json-writer.h"
+#include "jmem-mcp-allocations.h"
+#include "jmem-mcp-fit.h"
 #include "jmem-mcp-schemas.h"
 #include "jmem-ops-allocations.h"
 #include "jmem-ops-audit.h"
@@ -14,10 +17,13 @@
 
 #include <gio/gio.h>
 #include <math.h>
+#include <string.h>
 
-/* A leak of 60,000 handles would flood a model's context: past this many
- * the handles are summed up by tag. */
-#define DEFAULT_ALLOCATIONS_LIMIT 200
+/* The largest handles listed by default; every handle is in the summary. */
+#define DEFAULT_ALLOCATIONS_LIMIT 100
+/* No handle takes fewer bytes in a result (its JSON twice, the text's
+ * escaped): no more can ever fit in a limit of N bytes than N / this. */
+#define MIN_HANDLE_RESULT_BYTES 200
 /* A tools/call blocks its client: the official SDK gives up after 60 s. */
 #define MAX_WAIT_SECONDS 50
 
@@ -30,21 +36,31 @@ typedef struct {
   const char *description;
 } ToolArg;
 
+typedef struct _Call Call;
+
 typedef struct {
-  const char    *name;
-  const char    *title;
-  const char    *description;
-  const ToolArg *args;       /* ends with a NULL name */
-  const char    *schema;     /* the output schema's short name */
-  gboolean       read_only;
-  JsonNode     *(*run) (JmemMcpTools *tools, JsonObject *args, GError **error);
+  const char         *name;
+  const char         *title;
+  const char         *description;
+  const ToolArg      *args;       /* ends with a NULL name */
+  gboolean            read_only;
+  JsonNode         *(*run) (Call *call, JsonObject *args, GError **error);
+  const char * const *cut_lists;  /* what jmem_mcp_fit() may shorten */
 } Tool;
 
 struct _JmemMcpTools {
   char       *sysroot;
   char       *container;  /* per boot: the same for every call */
   JmemCollectBoot *boot;  /* board identity and GPU probe, read once per boot */
+  gsize       max_result_bytes;
   JsonNode   *list;
+};
+
+/* One tools/call as it runs. */
+struct _Call {
+  JmemMcpTools   *tools;
+  JmemMcpFeatures features;
+  GCancellable   *cancellable;
 };
 
 static gboolean
@@ -106,8 +122,9 @@ add_advice (GError **error, const char *without_helper)
 }
 
 static JsonNode *
-run_snapshot (JmemMcpTools *tools, JsonObject *args, GError **error)
+run_snapshot (Call *call, JsonObject *args, GError **error)
 {
+  JmemMcpTools *tools = call->tools;
   JmemOpsSnapshotOptions options = { 0 };
   g_autoptr(JmemSnapshot) snapshot = NULL;
   gint64 pid = arg_int (args, "pid", -1);
@@ -129,8 +146,9 @@ run_snapshot (JmemMcpTools *tools, JsonObject *args, GError **error)
 }
 
 static JsonNode *
-run_triage (JmemMcpTools *tools, JsonObject *args, GError **error)
+run_triage (Call *call, JsonObject *args, GError **error)
 {
+  JmemMcpTools *tools = call->tools;
   JmemOpsTriageOptions options = { .sysroot = tools->sysroot, .boot = tools->boot };
   g_autoptr(JmemSnapshot) snapshot = NULL;
 
@@ -138,25 +156,59 @@ run_triage (JmemMcpTools *tools, JsonObject *args, GError **error)
   return snapshot != NULL ? jmem_ops_triage_json (snapshot->findings) : NULL;
 }
 
-static JsonNode *
-run_allocations (JmemMcpTools *tools, JsonObject *args, GError **error)
-{
-  JmemOpsAllocationsOptions options = { .sysroot = tools->sysroot };
-  g_autoptr(JmemOpsAllocations) allocations = NULL;
+/* The size in bytes of the result @doc gives this call, as sent. */
+static gsize measure_result (JsonNode *doc, gpointer data);
 
-  allocations = jmem_ops_allocations (&options, error);
-  if (allocations == NULL)
+static JsonNode *
+run_allocations (Call *call, JsonObject *args, GError **error)
+{
+  JmemMcpTools *tools = call->tools;
+  JmemOpsAllocationsOptions options = { .sysroot = tools->sysroot };
+  g_autoptr(JmemOpsAllocations) read = NULL;
+  g_autoptr(JmemMcpAllocations) summary = NULL;
+  const JmemNvmapAllocations *a;
+  gint64 limit = arg_int (args, "limit", DEFAULT_ALLOCATIONS_LIMIT);
+  guint shown;
+
+  read = jmem_ops_allocations (&options, error);
+  if (read == NULL)
     {
       add_advice (error, NULL);
       return NULL;
     }
-  return jmem_ops_allocations_json (allocations, arg_int (args, "pid", -1),
-                                    arg_int (args, "limit", DEFAULT_ALLOCATIONS_LIMIT));
+  a = read->allocations;
+  /* no more handles are kept than could ever fit in a result */
+  summary = jmem_mcp_allocations_new (arg_int (args, "pid", -1),
+                                      (guint) MIN (limit, (gint64) (tools->max_result_bytes /
+                                                                    MIN_HANDLE_RESULT_BYTES)));
+  for (guint i = 0; i < a->clients->len; i++)
+    {
+      const JmemNvmapClientHandles *ch = g_ptr_array_index (a->clients, i);
+
+      jmem_mcp_allocations_add_client (summary, ch->client);
+      for (guint j = 0; j < ch->handles->len; j++)
+        jmem_mcp_allocations_add_handle (summary, g_ptr_array_index (ch->handles, j));
+    }
+
+  /* fewer handles until the result fits; the summary holds them all */
+  shown = jmem_mcp_allocations_n_kept (summary);
+  for (;;)
+    {
+      g_autoptr(JsonNode) doc = jmem_mcp_allocations_json (summary, shown, read);
+      gsize size = measure_result (doc, call);
+      guint fewer;
+
+      if (size <= tools->max_result_bytes || shown == 0)
+        return g_steal_pointer (&doc);
+      fewer = (guint) ((double) shown * (double) tools->max_result_bytes / (double) size * 0.95);
+      shown = MIN (fewer, shown - 1);
+    }
 }
 
 static JsonNode *
-run_drop_caches (JmemMcpTools *tools, JsonObject *args, GError **error)
+run_drop_caches (Call *call, JsonObject *args, GError **error)
 {
+  JmemMcpTools *tools = call->tools;
   JmemOpsDropCachesOptions options = { 0 };
   JsonNode *root;
 
@@ -172,8 +224,9 @@ run_drop_caches (JmemMcpTools *tools, JsonObject *args, GError **error)
 }
 
 static JsonNode *
-run_audit (JmemMcpTools *tools, JsonObject *args, GError **error)
+run_audit (Call *call, JsonObject *args, GError **error)
 {
+  JmemMcpTools *tools = call->tools;
   gboolean drop = arg_given (args, "level");
   JmemOpsAuditOptions options = { 0 };
   JsonNode *root;
@@ -201,6 +254,7 @@ run_audit (JmemMcpTools *tools, JsonObject *args, GError **error)
   options.container = tools->container;
   options.boot = tools->boot;
   options.diff_flags = JMEM_DIFF_NONE;
+  options.cancellable = call->cancellable;
   root = jmem_ops_audit (&options, error);
   /* an audit without a drop needs no helper, so no bus either */
   if (root == NULL)
@@ -217,7 +271,7 @@ static const ToolArg snapshot_args[] = {
 static const ToolArg no_args[] = { { NULL } };
 static const ToolArg allocations_args[] = {
   { "pid", ARG_INTEGER, 0, G_MAXUINT32, "Only this process's handles (0: the kernel's)" },
-  { "limit", ARG_INTEGER, 0, 1000000, "At most this many handles (default 200); the rest are summed up by tag in \"omitted\"" },
+  { "limit", ARG_INTEGER, 0, 1000000, "List at most this many of the largest handles (default 100; fewer where the result would pass its size limit)" },
   { NULL },
 };
 static const ToolArg drop_caches_args[] = {
@@ -233,35 +287,51 @@ static const ToolArg audit_args[] = {
   { NULL },
 };
 
+/* The lists a result may be cut to fit (jmem_mcp_fit()): redundant and
+ * long ones compete with the rest on size alone. */
+static const char * const snapshot_lists[] = {
+  "processes.list", "nvmap.clients", "nvmap.by_pid", "gpu.processes", "warnings", "services",
+  "disks", "thermal", "accounting.notes", "findings", NULL,
+};
+static const char * const triage_lists[] = { "findings", NULL };
+static const char * const allocations_lists[] = {
+  "summary.by_tag", "summary.by_process", "clients", NULL,
+};
+static const char * const drop_caches_lists[] = { "notes", NULL };
+static const char * const audit_lists[] = {
+  "before.processes.list", "after.processes.list", "before.nvmap.clients", "after.nvmap.clients",
+  "before.nvmap.by_pid", "after.nvmap.by_pid", "before.gpu.processes", "after.gpu.processes",
+  "before.warnings", "after.warnings", "before.services", "after.services",
+  "before.findings", "after.findings", "diff.processes.changed", "diff.processes.appeared",
+  "diff.processes.exited", NULL,
+};
+
 /* The order tools/list gives. */
 static const Tool tool_table[] = {
   { "snapshot", "Memory snapshot",
-    "What holds memory on this Jetson now: processes (RSS, PSS, swap), GPU memory (nvidia-smi), "
-    "NvMap (the allocator CUDA, video and camera buffers come from, invisible to top), where the "
-    "RAM is (accounting: MemTotal as named buckets and what no bucket explains), host facts, "
-    "warnings with what to do, and the triage findings. The same document as `jmem snapshot --json` "
-    "(" JMEM_SCHEMADIR "/snapshot.schema.json). When nvmap.readable is false, report its error and fix; never guess "
-    "NvMap numbers.",
-    snapshot_args, "snapshot", TRUE, run_snapshot },
+    "What holds memory on this Jetson now: processes, GPU memory (nvidia-smi), NvMap (CUDA, "
+    "video and camera buffers, invisible to top), where the RAM is (accounting), warnings with "
+    "their fix, and the triage findings: `jmem snapshot --json`. When nvmap.readable is false, "
+    "report its error and fix; never guess NvMap numbers.",
+    snapshot_args, TRUE, run_snapshot, snapshot_lists },
   { "triage", "Memory triage",
-    "Only the findings of jmem's triage rules: what needs attention (a process holding most GPU "
-    "memory, NvMap held by exited processes, CMA exhausted, swap, heat, ...), with the numbers that "
-    "triggered each and the action to take (docs/triage.md).",
-    no_args, "triage", TRUE, run_triage },
+    "What needs attention (one process holding most GPU memory, NvMap held for exited "
+    "processes, CMA exhausted, swap, heat, ...): each finding with its numbers and its action; "
+    "admin: true marks an action for an administrator.",
+    no_args, TRUE, run_triage, triage_lists },
   { "allocations", "NvMap allocations",
-    "The NvMap handles of each client (size, flags, refs, pins, maps, tag), as "
-    "`jmem allocations --json`; at most limit handles, the rest summed up by tag and size.",
-    allocations_args, "allocations", TRUE, run_allocations },
+    "The largest NvMap handles of each process (size, flags, refs, tag), and a summary of all "
+    "of them by process and by tag: what a GPU-memory leak is made of.",
+    allocations_args, TRUE, run_allocations, allocations_lists },
   { "drop_caches", "Drop kernel caches",
-    "Drops the kernel's page cache and/or dentries and inodes through jmem-helper (after sync; "
-    "nothing is lost, clean caches are re-read on demand) and reports MemFree, MemAvailable, "
-    "Cached, CmaFree and the NvMap total before and after. At most once per 10 s. Needs the "
-    "polkit grant of the jmem group; never asks for a password.",
-    drop_caches_args, "drop-caches", FALSE, run_drop_caches },
+    "Drops the page cache and/or dentries and inodes through jmem-helper (after sync; nothing "
+    "is lost) and reports memory before and after. At most once per 10 s. Needs the jmem "
+    "group's polkit grant; never asks for a password.",
+    drop_caches_args, FALSE, run_drop_caches, drop_caches_lists },
   { "audit", "Memory audit",
     "Snapshot, drop caches at level (or wait wait_seconds without dropping), snapshot again, and "
-    "compare: what each process and the system gained or lost (docs/audit.md).",
-    audit_args, "audit", FALSE, run_audit },
+    "compare: what each process and the system gained or lost.",
+    audit_args, FALSE, run_audit, audit_lists },
 };
 
 const char *
@@ -335,6 +405,7 @@ add_annotations (JsonBuilder *b, const Tool *t)
 
 JmemMcpTools *
 jmem_mcp_tools_new (const char *sysroot,
+                    gsize       max_result_bytes,
                     GError    **error)
 {
   g_autoptr(JmemMcpTools) tools = g_new0 (JmemMcpTools, 1);
@@ -343,6 +414,7 @@ jmem_mcp_tools_new (const char *sysroot,
   tools->boot = jmem_collect_boot_new ();
   tools->sysroot = sysroot != NULL && sysroot[0] != '\0' && !g_str_equal (sysroot, "/") ?
                    g_strdup (sysroot) : NULL;
+  tools->max_result_bytes = MAX (max_result_bytes, JMEM_MCP_MIN_MAX_RESULT_BYTES);
   /* the calls share one system bus connection (jmem-system-bus.c) */
   if (tools->sysroot == NULL)
     tools->container = jmem_container_detect (NULL);
@@ -351,7 +423,7 @@ jmem_mcp_tools_new (const char *sysroot,
   for (gsize i = 0; i < G_N_ELEMENTS (tool_table); i++)
     {
       const Tool *t = &tool_table[i];
-      JsonNode *schema = jmem_mcp_schema_bundle (t->schema, error);
+      JsonNode *schema = jmem_mcp_schema_for_tool (t->name, error);
 
       if (schema == NULL)
         return NULL;
@@ -387,9 +459,32 @@ jmem_mcp_tools_free (JmemMcpTools *tools)
 }
 
 JsonNode *
-jmem_mcp_tools_list (JmemMcpTools *tools)
+jmem_mcp_tools_list (JmemMcpTools   *tools,
+                     JmemMcpFeatures features)
 {
-  return json_node_copy (tools->list);
+  JsonArray *all = json_node_get_array (tools->list);
+  g_autoptr(JsonArray) list = json_array_new ();
+
+  /* what a revision does not define, it does not get */
+  for (guint i = 0; i < json_array_get_length (all); i++)
+    {
+      JsonObject *tool = json_array_get_object_element (all, i);
+      g_autoptr(GList) members = json_object_get_members (tool);
+      JsonObject *copy = json_object_new ();
+
+      for (GList *l = members; l != NULL; l = l->next)
+        {
+          const char *name = l->data;
+
+          if ((g_str_equal (name, "title") && !(features & JMEM_MCP_TITLES)) ||
+              (g_str_equal (name, "outputSchema") && !(features & JMEM_MCP_STRUCTURED)) ||
+              (g_str_equal (name, "annotations") && !(features & JMEM_MCP_ANNOTATIONS)))
+            continue;
+          json_object_set_member (copy, name, json_node_copy (json_object_get_member (tool, name)));
+        }
+      json_array_add_object_element (list, copy);
+    }
+  return json_node_init_array (json_node_alloc (), list);
 }
 
 gboolean
@@ -513,22 +608,56 @@ text_result (const char *text, JsonNode *structured, gboolean is_error)
   return json_builder_get_root (b);
 }
 
+/* The result of a tool that ran: the document as its one text block, and
+ * as structuredContent where the revision has it. */
+static JsonNode *
+document_result (Call *call, JsonNode *doc)
+{
+  g_autofree char *text = json_to_string (doc, FALSE);
+
+  return text_result (text, call->features & JMEM_MCP_STRUCTURED ? json_node_copy (doc) : NULL,
+                      FALSE);
+}
+
+static gsize
+measure_result (JsonNode *doc, gpointer data)
+{
+  g_autoptr(JsonNode) result = document_result (data, doc);
+  g_autoptr(JmemJsonWriter) writer = jmem_json_writer_new (FALSE);
+  g_autofree char *text = NULL;
+
+  /* as jmem-mcp.c sends it */
+  jmem_json_writer_add_node (writer, result);
+  text = jmem_json_writer_free_to_string (g_steal_pointer (&writer));
+  return strlen (text);
+}
+
 JsonNode *
-jmem_mcp_tools_call (JmemMcpTools *tools,
-                     const char   *name,
-                     JsonObject   *arguments)
+jmem_mcp_tools_call (JmemMcpTools   *tools,
+                     const char     *name,
+                     JsonObject     *arguments,
+                     JmemMcpFeatures features,
+                     GCancellable   *cancellable)
 {
   const Tool *t = find_tool (name);
+  Call call = { tools, features, cancellable };
   g_autoptr(GError) error = NULL;
-  g_autofree char *text = NULL;
-  JsonNode *doc;
+  g_autoptr(JsonNode) doc = NULL;
 
   g_return_val_if_fail (t != NULL, NULL);
   if (!check_args (t, arguments, &error))
     return text_result (error->message, NULL, TRUE);
-  doc = t->run (tools, arguments, &error);
+  doc = t->run (&call, arguments, &error);
   if (doc == NULL)
     return text_result (error->message, NULL, TRUE);
-  text = json_to_string (doc, FALSE);
-  return text_result (text, doc, FALSE);
+  if (!jmem_mcp_fit (doc, t->cut_lists, tools->max_result_bytes, measure_result, &call))
+    {
+      g_autofree char *text = g_strdup_printf (
+        "the answer of %s takes more than %" G_GSIZE_FORMAT " bytes even with every list and "
+        "string cut\nTo fix: ask for less (a pid, a smaller top or limit)", t->name,
+        tools->max_result_bytes);
+
+      return text_result (text, NULL, TRUE);
+    }
+  return document_result (&call, doc);
 }

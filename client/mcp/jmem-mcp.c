@@ -17,23 +17,75 @@
 #define METHOD_NOT_FOUND -32601
 #define INVALID_PARAMS -32602
 
-static const char * const protocol_versions[] = { JMEM_MCP_PROTOCOL_LATEST, "2025-06-18" };
+/* What each revision spoken defines for a tools-only server (docs/mcp.md). */
+typedef struct {
+  const char     *name;
+  JmemMcpFeatures features;
+  gboolean        batches;  /* JSON-RPC batches must be received */
+} Revision;
+
+/* Newest first: the first is the answer to a revision not spoken. */
+static const Revision revisions[] = {
+  { JMEM_MCP_PROTOCOL_LATEST, JMEM_MCP_ANNOTATIONS | JMEM_MCP_TITLES | JMEM_MCP_STRUCTURED, FALSE },
+  { "2025-06-18", JMEM_MCP_ANNOTATIONS | JMEM_MCP_TITLES | JMEM_MCP_STRUCTURED, FALSE },
+  { "2025-03-26", JMEM_MCP_ANNOTATIONS, TRUE },
+  { "2024-11-05", 0, FALSE },
+};
 
 static const char instructions[] =
   "jmem reports who holds memory on an NVIDIA Jetson, where CPU and GPU share one pool: CUDA, "
   "video and camera buffers come from NvMap and never show in top. Start with triage (the "
   "findings and what to do), then snapshot for the numbers. When nvmap.readable is false, say "
-  "so with its error and fix; never estimate NvMap numbers. Never suggest sudo: access is "
-  "granted by adding the account to the jmem group.";
+  "so with its error and fix; never estimate NvMap numbers. Never run a privileged command "
+  "yourself (sudo, root): jmem needs none, and access is granted by adding the account to the "
+  "jmem group. A finding with admin: true, and a sudo command in a warning or a tool's fix, is "
+  "a step for an administrator: quote it to the user as such.";
+
+/* A JSON-RPC batch (2025-03-26): its answers go out together, as one array,
+ * when the last of its requests is answered. */
+typedef struct {
+  guint      waiting;  /* requests not answered yet, + 1 while it is read */
+  JsonArray *answers;
+} Batch;
 
 typedef struct {
-  JmemMcpTools *tools;
-  int           out_fd;
-  gboolean      write_failed;
+  JmemMcpTools   *tools;
+  int             out_fd;
+  const Revision *revision;   /* the session's; reading thread only */
+  GThreadPool    *calls;      /* runs tools/call, one at a time, off the reading thread */
+  GMutex          lock;       /* guards what follows */
+  gboolean        write_failed;
+  GHashTable     *running;    /* request key -> Call: tools/call queued or running */
 } Server;
 
+/* A tools/call, queued or running. Holds nothing of the request's JSON
+ * tree: json-glib's reference counts are not atomic, and the tree is freed
+ * on the reading thread. */
+typedef struct {
+  Server         *server;
+  Batch          *batch;
+  char           *key;
+  JsonNode       *id;         /* a copy of its own */
+  char           *tool;
+  char           *arguments;  /* JSON text, or NULL */
+  JmemMcpFeatures features;
+  GCancellable   *cancellable;
+} Call;
+
 static void
-send_node (Server *server, JsonNode *message)
+call_free (Call *call)
+{
+  g_free (call->key);
+  json_node_unref (call->id);
+  g_free (call->tool);
+  g_free (call->arguments);
+  g_object_unref (call->cancellable);
+  g_free (call);
+}
+
+/* Writes @message as one line; under server->lock. */
+static void
+write_locked (Server *server, JsonNode *message)
 {
   g_autoptr(JmemJsonWriter) writer = jmem_json_writer_new (FALSE);
   g_autofree char *text = NULL;
@@ -60,32 +112,79 @@ send_node (Server *server, JsonNode *message)
     }
 }
 
+/* One request of @batch is answered (or needs none): the last sends them. */
 static void
-send_result (Server *server, JsonNode *id, JsonNode *result)
+batch_done_locked (Server *server, Batch *batch)
+{
+  if (--batch->waiting > 0)
+    return;
+  if (json_array_get_length (batch->answers) > 0)
+    {
+      g_autoptr(JsonNode) all = json_node_init_array (json_node_alloc (), batch->answers);
+
+      write_locked (server, all);
+    }
+  json_array_unref (batch->answers);
+  g_free (batch);
+}
+
+/* Sends @message (taken), or keeps it for @batch's array. */
+static void
+send_node (Server *server, Batch *batch, JsonNode *message)
+{
+  g_mutex_lock (&server->lock);
+  if (batch != NULL)
+    json_array_add_element (batch->answers, message);
+  else
+    {
+      write_locked (server, message);
+      json_node_unref (message);
+    }
+  g_mutex_unlock (&server->lock);
+}
+
+static JsonNode *
+id_copy (JsonNode *id)
+{
+  JsonNode *copy = json_node_alloc ();
+
+  if (id == NULL || JSON_NODE_HOLDS_NULL (id))
+    return json_node_init_null (copy);
+  if (json_node_get_value_type (id) == G_TYPE_STRING)
+    return json_node_init_string (copy, json_node_get_string (id));
+  return json_node_init_int (copy, json_node_get_int (id));
+}
+
+static JsonNode *
+result_message (JsonNode *id, JsonNode *result)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonNode) message = NULL;
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "jsonrpc");
   json_builder_add_string_value (b, "2.0");
   json_builder_set_member_name (b, "id");
-  json_builder_add_value (b, json_node_copy (id));
+  json_builder_add_value (b, id_copy (id));
   json_builder_set_member_name (b, "result");
   json_builder_add_value (b, result);
   json_builder_end_object (b);
-  message = json_builder_get_root (b);
-  send_node (server, message);
+  return json_builder_get_root (b);
 }
 
 static void
-send_error (Server *server, JsonNode *id, int code, const char *format, ...) G_GNUC_PRINTF (4, 5);
+send_result (Server *server, Batch *batch, JsonNode *id, JsonNode *result)
+{
+  send_node (server, batch, result_message (id, result));
+}
 
 static void
-send_error (Server *server, JsonNode *id, int code, const char *format, ...)
+send_error (Server *server, Batch *batch, JsonNode *id, int code, const char *format, ...)
+  G_GNUC_PRINTF (5, 6);
+
+static void
+send_error (Server *server, Batch *batch, JsonNode *id, int code, const char *format, ...)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonNode) message = NULL;
   g_autofree char *text = NULL;
   va_list ap;
 
@@ -97,10 +196,7 @@ send_error (Server *server, JsonNode *id, int code, const char *format, ...)
   json_builder_set_member_name (b, "jsonrpc");
   json_builder_add_string_value (b, "2.0");
   json_builder_set_member_name (b, "id");
-  if (id != NULL)
-    json_builder_add_value (b, json_node_copy (id));
-  else
-    json_builder_add_null_value (b);
+  json_builder_add_value (b, id_copy (id));
   json_builder_set_member_name (b, "error");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "code");
@@ -109,28 +205,36 @@ send_error (Server *server, JsonNode *id, int code, const char *format, ...)
   json_builder_add_string_value (b, text);
   json_builder_end_object (b);
   json_builder_end_object (b);
-  message = json_builder_get_root (b);
-  send_node (server, message);
+  send_node (server, batch, json_builder_get_root (b));
+}
+
+static const Revision *
+session_revision (Server *server)
+{
+  return server->revision != NULL ? server->revision : &revisions[0];
 }
 
 static JsonNode *
-initialize_result (JsonObject *params)
+initialize_result (Server *server, JsonObject *params)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
-  const char *version = JMEM_MCP_PROTOCOL_LATEST;
+  const Revision *revision = &revisions[0];
   const char *asked = NULL;
 
   if (params != NULL && json_object_has_member (params, "protocolVersion") &&
       JSON_NODE_HOLDS_VALUE (json_object_get_member (params, "protocolVersion")) &&
       json_node_get_value_type (json_object_get_member (params, "protocolVersion")) == G_TYPE_STRING)
     asked = json_object_get_string_member (params, "protocolVersion");
-  for (gsize i = 0; asked != NULL && i < G_N_ELEMENTS (protocol_versions); i++)
-    if (g_str_equal (asked, protocol_versions[i]))
-      version = protocol_versions[i];
+  /* the client's revision where it is spoken, else the newest: the client
+   * then decides whether it speaks that one */
+  for (gsize i = 0; asked != NULL && i < G_N_ELEMENTS (revisions); i++)
+    if (g_str_equal (asked, revisions[i].name))
+      revision = &revisions[i];
+  server->revision = revision;
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "protocolVersion");
-  json_builder_add_string_value (b, version);
+  json_builder_add_string_value (b, revision->name);
   json_builder_set_member_name (b, "capabilities");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "tools");
@@ -143,8 +247,11 @@ initialize_result (JsonObject *params)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "name");
   json_builder_add_string_value (b, "jmem");
-  json_builder_set_member_name (b, "title");
-  json_builder_add_string_value (b, "jmem: who holds memory on this Jetson");
+  if (revision->features & JMEM_MCP_TITLES)
+    {
+      json_builder_set_member_name (b, "title");
+      json_builder_add_string_value (b, "jmem: who holds memory on this Jetson");
+    }
   json_builder_set_member_name (b, "version");
   json_builder_add_string_value (b, JMEM_VERSION);
   json_builder_end_object (b);
@@ -154,17 +261,69 @@ initialize_result (JsonObject *params)
   return json_builder_get_root (b);
 }
 
+/* The key of request @id among the running calls: ids 1 and "1" differ. */
+static char *
+request_key (JsonNode *id)
+{
+  if (json_node_get_value_type (id) == G_TYPE_STRING)
+    return g_strconcat ("s", json_node_get_string (id), NULL);
+  return g_strdup_printf ("i%" G_GINT64_FORMAT, json_node_get_int (id));
+}
+
+/* On the calls' thread. */
 static void
-call_tool (Server *server, JsonNode *id, JsonObject *params)
+run_call (gpointer data, gpointer user_data)
+{
+  Call *call = data;
+  Server *server = call->server;
+  g_autoptr(JsonNode) arguments = NULL;
+  JsonNode *result = NULL;
+
+  if (!g_cancellable_is_cancelled (call->cancellable))
+    {
+      if (call->arguments != NULL)
+        arguments = json_from_string (call->arguments, NULL);
+      result = jmem_mcp_tools_call (server->tools, call->tool,
+                                    arguments != NULL ? json_node_get_object (arguments) : NULL,
+                                    call->features, call->cancellable);
+    }
+
+  g_mutex_lock (&server->lock);
+  g_hash_table_remove (server->running, call->key);
+  /* cancelled: no answer, as the revisions ask */
+  if (result != NULL && !g_cancellable_is_cancelled (call->cancellable))
+    {
+      JsonNode *message = result_message (call->id, g_steal_pointer (&result));
+
+      if (call->batch != NULL)
+        json_array_add_element (call->batch->answers, message);
+      else
+        {
+          write_locked (server, message);
+          json_node_unref (message);
+        }
+    }
+  if (call->batch != NULL)
+    batch_done_locked (server, call->batch);
+  g_mutex_unlock (&server->lock);
+  if (result != NULL)
+    json_node_unref (result);
+  call_free (call);
+}
+
+static void
+call_tool (Server *server, Batch *batch, JsonNode *id, JsonObject *params)
 {
   JsonNode *name = params != NULL ? json_object_get_member (params, "name") : NULL;
   JsonNode *arguments = params != NULL ? json_object_get_member (params, "arguments") : NULL;
+  g_autofree char *key = NULL;
   const char *tool;
+  Call *call;
 
   if (name == NULL || !JSON_NODE_HOLDS_VALUE (name) ||
       json_node_get_value_type (name) != G_TYPE_STRING)
     {
-      send_error (server, id, INVALID_PARAMS,
+      send_error (server, batch, id, INVALID_PARAMS,
                   "tools/call needs params.name, one of: %s", jmem_mcp_tools_names ());
       return;
     }
@@ -173,19 +332,61 @@ call_tool (Server *server, JsonNode *id, JsonObject *params)
     {
       g_autofree char *shown = jmem_text_cap_field (tool);
 
-      send_error (server, id, INVALID_PARAMS, "Unknown tool: \"%s\"; the tools are %s", shown,
-                  jmem_mcp_tools_names ());
+      send_error (server, batch, id, INVALID_PARAMS, "Unknown tool: \"%s\"; the tools are %s",
+                  shown, jmem_mcp_tools_names ());
       return;
     }
   if (arguments != NULL && !JSON_NODE_HOLDS_OBJECT (arguments) && !JSON_NODE_HOLDS_NULL (arguments))
     {
-      send_error (server, id, INVALID_PARAMS, "tools/call params.arguments must be an object");
+      send_error (server, batch, id, INVALID_PARAMS, "tools/call params.arguments must be an object");
       return;
     }
-  send_result (server, id,
-               jmem_mcp_tools_call (server->tools, tool,
-                                    arguments != NULL && JSON_NODE_HOLDS_OBJECT (arguments) ?
-                                      json_node_get_object (arguments) : NULL));
+
+  key = request_key (id);
+  g_mutex_lock (&server->lock);
+  if (g_hash_table_contains (server->running, key))
+    {
+      g_mutex_unlock (&server->lock);
+      send_error (server, batch, id, INVALID_REQUEST,
+                  "Invalid Request: a request with this id is still running");
+      return;
+    }
+  call = g_new0 (Call, 1);
+  call->server = server;
+  call->batch = batch;
+  call->key = g_steal_pointer (&key);
+  call->id = id_copy (id);
+  call->tool = g_strdup (tool);
+  if (arguments != NULL && JSON_NODE_HOLDS_OBJECT (arguments))
+    call->arguments = json_to_string (arguments, FALSE);
+  call->features = session_revision (server)->features;
+  call->cancellable = g_cancellable_new ();
+  g_hash_table_insert (server->running, call->key, call);
+  if (batch != NULL)
+    batch->waiting++;
+  g_mutex_unlock (&server->lock);
+  g_thread_pool_push (server->calls, call, NULL);
+}
+
+/* notifications/cancelled: a call queued never runs, one running stops
+ * where it can (an audit's wait and steps); neither is answered. */
+static void
+cancel_call (Server *server, JsonObject *params)
+{
+  JsonNode *id = params != NULL ? json_object_get_member (params, "requestId") : NULL;
+  g_autofree char *key = NULL;
+  Call *call;
+
+  if (id == NULL || !JSON_NODE_HOLDS_VALUE (id) ||
+      (json_node_get_value_type (id) != G_TYPE_STRING &&
+       json_node_get_value_type (id) != G_TYPE_INT64))
+    return;  /* an invalid cancellation is ignored */
+  key = request_key (id);
+  g_mutex_lock (&server->lock);
+  call = g_hash_table_lookup (server->running, key);
+  if (call != NULL)
+    g_cancellable_cancel (call->cancellable);
+  g_mutex_unlock (&server->lock);
 }
 
 static gboolean
@@ -196,41 +397,19 @@ valid_id (JsonNode *id)
           json_node_get_value_type (id) == G_TYPE_INT64);
 }
 
+/* One request or notification, alone or in @batch. */
 static void
-handle_message (Server *server, const char *line, gsize len)
+handle_object (Server *server, Batch *batch, JsonObject *message)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) root = jmem_json_read (line, len, JMEM_MCP_MAX_LINE_BYTES, &error);
-  JsonObject *message, *params = NULL;
+  JsonObject *params = NULL;
   JsonNode *id, *method, *params_node;
   const char *name;
 
-  if (g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE))
-    return;  /* a blank line */
-  /* valid JSON past a limit (an id beyond 64 bits, deep nesting) is an
-   * invalid request; anything else the reader refuses is not JSON to it */
-  if (g_error_matches (error, JMEM_ERROR, JMEM_ERROR_TOO_LARGE))
-    {
-      send_error (server, NULL, INVALID_REQUEST, "Invalid Request: %s", error->message);
-      return;
-    }
-  if (root == NULL)
-    {
-      send_error (server, NULL, PARSE_ERROR, "Parse error: %s", error->message);
-      return;
-    }
-  if (!JSON_NODE_HOLDS_OBJECT (root))
-    {
-      send_error (server, NULL, INVALID_REQUEST, "Invalid Request: a message is one JSON object%s",
-                  JSON_NODE_HOLDS_ARRAY (root) ? " (batches are not part of MCP)" : "");
-      return;
-    }
-  message = json_node_get_object (root);
   id = json_object_get_member (message, "id");
   method = json_object_get_member (message, "method");
   if (id != NULL && !valid_id (id))
     {
-      send_error (server, NULL, INVALID_REQUEST, "Invalid Request: id must be a string or an integer");
+      send_error (server, batch, NULL, INVALID_REQUEST, "Invalid Request: id must be a string or an integer");
       return;
     }
   if (method == NULL && id != NULL &&
@@ -241,57 +420,142 @@ handle_message (Server *server, const char *line, gsize len)
       g_strcmp0 (json_object_get_string_member_with_default (message, "jsonrpc", NULL), "2.0") != 0)
     {
       if (id != NULL)
-        send_error (server, id, INVALID_REQUEST,
+        send_error (server, batch, id, INVALID_REQUEST,
                     "Invalid Request: needs \"jsonrpc\": \"2.0\" and a \"method\" string");
       else
-        send_error (server, NULL, INVALID_REQUEST,
+        send_error (server, batch, NULL, INVALID_REQUEST,
                     "Invalid Request: needs \"jsonrpc\": \"2.0\", a \"method\" string and an \"id\"");
       return;
     }
   name = json_node_get_string (method);
-  if (id == NULL)
-    return;  /* notifications (initialized, cancelled, ...) need no answer */
-
   params_node = json_object_get_member (message, "params");
   if (params_node != NULL && JSON_NODE_HOLDS_OBJECT (params_node))
     params = json_node_get_object (params_node);
-  else if (params_node != NULL && !JSON_NODE_HOLDS_NULL (params_node))
+
+  if (id == NULL)
     {
-      send_error (server, id, INVALID_PARAMS, "Invalid params: params must be an object");
+      /* notifications need no answer; initialized and the rest change nothing */
+      if (g_str_equal (name, "notifications/cancelled"))
+        cancel_call (server, params);
+      return;
+    }
+  if (params == NULL && params_node != NULL && !JSON_NODE_HOLDS_NULL (params_node))
+    {
+      send_error (server, batch, id, INVALID_PARAMS, "Invalid params: params must be an object");
       return;
     }
 
   if (g_str_equal (name, "initialize"))
-    send_result (server, id, initialize_result (params));
+    {
+      if (batch != NULL)
+        send_error (server, batch, id, INVALID_REQUEST,
+                    "Invalid Request: initialize must not be part of a batch");
+      else
+        send_result (server, batch, id, initialize_result (server, params));
+    }
   else if (g_str_equal (name, "ping"))
     {
       g_autoptr(JsonObject) empty = json_object_new ();
 
-      send_result (server, id, json_node_init_object (json_node_alloc (), empty));
+      send_result (server, batch, id, json_node_init_object (json_node_alloc (), empty));
     }
   else if (g_str_equal (name, "tools/list"))
     {
       g_autoptr(JsonObject) result = json_object_new ();
 
-      json_object_set_member (result, "tools", jmem_mcp_tools_list (server->tools));
-      send_result (server, id, json_node_init_object (json_node_alloc (), result));
+      json_object_set_member (result, "tools",
+                              jmem_mcp_tools_list (server->tools, session_revision (server)->features));
+      send_result (server, batch, id, json_node_init_object (json_node_alloc (), result));
     }
   else if (g_str_equal (name, "tools/call"))
-    call_tool (server, id, params);
+    call_tool (server, batch, id, params);
   else
     {
       g_autofree char *shown = jmem_text_cap_field (name);
 
-      send_error (server, id, METHOD_NOT_FOUND, "Method not found: \"%s\"", shown);
+      send_error (server, batch, id, METHOD_NOT_FOUND, "Method not found: \"%s\"", shown);
     }
 }
 
-int
-jmem_mcp_serve (JmemMcpTools *tools,
-                int           in_fd,
-                int           out_fd)
+static void
+handle_batch (Server *server, JsonArray *array)
 {
-  Server server = { tools, out_fd, FALSE };
+  Batch *batch;
+
+  if (!session_revision (server)->batches)
+    {
+      send_error (server, NULL, NULL, INVALID_REQUEST,
+                  "Invalid Request: a message is one JSON object (batches are part of MCP "
+                  "revision 2025-03-26 only; this session speaks %s)",
+                  session_revision (server)->name);
+      return;
+    }
+  if (json_array_get_length (array) == 0)
+    {
+      send_error (server, NULL, NULL, INVALID_REQUEST, "Invalid Request: an empty batch");
+      return;
+    }
+  batch = g_new0 (Batch, 1);
+  batch->waiting = 1;
+  batch->answers = json_array_new ();
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+
+      if (JSON_NODE_HOLDS_OBJECT (element))
+        handle_object (server, batch, json_node_get_object (element));
+      else
+        send_error (server, batch, NULL, INVALID_REQUEST,
+                    "Invalid Request: a batch holds request objects");
+    }
+  g_mutex_lock (&server->lock);
+  batch_done_locked (server, batch);
+  g_mutex_unlock (&server->lock);
+}
+
+static void
+handle_message (Server *server, const char *line, gsize len)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) root = jmem_json_read (line, len, JMEM_MCP_MAX_LINE_BYTES, &error);
+
+  if (g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE))
+    return;  /* a blank line */
+  /* valid JSON past a limit (an id beyond 64 bits, deep nesting) is an
+   * invalid request; anything else the reader refuses is not JSON to it */
+  if (g_error_matches (error, JMEM_ERROR, JMEM_ERROR_TOO_LARGE))
+    {
+      send_error (server, NULL, NULL, INVALID_REQUEST, "Invalid Request: %s", error->message);
+      return;
+    }
+  if (root == NULL)
+    {
+      send_error (server, NULL, NULL, PARSE_ERROR, "Parse error: %s", error->message);
+      return;
+    }
+  if (JSON_NODE_HOLDS_ARRAY (root))
+    handle_batch (server, json_node_get_array (root));
+  else if (JSON_NODE_HOLDS_OBJECT (root))
+    handle_object (server, NULL, json_node_get_object (root));
+  else
+    send_error (server, NULL, NULL, INVALID_REQUEST, "Invalid Request: a message is one JSON object");
+}
+
+static gboolean
+write_failed (Server *server)
+{
+  gboolean failed;
+
+  g_mutex_lock (&server->lock);
+  failed = server->write_failed;
+  g_mutex_unlock (&server->lock);
+  return failed;
+}
+
+/* Reads requests until the end of input or a failed write. */
+static void
+read_requests (Server *server, int in_fd)
+{
   g_autoptr(GByteArray) line = g_byte_array_new ();
   g_autofree guint8 *buf = g_malloc (65536);
   gboolean skipping = FALSE;  /* inside a line that was too long */
@@ -306,7 +570,7 @@ jmem_mcp_serve (JmemMcpTools *tools,
       if (n < 0)
         {
           g_printerr ("jmem mcp: cannot read the input: %s\n", g_strerror (errno));
-          return JMEM_EXIT_OK;
+          return;
         }
       if (n == 0)
         break;
@@ -318,21 +582,21 @@ jmem_mcp_serve (JmemMcpTools *tools,
             {
               g_byte_array_append (line, buf + start, (guint) (i - start));
               if (line->len > JMEM_MCP_MAX_LINE_BYTES)
-                send_error (&server, NULL, INVALID_REQUEST,
+                send_error (server, NULL, NULL, INVALID_REQUEST,
                             "Invalid Request: a message longer than %u bytes was refused",
                             JMEM_MCP_MAX_LINE_BYTES);
               else
                 {
                   if (line->len > 0 && line->data[line->len - 1] == '\r')
                     line->len--;
-                  handle_message (&server, (const char *) line->data, line->len);
+                  handle_message (server, (const char *) line->data, line->len);
                 }
             }
           skipping = FALSE;
           g_byte_array_set_size (line, 0);
           start = i + 1;
-          if (server.write_failed)
-            return JMEM_EXIT_CANT_CREATE;
+          if (write_failed (server))
+            return;
         }
       if (!skipping)
         {
@@ -340,17 +604,57 @@ jmem_mcp_serve (JmemMcpTools *tools,
           if (line->len > JMEM_MCP_MAX_LINE_BYTES)
             {
               /* refuse now, and drop the rest of the line as it comes */
-              send_error (&server, NULL, INVALID_REQUEST,
+              send_error (server, NULL, NULL, INVALID_REQUEST,
                           "Invalid Request: a message longer than %u bytes was refused",
                           JMEM_MCP_MAX_LINE_BYTES);
               skipping = TRUE;
               g_byte_array_set_size (line, 0);
             }
         }
-      if (server.write_failed)
-        return JMEM_EXIT_CANT_CREATE;
+      if (write_failed (server))
+        return;
     }
   if (!skipping && line->len > 0)
-    handle_message (&server, (const char *) line->data, line->len);
-  return server.write_failed ? JMEM_EXIT_CANT_CREATE : JMEM_EXIT_OK;
+    handle_message (server, (const char *) line->data, line->len);
+}
+
+static void
+cancel_all (Server *server)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  g_mutex_lock (&server->lock);
+  g_hash_table_iter_init (&iter, server->running);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    g_cancellable_cancel (((Call *) value)->cancellable);
+  g_mutex_unlock (&server->lock);
+}
+
+int
+jmem_mcp_serve (JmemMcpTools *tools,
+                int           in_fd,
+                int           out_fd)
+{
+  Server server = { tools, out_fd, NULL, NULL };
+  gboolean failed;
+
+  g_mutex_init (&server.lock);
+  server.running = g_hash_table_new (g_str_hash, g_str_equal);
+  /* one thread runs the tools, in order (they share the boot cache and the
+   * bus connection); this one keeps reading, so a ping, tools/list or a
+   * cancellation is answered while an audit runs */
+  server.calls = g_thread_pool_new (run_call, NULL, 1, FALSE, NULL);
+
+  read_requests (&server, in_fd);
+
+  /* at the end of input the calls still queued run and are answered; a
+   * client that stopped reading gets none */
+  if (write_failed (&server))
+    cancel_all (&server);
+  g_thread_pool_free (server.calls, FALSE, TRUE);
+  failed = server.write_failed;
+  g_hash_table_unref (server.running);
+  g_mutex_clear (&server.lock);
+  return failed ? JMEM_EXIT_CANT_CREATE : JMEM_EXIT_OK;
 }

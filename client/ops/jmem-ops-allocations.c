@@ -14,8 +14,9 @@ add_bounded_string (JsonBuilder *b, const char *name, const char *value)
   json_builder_add_string_value (b, capped);
 }
 
-static void
-add_handle (JsonBuilder *b, const JmemNvmapHandle *h)
+void
+jmem_ops_allocations_add_handle (JsonBuilder           *b,
+                                 const JmemNvmapHandle *h)
 {
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "base");
@@ -34,77 +35,12 @@ add_handle (JsonBuilder *b, const JmemNvmapHandle *h)
   json_builder_end_object (b);
 }
 
-typedef struct {
-  char   *tag;
-  guint64 handles;
-  guint64 size_kib;
-} OmittedTag;
-
-static void
-omitted_tag_free (OmittedTag *t)
-{
-  g_free (t->tag);
-  g_free (t);
-}
-
-static int
-omitted_tag_cmp (gconstpointer a, gconstpointer b)
-{
-  const OmittedTag *x = *(OmittedTag * const *) a, *y = *(OmittedTag * const *) b;
-
-  if (x->size_kib != y->size_kib)
-    return x->size_kib > y->size_kib ? -1 : 1;
-  return g_strcmp0 (x->tag, y->tag);
-}
-
-/* The handles past the limit, by tag, largest first: enough for a reader
- * to see which kind of buffer a leak of thousands of handles is made of. */
-static void
-add_omitted (JsonBuilder *b, GHashTable *by_tag, guint64 handles, guint64 size_kib)
-{
-  g_autoptr(GPtrArray) tags = g_ptr_array_new ();
-  GHashTableIter iter;
-  gpointer value;
-
-  g_hash_table_iter_init (&iter, by_tag);
-  while (g_hash_table_iter_next (&iter, NULL, &value))
-    g_ptr_array_add (tags, value);
-
-  g_ptr_array_sort (tags, omitted_tag_cmp);
-  json_builder_set_member_name (b, "omitted");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "handles");
-  json_builder_add_int_value (b, (gint64) handles);
-  json_builder_set_member_name (b, "size_kib");
-  json_builder_add_int_value (b, (gint64) MIN (size_kib, (guint64) G_MAXINT64));
-  json_builder_set_member_name (b, "by_tag");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < tags->len; i++)
-    {
-      const OmittedTag *t = g_ptr_array_index (tags, i);
-
-      json_builder_begin_object (b);
-      add_bounded_string (b, "tag", t->tag);
-      json_builder_set_member_name (b, "handles");
-      json_builder_add_int_value (b, (gint64) t->handles);
-      json_builder_set_member_name (b, "size_kib");
-      json_builder_add_int_value (b, (gint64) MIN (t->size_kib, (guint64) G_MAXINT64));
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-}
-
-JsonNode *
-jmem_ops_allocations_json (const JmemOpsAllocations *result,
-                           gint64                    pid,
-                           gint64                    limit)
+void
+jmem_ops_allocations_begin_json (JsonBuilder              *b,
+                                 const JmemOpsAllocations *result,
+                                 gint64                    pid)
 {
   const JmemNvmapAllocations *a = result->allocations;
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(GHashTable) by_tag = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
-                                                        (GDestroyNotify) omitted_tag_free);
-  guint64 n_shown = 0, n_omitted = 0, omitted_kib = 0;
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "schema");
@@ -122,6 +58,16 @@ jmem_ops_allocations_json (const JmemOpsAllocations *result,
     json_builder_add_null_value (b);
   json_builder_set_member_name (b, "n_malformed");
   json_builder_add_int_value (b, a->n_malformed);
+}
+
+JsonNode *
+jmem_ops_allocations_json (const JmemOpsAllocations *result,
+                           gint64                    pid)
+{
+  const JmemNvmapAllocations *a = result->allocations;
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  jmem_ops_allocations_begin_json (b, result, pid);
   json_builder_set_member_name (b, "clients");
   json_builder_begin_array (b);
   for (guint i = 0; i < a->clients->len; i++)
@@ -140,35 +86,11 @@ jmem_ops_allocations_json (const JmemOpsAllocations *result,
       json_builder_set_member_name (b, "handles");
       json_builder_begin_array (b);
       for (guint j = 0; j < ch->handles->len; j++)
-        {
-          const JmemNvmapHandle *h = g_ptr_array_index (ch->handles, j);
-          const char *tag = h->tag != NULL ? h->tag : "";
-          OmittedTag *t;
-
-          if (limit < 0 || n_shown < (guint64) limit)
-            {
-              add_handle (b, h);
-              n_shown++;
-              continue;
-            }
-          t = g_hash_table_lookup (by_tag, tag);
-          if (t == NULL)
-            {
-              t = g_new0 (OmittedTag, 1);
-              t->tag = g_strdup (tag);
-              g_hash_table_insert (by_tag, t->tag, t);
-            }
-          t->handles++;
-          t->size_kib += h->size_kib;
-          n_omitted++;
-          omitted_kib += h->size_kib;
-        }
+        jmem_ops_allocations_add_handle (b, g_ptr_array_index (ch->handles, j));
       json_builder_end_array (b);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
-  if (n_omitted > 0)
-    add_omitted (b, by_tag, n_omitted, omitted_kib);
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }

@@ -27,10 +27,18 @@ void jmem_ops_allocations_free (JmemOpsAllocations *allocations);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemOpsAllocations, jmem_ops_allocations_free)
 
 /* The jmem-allocations document (docs/allocations.schema.json): only
- * process @pid when >= 0; at most @limit handles when >= 0, the others
- * summed up by tag in "omitted". */
+ * process @pid when >= 0. */
 JsonNode *jmem_ops_allocations_json (const JmemOpsAllocations *allocations,
-                                     gint64                    pid,
-                                     gint64                    limit);
+                                     gint64                    pid);
+
+/* Begins that document in @b: its object and the members before
+ * "clients" (schema, via, layout, total_kib, n_malformed). */
+void jmem_ops_allocations_begin_json (JsonBuilder              *b,
+                                      const JmemOpsAllocations *result,
+                                      gint64                    pid);
+
+/* One handle of that document's "handles", added to @b. */
+void jmem_ops_allocations_add_handle (JsonBuilder           *b,
+                                      const JmemNvmapHandle *h);
 
 G_END_DECLS

@@ -33,6 +33,30 @@ trimmed_json (JmemSnapshot *s, int top)
   return jmem_snapshot_to_json (s);
 }
 
+/* Sleeps @seconds, or less when @cancellable is cancelled: FALSE then. */
+static gboolean
+wait_cancellable (guint seconds, GCancellable *cancellable, GError **error)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) seconds * G_USEC_PER_SEC;
+  GPollFD poll_fd = { 0 };
+  gboolean pollable = cancellable != NULL && g_cancellable_make_pollfd (cancellable, &poll_fd);
+
+  for (;;)
+    {
+      gint64 left = end - g_get_monotonic_time ();
+
+      if (left <= 0 || g_cancellable_is_cancelled (cancellable))
+        break;
+      if (pollable)
+        g_poll (&poll_fd, 1, (gint) MIN ((left + 999) / 1000, G_MAXINT));
+      else
+        g_usleep ((gulong) left);
+    }
+  if (pollable)
+    g_cancellable_release_fd (cancellable);
+  return !g_cancellable_set_error_if_cancelled (cancellable, error);
+}
+
 JsonNode *
 jmem_ops_audit (const JmemOpsAuditOptions *options,
                 GError                   **error)
@@ -50,9 +74,15 @@ jmem_ops_audit (const JmemOpsAuditOptions *options,
   if (before == NULL)
     return NULL;
   if (options->no_drop)
-    g_usleep ((gulong) options->wait_seconds * G_USEC_PER_SEC);
-  else if (!jmem_ops_call_drop_caches (options->level, options->compact, options->allow_interactive,
+    {
+      if (!wait_cancellable (options->wait_seconds, options->cancellable, error))
+        return NULL;
+    }
+  else if (g_cancellable_set_error_if_cancelled (options->cancellable, error) ||
+           !jmem_ops_call_drop_caches (options->level, options->compact, options->allow_interactive,
                                        &result, error))
+    return NULL;
+  if (g_cancellable_set_error_if_cancelled (options->cancellable, error))
     return NULL;
   after = collect_json ("after", options->allow_interactive, options->boot, &sa, error);
   if (after == NULL)

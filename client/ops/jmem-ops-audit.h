@@ -1,7 +1,7 @@
 /* Audit: snapshot, drop caches (or wait), snapshot again, and compare. */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
 #include "jmem-collect-boot.h"
@@ -20,11 +20,14 @@ typedef struct {
   const char      *container;          /* jmem_container_detect()'s evidence, or NULL */
   JmemCollectBoot *boot;               /* per-boot facts kept between snapshots, or NULL */
   JmemDiffFlags    diff_flags;         /* for jmem_diff_snapshots() */
+  GCancellable    *cancellable;        /* stops the audit between its steps and in its
+                                        * wait (G_IO_ERROR_CANCELLED), or NULL */
 } JmemOpsAuditOptions;
 
 /* The jmem-audit document (docs/audit.schema.json), or NULL with the error:
- * a refused drop (the helper's code) or a snapshot that could not be taken
- * (JMEM_CLIENT_ERROR_SNAPSHOT_FAILED). */
+ * a refused drop (the helper's code), a snapshot that could not be taken
+ * (JMEM_CLIENT_ERROR_SNAPSHOT_FAILED) or G_IO_ERROR_CANCELLED. A drop the
+ * helper has begun is waited for: caches dropped halfway stay dropped. */
 JsonNode *jmem_ops_audit (const JmemOpsAuditOptions *options,
                           GError                   **error);
 

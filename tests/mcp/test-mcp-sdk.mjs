@@ -1,28 +1,30 @@
 // `jmem mcp --sysroot TREE` driven by the official MCP TypeScript SDK: the
 // handshake, tools/list, every tool, each structuredContent validated against
-// its outputSchema (by the SDK's own client and again by ajv, which the SDK
-// uses), the errors a model sees, and a server that keeps serving after
+// its outputSchema (by the SDK's own client and again by ajv in strict
+// draft 2020-12 mode, which also checks the schemas themselves), the errors a
+// model sees, a cancelled audit, and a server that keeps serving after
 // malformed input. TAP output.
 // Usage: node test-mcp-sdk.mjs JMEM_EXE FIXTURE_TREE
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import Ajv from 'ajv';
+import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import assert from 'node:assert/strict';
+import { test, run } from './tap.mjs';
 
 const [jmem, tree] = process.argv.slice(2);
-const cases = [];
-const test = (name, fn) => cases.push([name, fn]);
 
 const TOOLS = ['snapshot', 'triage', 'allocations', 'drop_caches', 'audit'];
 let client;
 let tools;
 
+// strict: an unknown keyword, a keyword without its type, a required
+// property the schema does not define are errors in the schema itself
 function validate(tool, structured) {
-  const ajv = new Ajv({ strict: false, allErrors: true });
+  const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
   addFormats(ajv);
   const check = ajv.compile(tool.outputSchema);
   assert.ok(check(structured), `${tool.name}: ${ajv.errorsText(check.errors)}`);
@@ -63,6 +65,10 @@ test('tools/list: the five tools in order, with schemas and annotations', async 
   ({ tools } = await client.listTools());
   assert.deepEqual(tools.map((t) => t.name), TOOLS);
   for (const t of tools) {
+    // every output schema compiles in ajv's strict 2020-12 mode
+    const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
+    addFormats(ajv);
+    assert.doesNotThrow(() => ajv.compile(t.outputSchema), t.name);
     assert.equal(t.inputSchema.type, 'object');
     assert.equal(t.inputSchema.additionalProperties, false, t.name);
     assert.equal(t.outputSchema.type, 'object', t.name);
@@ -112,16 +118,25 @@ test('triage: findings with evidence and actions', async () => {
   for (const f of t.findings) assert.ok(f.action.length > 0);
 });
 
-test('allocations: a limit sums the rest up by tag', async () => {
+test('allocations: the largest handles, and every handle by process and by tag', async () => {
   const whole = await callOk('allocations', {});
-  const n = whole.clients.reduce((a, c) => a + c.handles.length, 0);
+  const n = whole.summary.handles;
   assert.equal(whole.omitted, undefined);
+  assert.equal(whole.clients.reduce((a, c) => a + c.handles.length, 0), n);
   const cut = await callOk('allocations', { limit: 2 });
-  assert.equal(cut.clients.reduce((a, c) => a + c.handles.length, 0), 2);
+  const shown = cut.clients.flatMap((c) => c.handles);
+  assert.equal(shown.length, 2);
   assert.equal(cut.omitted.handles, n - 2);
-  assert.equal(cut.omitted.by_tag.reduce((a, t) => a + t.handles, 0), n - 2);
+  // the two largest of all, whoever holds them
+  const sizes = whole.clients.flatMap((c) => c.handles.map((h) => h.size_kib)).sort((a, b) => b - a);
+  assert.deepEqual(shown.map((h) => h.size_kib).sort((a, b) => b - a), sizes.slice(0, 2));
+  assert.deepEqual(cut.summary, whole.summary);
+  assert.equal(cut.summary.by_process.reduce((a, p) => a + p.handles, 0) + cut.summary.other_processes.handles, n);
+  assert.equal(cut.summary.by_tag.reduce((a, t) => a + t.handles, 0) + cut.summary.other_tags.handles, n);
+  assert.match(cut.summary.by_process[0].process, /^VLLM::EngineCor/);
   const one = await callOk('allocations', { pid: 1731 });
-  assert.deepEqual(one.clients.map((c) => c.pid), [1731]);
+  assert.deepEqual([...new Set(one.clients.map((c) => c.pid))], [1731]);
+  assert.deepEqual(one.summary.by_process.map((p) => p.pid), [1731]);
 });
 
 test('drop_caches and audit refuse on a capture', async () => {
@@ -149,6 +164,28 @@ test('the server still answers after every error', async () => {
   await client.close();
 });
 
+// The SDK's own cancellation (an AbortSignal sends notifications/cancelled):
+// the audit stops, nothing answers it, and the server is free at once. On
+// the live system, where an audit without a drop needs no helper.
+test('a cancelled audit stops and the server serves on', async () => {
+  const live = new Client({ name: 'jmem-cancel', version: '1.0.0' });
+  await live.connect(new StdioClientTransport({
+    command: jmem, args: ['mcp'], stderr: 'pipe',
+    env: { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: 'unix:path=/nonexistent/jmem-test-bus' },
+  }));
+  const abort = new AbortController();
+  const audit = live.callTool({ name: 'audit', arguments: { wait_seconds: 50, top: 0 } }, undefined,
+    { signal: abort.signal });
+  const started = Date.now();
+  await live.ping();
+  abort.abort('the user gave up');
+  await assert.rejects(audit);
+  const t = await live.callTool({ name: 'triage', arguments: {} });
+  assert.notEqual(t.isError, true);
+  assert.ok(Date.now() - started < 40000, `the audit held the server for ${Date.now() - started} ms`);
+  await live.close();
+});
+
 // Raw lines the SDK would never send: each is answered and the server goes on.
 test('malformed input is answered and the server keeps serving', async () => {
   const child = spawn(jmem, ['mcp', '--sysroot', tree], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -172,16 +209,4 @@ test('malformed input is answered and the server keeps serving', async () => {
   assert.deepEqual(answers[3], { jsonrpc: '2.0', id: 3, result: {} });
 });
 
-console.log(`1..${cases.length}`);
-let failed = 0;
-for (const [i, [name, fn]] of cases.entries()) {
-  try {
-    await fn();
-    console.log(`ok ${i + 1} - ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`not ok ${i + 1} - ${name}`);
-    for (const line of String(e.stack || e).split('\n')) console.log(`# ${line}`);
-  }
-}
-process.exit(failed ? 1 : 0);
+process.exit(await run());

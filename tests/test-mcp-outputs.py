@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""What `jmem mcp` costs a model, and whether its results say what their
+schemas say. TAP output.
+
+- tools/list, as sent, takes at most 16 KiB for every tool there is, with
+  room kept for the headroom tool while it is not there yet;
+- each output schema is a valid draft 2020-12 schema that needs no other
+  document, and every structuredContent, on every fixture tree, is valid
+  against it and against the published schema of its document;
+- every tools/call result takes at most the result limit (64 KiB, or
+  --max-result-kib), also on generated worst cases: 60,000 NvMap handles
+  with distinct tags, 5,000 NvMap clients, 3,000 processes with 4 KiB
+  command lines and NvMap held for 3,000 exited ones, an audit of the live
+  system under a 32 KiB limit; what was left out is summed up or named.
+
+Usage: test-mcp-outputs.py JMEM FIXTURES_DIR DOCS_DIR TESTS_DIR
+"""
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+jmem, fixtures, docs, tests_dir = sys.argv[1:5]
+TOOLS_LIST_LIMIT = 16 * 1024
+# The headroom tool is on its way: its definition is budgeted at this.
+HEADROOM_RESERVE = 1536
+RESULT_LIMIT = 64 * 1024
+
+spec = importlib.util.spec_from_file_location("validate_json", os.path.join(tests_dir, "validate-json.py"))
+validate_json = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(validate_json)
+jsonschema = validate_json.jsonschema
+
+results = []
+
+
+def ok(cond, name, detail=""):
+    results.append((bool(cond), name, detail))
+    return bool(cond)
+
+
+class Server:
+    """`jmem mcp` over pipes; answers are read as raw lines, so that their
+    size is what a client receives."""
+
+    def __init__(self, *args, env=None):
+        self.proc = subprocess.Popen([jmem, "mcp", *args], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, env=env)
+        self.next_id = 0
+
+    def request(self, method, params=None):
+        self.next_id += 1
+        message = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        answer = json.loads(line)
+        assert answer["id"] == self.next_id, answer
+        # the result as sent: the line less its envelope
+        envelope = len(b'{"jsonrpc":"2.0","id":%d,"result":}\n' % self.next_id)
+        return answer, len(line) - envelope
+
+    def initialize(self, revision="2025-11-25"):
+        answer, _ = self.request("initialize", {"protocolVersion": revision, "capabilities": {},
+                                                "clientInfo": {"name": "t", "version": "1"}})
+        return answer["result"]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.stdout.read()
+        return self.proc.wait()
+
+
+def validator_for(schema, store=None):
+    cls = jsonschema.validators.validator_for({"$schema": "https://json-schema.org/draft/2020-12/schema"})
+    cls.check_schema(schema)
+    return validate_json.make_validator(cls, schema, store or {})
+
+
+published = {}
+for name in ("snapshot", "triage", "allocations", "drop-caches", "audit"):
+    path = os.path.join(docs, name + ".schema.json")
+    published[name.replace("-", "_")] = validate_json.make_validator(
+        jsonschema.validators.validator_for(validate_json.load(path, "schema")),
+        validate_json.load(path, "schema"), validate_json.schemas_beside(path))
+
+
+def errors_of(validator, doc):
+    return ["/".join(str(p) for p in e.absolute_path) + ": " + e.message[:200]
+            for e in validator.iter_errors(doc)]
+
+
+def tools_list(server):
+    answer, _ = server.request("tools/list")
+    return answer["result"]["tools"]
+
+
+def refs_in(node):
+    """Every "$ref" beneath @node."""
+    if isinstance(node, dict):
+        return set().union(*(({v} if k == "$ref" else refs_in(v)) for k, v in node.items()))
+    if isinstance(node, list):
+        return set().union(*(refs_in(v) for v in node))
+    return set()
+
+
+def check_call(server, tools, tool, arguments, what, limit=RESULT_LIMIT):
+    """Calls @tool; checks the result's size and its document against both
+    schemas. Returns the structuredContent (None when isError)."""
+    answer, size = server.request("tools/call", {"name": tool, "arguments": arguments})
+    result = answer["result"]
+    ok(size <= limit, f"{what}: {tool} {json.dumps(arguments)} takes {size} bytes, at most {limit}")
+    if result.get("isError"):
+        return None
+    doc = result["structuredContent"]
+    ok(json.loads(result["content"][0]["text"]) == doc, f"{what}: {tool}'s text is its structuredContent")
+    schema = next(t["outputSchema"] for t in tools if t["name"] == tool)
+    errs = errors_of(validator_for(schema), doc)
+    ok(not errs, f"{what}: {tool} {json.dumps(arguments)} meets its outputSchema", "; ".join(errs[:5]))
+    errs = errors_of(published[tool], doc)
+    ok(not errs, f"{what}: {tool} {json.dumps(arguments)} meets the published schema", "; ".join(errs[:5]))
+    return doc
+
+
+# ---- tools/list: size and schemas ----
+
+server = Server("--sysroot", os.path.join(fixtures, "trees", "orin-agx-nvgpu"))
+server.initialize()
+tools = tools_list(server)
+# the size as sent: what a client receives, envelope and all
+server.proc.stdin.write(b'{"jsonrpc":"2.0","id":"size","method":"tools/list"}\n')
+server.proc.stdin.flush()
+list_bytes = len(server.proc.stdout.readline())
+names = [t["name"] for t in tools]
+reserve = 0 if "headroom" in names else HEADROOM_RESERVE
+print(f"# tools/list: {list_bytes} bytes for {len(tools)} tools ({', '.join(names)})")
+ok(list_bytes + reserve <= TOOLS_LIST_LIMIT,
+   f"tools/list takes {list_bytes} bytes for {len(tools)} tools"
+   f"{'' if not reserve else f' (+{reserve} kept for headroom)'}, at most {TOOLS_LIST_LIMIT}")
+for t in tools:
+    schema = t["outputSchema"]
+    ok("$schema" not in schema and "$id" not in schema, f"{t['name']}: outputSchema has no $schema or $id")
+    try:
+        validator_for(schema)
+        ok(True, f"{t['name']}: outputSchema is a valid 2020-12 schema")
+    except jsonschema.exceptions.SchemaError as e:
+        ok(False, f"{t['name']}: outputSchema is a valid 2020-12 schema", e.message)
+    defs = schema.get("$defs", {})
+    reached, todo = set(), refs_in({k: v for k, v in schema.items() if k != "$defs"})
+    ok(all(r.startswith("#/$defs/") and r[len("#/$defs/"):] in defs for r in refs_in(schema)),
+       f"{t['name']}: every $ref is to its own $defs", str(sorted(refs_in(schema))))
+    while todo:
+        name = todo.pop()[len("#/$defs/"):]
+        if name in defs and name not in reached:
+            reached.add(name)
+            todo |= refs_in(defs[name])
+    ok(reached == set(defs), f"{t['name']}: its $defs are those it refers to", str(set(defs) - reached))
+    ok(t["inputSchema"].get("additionalProperties") is False, f"{t['name']}: inputSchema is closed")
+server.close()
+
+# ---- every fixture tree: every result valid, within the limit ----
+
+trees = sorted(d for d in os.listdir(os.path.join(fixtures, "trees"))
+               if os.path.isdir(os.path.join(fixtures, "trees", d)))
+for tree in trees:
+    server = Server("--sysroot", os.path.join(fixtures, "trees", tree))
+    server.initialize()
+    tools = tools_list(server)
+    snap = check_call(server, tools, "snapshot", {"all": True}, tree)
+    check_call(server, tools, "snapshot", {}, tree)
+    if snap and snap["processes"]["list"]:
+        check_call(server, tools, "snapshot", {"pid": snap["processes"]["list"][0]["pid"]}, tree)
+    triage = check_call(server, tools, "triage", {}, tree)
+    if triage is not None:
+        ok(all(isinstance(f.get("admin"), bool) for f in triage["findings"]), f"{tree}: every finding says admin")
+    check_call(server, tools, "allocations", {}, tree)
+    check_call(server, tools, "allocations", {"limit": 1}, tree)
+    ok(server.close() == 0, f"{tree}: the server exits 0")
+
+
+# ---- generated worst cases ----
+
+def copy_tree(tmp, name="tree"):
+    root = os.path.join(tmp, name)
+    shutil.copytree(os.path.join(fixtures, "trees", "orin-agx-nvgpu"), root, symlinks=True)
+    return root
+
+
+def handle_sizes(path):
+    sizes = []
+    with open(path, encoding="ascii") as f:
+        for line in f:
+            cols = line.split()
+            if line.startswith(" ") and len(cols) >= 10 and cols[1].endswith("K"):
+                sizes.append(int(cols[1][:-1]))
+    return sizes
+
+
+CLIENT = "%-18s %18s %8u %10uK\n"
+HANDLE = "%-18s %-18s %8x %10uK %8x %6u %6u %6u %6u %6u %6u %016x %s\n"
+
+with tempfile.TemporaryDirectory(prefix="jmem-mcp-outputs-") as tmp:
+    # 60,000 handles, their tags distinct
+    root = copy_tree(tmp, "handles")
+    allocations = os.path.join(root, "sys/kernel/debug/nvmap/iovmm/allocations")
+    subprocess.run([sys.executable, os.path.join(tests_dir, "gen-nvmap-allocations.py"), "60000",
+                    allocations], check=True)
+    sizes = sorted(handle_sizes(allocations), reverse=True)
+    ok(len(sizes) == 60000, "the generated file holds 60,000 handles", str(len(sizes)))
+    server = Server("--sysroot", root)
+    server.initialize()
+    tools = tools_list(server)
+    for args in ({}, {"limit": 1000000}, {"pid": 4242, "limit": 1000000}):
+        doc = check_call(server, tools, "allocations", args, "60,000 handles")
+        if doc is None:
+            ok(False, "60,000 handles: allocations answers")
+            continue
+        shown = [h["size_kib"] for c in doc["clients"] for h in c["handles"]]
+        s = doc["summary"]
+        total = 60000 if "pid" not in args else s["handles"]
+        ok(len(shown) > 0 and len(shown) + doc["omitted"]["handles"] == s["handles"] == total,
+           f"60,000 handles {json.dumps(args)}: {len(shown)} shown, the rest in omitted",
+           f"{len(shown)} + {doc.get('omitted')} vs {s['handles']}")
+        if "pid" not in args:
+            ok(sorted(shown, reverse=True) == sizes[:len(shown)],
+               f"60,000 handles {json.dumps(args)}: the handles shown are the largest")
+        ok(len(s["by_tag"]) == 10 and s["other_tags"]["count"] > 40000 and
+           sum(t["handles"] for t in s["by_tag"]) + s["other_tags"]["handles"] == s["handles"],
+           f"60,000 handles {json.dumps(args)}: the 10 largest tags, the rest in one line",
+           json.dumps(s["other_tags"]))
+        ok(sum(p["handles"] for p in s["by_process"]) + s["other_processes"]["handles"] == s["handles"],
+           f"60,000 handles {json.dumps(args)}: by process, every handle counted")
+    ok(server.close() == 0, "60,000 handles: the server exits 0")
+
+    # 5,000 clients, each a process of its own
+    root = copy_tree(tmp, "clients")
+    with open(os.path.join(root, "sys/kernel/debug/nvmap/iovmm/allocations"), "w", encoding="ascii") as f:
+        f.write("%-18s %18s %8s %11s\n" % ("CLIENT", "PROCESS", "PID", "SIZE"))
+        f.write("%-18s %-18s %8s %11s %8s %6s %6s %6s %6s %6s %6s %8s\n"
+                % ("", "", "BASE", "SIZE", "FLAGS", "REFS", "DUPES", "PINS", "KMAPS", "UMAPS", "SHARE", "UID"))
+        for i in range(5000):
+            f.write(CLIENT % ("user", "worker-%d" % i, 10000 + i, 8 + i))
+            f.write(HANDLE % ("", "", 0x1000 * i, 4, 0x10120001, 1, 1, 0, 0, 1, 1, 0, "a-%d" % i))
+            f.write(HANDLE % ("", "", 0x1000 * i + 4, 4 + i, 0x10120001, 1, 1, 0, 0, 1, 1, 0, "b-%d" % i))
+            f.write("\n")
+    server = Server("--sysroot", root)
+    server.initialize()
+    tools = tools_list(server)
+    doc = check_call(server, tools, "allocations", {"limit": 1000000}, "5,000 clients")
+    if ok(doc is not None, "5,000 clients: allocations answers"):
+        s = doc["summary"]
+        ok(s["handles"] == 10000 and len(s["by_process"]) == 16 and s["other_processes"]["count"] == 4984,
+           "5,000 clients: the 16 largest processes, the rest in one line", json.dumps(s["other_processes"]))
+        ok(s["by_process"][0]["process"] == "worker-4999", "5,000 clients: the largest process first")
+    server.close()
+
+    # 3,000 processes with 4 KiB command lines, and NvMap held for 3,000 exited ones
+    root = copy_tree(tmp, "processes")
+    proc = os.path.join(root, "proc")
+    for i in range(3000):
+        pid = 20000 + i
+        shutil.copytree(os.path.join(proc, "1731"), os.path.join(proc, str(pid)))
+        with open(os.path.join(proc, str(pid), "cmdline"), "wb") as f:
+            f.write(b"/usr/bin/python3\0" + (b"--option-%d " % i) * (4000 // 16))
+    clients = os.path.join(root, "sys/kernel/debug/nvmap/iovmm/clients")
+    with open(clients, encoding="ascii") as f:
+        lines = f.read().splitlines(keepends=True)
+    with open(clients, "w", encoding="ascii") as f:
+        f.writelines(lines[:-1])
+        for i in range(3000):
+            f.write("%-18s %18s %8u %10uK\n" % ("user", "gone-%d" % i, 60000 + i, 1024 + i))
+        f.write(lines[-1])
+    server = Server("--sysroot", root)
+    server.initialize()
+    tools = tools_list(server)
+    doc = check_call(server, tools, "snapshot", {"all": True}, "3,000 processes")
+    if ok(doc is not None and "cut" in doc, "3,000 processes: the snapshot says what it cut"):
+        cut = {c["list"]: c for c in doc["cut"]["lists"]}
+        ok(cut.get("processes.list", {}).get("total") == doc["processes"]["total"] and
+           doc["processes"]["shown"] == len(doc["processes"]["list"]) == cut["processes.list"]["kept"] > 0,
+           "3,000 processes: processes.list cut, shown and cut.lists agree", json.dumps(cut))
+        ok(doc["processes"]["list"][0]["pid"] == 1792595, "3,000 processes: the largest holder kept first")
+        ok(all(p["cmdline_truncated"] for p in doc["processes"]["list"] if p["cmdline"] and len(p["cmdline"]) > 300),
+           "3,000 processes: a shortened command line says so")
+    doc = check_call(server, tools, "triage", {}, "3,000 processes")
+    if ok(doc is not None, "3,000 processes: triage answers"):
+        ok(any(f["id"] == "nvmap-orphan" for f in doc["findings"]), "3,000 processes: nvmap-orphan is there")
+    server.close()
+
+# ---- the live system: an audit under a small limit; the option's range ----
+
+env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS="unix:path=/nonexistent/jmem-test-bus")
+server = Server("--max-result-kib", "32", env=env)
+server.initialize()
+tools = tools_list(server)
+doc = check_call(server, tools, "audit", {"top": 100000}, "live audit", limit=32 * 1024)
+if ok(doc is not None, "live audit under 32 KiB answers"):
+    ok("cut" in doc and doc["cut"]["limit_bytes"] == 32 * 1024, "live audit under 32 KiB: says what it cut")
+server.close()
+for bad in ("31", "1048577", "x"):
+    run = subprocess.run([jmem, "mcp", "--max-result-kib", bad], stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True)
+    ok(run.returncode == 64 and "--max-result-kib" in run.stderr + run.stdout,
+       f"--max-result-kib {bad} is a usage error", run.stderr.strip())
+
+print(f"1..{len(results)}")
+for i, (good, what, detail) in enumerate(results, 1):
+    print(f"{'ok' if good else 'not ok'} {i} - {what}")
+    if not good and detail:
+        print(f"# {detail}")
+sys.exit(0 if all(r[0] for r in results) else 1)
