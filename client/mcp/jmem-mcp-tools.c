@@ -151,7 +151,7 @@ run_allocations (JmemMcpTools *tools, JsonObject *args, GError **error)
       return NULL;
     }
   return jmem_ops_allocations_json (allocations, arg_int (args, "pid", -1),
-                                    arg_int (args, "limit", DEFAULT_ALLOCATIONS_LIMIT));
+                                    arg_int (args, "limit", DEFAULT_ALLOCATIONS_LIMIT), error);
 }
 
 static JsonNode *
