@@ -12,11 +12,17 @@ typedef struct {
   guint    n_items;
 } Level;
 
+/* What a sink is handed at once. */
+#define SINK_PIECE (64 * 1024)
+
 struct _JmemJsonWriter {
   GString *out;
   gboolean pretty;
   guint    depth;               /* levels open; 0 at the top */
   Level    levels[MAX_DEPTH];
+  JmemJsonWriterSink sink;      /* NULL: the text stays in out */
+  gpointer sink_data;
+  gboolean sink_failed;
 };
 
 JmemJsonWriter *
@@ -26,6 +32,19 @@ jmem_json_writer_new (gboolean pretty)
 
   w->out = g_string_sized_new (4096);
   w->pretty = pretty;
+  return w;
+}
+
+JmemJsonWriter *
+jmem_json_writer_new_to_sink (gboolean           pretty,
+                              JmemJsonWriterSink sink,
+                              gpointer           user_data)
+{
+  JmemJsonWriter *w = jmem_json_writer_new (pretty);
+
+  g_return_val_if_fail (sink != NULL, w);
+  w->sink = sink;
+  w->sink_data = user_data;
   return w;
 }
 
@@ -47,6 +66,42 @@ jmem_json_writer_free_to_string (JmemJsonWriter *w)
   text = g_string_free (w->out, FALSE);
   g_free (w);
   return text;
+}
+
+JsonNode *
+jmem_json_writer_free_to_node (JmemJsonWriter *w)
+{
+  g_autofree char *text = jmem_json_writer_free_to_string (w);
+  g_autoptr(GError) error = NULL;
+  JsonNode *root = json_from_string (text, &error);
+
+  /* the writer writes nothing json-glib cannot read */
+  g_assert_no_error (error);
+  return root;
+}
+
+static void
+flush (JmemJsonWriter *w)
+{
+  if (!w->sink_failed && w->out->len > 0 && !w->sink (w->out->str, w->out->len, w->sink_data))
+    w->sink_failed = TRUE;
+  g_string_truncate (w->out, 0);
+}
+
+/* Before each value: a piece goes out between two. */
+static inline void
+maybe_flush (JmemJsonWriter *w)
+{
+  if (G_UNLIKELY (w->sink != NULL && w->out->len >= SINK_PIECE))
+    flush (w);
+}
+
+gboolean
+jmem_json_writer_finish (JmemJsonWriter *w)
+{
+  g_return_val_if_fail (w != NULL && w->sink != NULL && w->depth == 0, FALSE);
+  flush (w);
+  return !w->sink_failed;
 }
 
 /* A line break and two spaces a level: one append, as this runs before
@@ -136,6 +191,7 @@ before_value (JmemJsonWriter *w)
 {
   Level *level;
 
+  maybe_flush (w);
   if (w->depth == 0)
     return;
   level = &w->levels[w->depth - 1];

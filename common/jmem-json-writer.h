@@ -18,6 +18,25 @@ void jmem_json_writer_free (JmemJsonWriter *writer);
 /* The document written; frees @writer. */
 char *jmem_json_writer_free_to_string (JmemJsonWriter *writer);
 
+/* Takes the next piece of a document written to a sink; FALSE when it
+ * cannot (stdout is full or closed: the writer then drops the rest). */
+typedef gboolean (*JmemJsonWriterSink) (const char *text,
+                                        gsize       len,
+                                        gpointer    user_data);
+
+/* A writer that hands its text to @sink in pieces of about 64 KiB as it
+ * writes, for a document too long to hold (60,000 NvMap handles make
+ * 18 MB of it). */
+JmemJsonWriter *jmem_json_writer_new_to_sink (gboolean           pretty,
+                                              JmemJsonWriterSink sink,
+                                              gpointer           user_data);
+/* Hands the rest to the sink; FALSE when it refused a piece. */
+gboolean jmem_json_writer_finish (JmemJsonWriter *writer);
+
+/* The document written, read back as a json-glib tree (for a caller that
+ * embeds it in another); frees @writer. */
+JsonNode *jmem_json_writer_free_to_node (JmemJsonWriter *writer);
+
 void jmem_json_writer_begin_object (JmemJsonWriter *writer);
 void jmem_json_writer_end_object (JmemJsonWriter *writer);
 void jmem_json_writer_begin_array (JmemJsonWriter *writer);

@@ -641,18 +641,194 @@ collect_handle (JmemNvmapHandle *handle,
   g_ptr_array_add (cur->handles, handle);
 }
 
+const JmemNvmapAllocationsVisitor *
+jmem_nvmap_allocations_collector (void)
+{
+  static const JmemNvmapAllocationsVisitor collect = { collect_client, collect_handle };
+
+  return &collect;
+}
+
+JmemNvmapAllocations *
+jmem_nvmap_allocations_new (void)
+{
+  JmemNvmapAllocations *out = g_new0 (JmemNvmapAllocations, 1);
+
+  out->clients = g_ptr_array_new_with_free_func ((GDestroyNotify) client_handles_free);
+  return out;
+}
+
 JmemNvmapAllocations *
 jmem_nvmap_allocations_parse (const char *data,
                               gsize       len,
                               GError    **error)
 {
-  static const JmemNvmapAllocationsVisitor collect = { collect_client, collect_handle };
-  g_autoptr(JmemNvmapAllocations) out = g_new0 (JmemNvmapAllocations, 1);
+  g_autoptr(JmemNvmapAllocations) out = jmem_nvmap_allocations_new ();
 
-  out->clients = g_ptr_array_new_with_free_func ((GDestroyNotify) client_handles_free);
-  if (!jmem_nvmap_allocations_visit (data, len, &collect, out, out, error))
+  if (!jmem_nvmap_allocations_visit (data, len, jmem_nvmap_allocations_collector (), out, out,
+                                     error))
     return NULL;
   return g_steal_pointer (&out);
+}
+
+/* ---- allocations, in pieces ------------------------------------------ */
+
+struct _JmemNvmapAllocationsParser {
+  const JmemNvmapAllocationsVisitor *visitor;
+  gpointer      user_data;
+  HandleColumns cols;
+  ParseState    st;
+  gboolean      in_client;
+  gboolean      seen_bytes;
+  guint         n_clients;
+  gsize         n_handles;
+};
+
+JmemNvmapAllocationsParser *
+jmem_nvmap_allocations_parser_new (const JmemNvmapAllocationsVisitor *visitor,
+                                   gpointer                           user_data)
+{
+  JmemNvmapAllocationsParser *p = g_new0 (JmemNvmapAllocationsParser, 1);
+
+  g_return_val_if_fail (visitor != NULL, NULL);
+  p->visitor = visitor;
+  p->user_data = user_data;
+  p->cols = (HandleColumns) { FALSE, TRUE, FALSE };
+  return p;
+}
+
+void
+jmem_nvmap_allocations_parser_free (JmemNvmapAllocationsParser *parser)
+{
+  g_free (parser);
+}
+
+/* Whether the bytes at the cursor hold all that one step reads: a fixed
+ * record is RECORD_LEN bytes (its PROCESS may hold a newline), any other
+ * row ends at the first newline. */
+static gboolean
+step_complete (const Cursor *c)
+{
+  gsize avail = c->len - c->pos;
+
+  return avail >= RECORD_LEN && memchr (c->data + c->pos, '\n', avail) != NULL;
+}
+
+/* One row, header or other line at the cursor. */
+static void
+parse_step (JmemNvmapAllocationsParser *p, Cursor *c)
+{
+  RowResult r = { 0 };
+  JmemNvmapHandle *h;
+  const char *line;
+  gsize line_len;
+
+  switch (read_row (c, &p->st, &r))
+    {
+    case LINE_ROW:
+      p->visitor->client (row_result_steal (&r), p->user_data);
+      p->in_client = TRUE;
+      p->n_clients++;
+      return;
+    case LINE_TOTAL:
+      note_total (&p->st, r.size_kib);
+      p->in_client = FALSE;
+      return;
+    case LINE_NONE:
+    default:
+      break;
+    }
+
+  next_line (c, &line, &line_len);
+  if (all_blank (line, line_len))
+    {
+      p->in_client = FALSE;  /* the kernel ends each client with a blank line */
+      return;
+    }
+  if (is_blank (line[0]))
+    {
+      if (is_handle_header (line, line_len))
+        {
+          /* The kernel prints it once, before any handle; a later one
+           * would give earlier handles different columns. */
+          if (p->cols.seen || p->n_handles > 0)
+            p->st.n_malformed++;
+          else
+            parse_handle_header (line, line_len, &p->cols);
+          return;
+        }
+      if (p->in_client && (h = parse_handle (line, line_len, &p->cols)) != NULL)
+        {
+          p->visitor->handle (h, p->user_data);
+          p->n_handles++;
+          return;
+        }
+      p->st.n_malformed++;
+      return;
+    }
+  classify_other (&p->st, line, line_len);
+}
+
+gsize
+jmem_nvmap_allocations_parser_feed (JmemNvmapAllocationsParser *parser,
+                                    const char                 *data,
+                                    gsize                       len,
+                                    gboolean                    at_end)
+{
+  Cursor c = { data, len, 0 };
+
+  g_return_val_if_fail (parser != NULL, 0);
+  g_return_val_if_fail (data != NULL || len == 0, 0);
+
+  parser->seen_bytes |= len > 0;
+  while (c.pos < c.len && !parser->st.seen_note)
+    {
+      /* A step reads no further than the file's own bytes would let it:
+       * the same rows whatever pieces the file comes in. */
+      if (!at_end && !step_complete (&c))
+        return c.pos;
+      parse_step (parser, &c);
+    }
+  /* After the note, nothing more is read. */
+  return len;
+}
+
+gboolean
+jmem_nvmap_allocations_parser_done (const JmemNvmapAllocationsParser *parser)
+{
+  return parser->st.seen_note;
+}
+
+gboolean
+jmem_nvmap_allocations_parser_finish (JmemNvmapAllocationsParser *parser,
+                                      JmemNvmapAllocations       *summary,
+                                      GError                    **error)
+{
+  const ParseState *st = &parser->st;
+
+  g_return_val_if_fail (summary != NULL, FALSE);
+
+  if (!parser->seen_bytes)
+    {
+      g_set_error_literal (error, JMEM_ERROR, JMEM_ERROR_FAILED,
+                           "NvMap iovmm/allocations is empty");
+      return FALSE;
+    }
+  if (!st->seen_header && !parser->cols.seen && parser->n_clients == 0 && !st->has_total)
+    {
+      g_set_error_literal (error, JMEM_ERROR, JMEM_ERROR_FAILED,
+                           "Not an NvMap iovmm/allocations file: no \"CLIENT PROCESS PID SIZE\" "
+                           "or \"BASE SIZE FLAGS ...\" header, client row or total line");
+      return FALSE;
+    }
+
+  summary->has_total = st->has_total;
+  summary->total_kib = st->total_kib;
+  summary->n_malformed = st->n_malformed;
+  summary->has_hugetlbfs_column = parser->cols.has_huge;
+  summary->has_map_columns = parser->cols.has_maps;
+  summary->layout = layout_of (st);
+  return TRUE;
 }
 
 gboolean
@@ -663,91 +839,14 @@ jmem_nvmap_allocations_visit (const char                        *data,
                               JmemNvmapAllocations              *summary,
                               GError                           **error)
 {
-  HandleColumns cols = { FALSE, TRUE, FALSE };
-  gboolean in_client = FALSE;
-  guint n_clients = 0;
-  ParseState st = { 0 };
-  gsize n_handles = 0;
-  Cursor c = { data, len, 0 };
+  g_autoptr(JmemNvmapAllocationsParser) parser = NULL;
 
   g_return_val_if_fail (data != NULL || len == 0, FALSE);
   g_return_val_if_fail (visitor != NULL && summary != NULL, FALSE);
 
-  if (len == 0)
-    {
-      g_set_error_literal (error, JMEM_ERROR, JMEM_ERROR_FAILED,
-                           "NvMap iovmm/allocations is empty");
-      return FALSE;
-    }
-
-  while (c.pos < c.len && !st.seen_note)
-    {
-      RowResult r = { 0 };
-      JmemNvmapHandle *h;
-      const char *line;
-      gsize line_len;
-
-      switch (read_row (&c, &st, &r))
-        {
-        case LINE_ROW:
-          visitor->client (row_result_steal (&r), user_data);
-          in_client = TRUE;
-          n_clients++;
-          continue;
-        case LINE_TOTAL:
-          note_total (&st, r.size_kib);
-          in_client = FALSE;
-          continue;
-        case LINE_NONE:
-        default:
-          break;
-        }
-
-      next_line (&c, &line, &line_len);
-      if (all_blank (line, line_len))
-        {
-          in_client = FALSE;  /* the kernel ends each client with a blank line */
-          continue;
-        }
-      if (is_blank (line[0]))
-        {
-          if (is_handle_header (line, line_len))
-            {
-              /* The kernel prints it once, before any handle; a later one
-               * would give earlier handles different columns. */
-              if (cols.seen || n_handles > 0)
-                st.n_malformed++;
-              else
-                parse_handle_header (line, line_len, &cols);
-              continue;
-            }
-          if (in_client && (h = parse_handle (line, line_len, &cols)) != NULL)
-            {
-              visitor->handle (h, user_data);
-              n_handles++;
-              continue;
-            }
-          st.n_malformed++;
-          continue;
-        }
-      classify_other (&st, line, line_len);
-    }
-
-  if (!st.seen_header && !cols.seen && n_clients == 0 && !st.has_total)
-    {
-      g_set_error_literal (error, JMEM_ERROR, JMEM_ERROR_FAILED,
-                           "Not an NvMap iovmm/allocations file: no \"CLIENT PROCESS PID SIZE\" "
-                           "or \"BASE SIZE FLAGS ...\" header, client row or total line");
-      return FALSE;
-    }
-
-  summary->has_total = st.has_total;
-  summary->total_kib = st.total_kib;
-  summary->n_malformed = st.n_malformed;
-  summary->has_hugetlbfs_column = cols.has_huge;
-  summary->has_map_columns = cols.has_maps;
-  summary->layout = layout_of (&st);
-  return TRUE;
+  parser = jmem_nvmap_allocations_parser_new (visitor, user_data);
+  (void) jmem_nvmap_allocations_parser_feed (parser, data, len, TRUE);
+  return jmem_nvmap_allocations_parser_finish (parser, summary, error);
 }
 
 /* ---- maps -------------------------------------------------------------- */

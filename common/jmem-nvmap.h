@@ -95,6 +95,13 @@ typedef struct {
 
 void jmem_nvmap_handle_free (JmemNvmapHandle *handle);
 
+/* No client yet: what the collector below fills. */
+JmemNvmapAllocations *jmem_nvmap_allocations_new (void);
+
+/* The visitor that keeps every row in the JmemNvmapAllocations given as
+ * its user_data, as jmem_nvmap_allocations_parse() does. */
+const JmemNvmapAllocationsVisitor *jmem_nvmap_allocations_collector (void);
+
 /* jmem_nvmap_allocations_parse() without keeping the rows: they go to
  * @visitor, so a big file costs one row of memory at a time. @summary gets
  * every field but clients (left alone). */
@@ -104,6 +111,35 @@ gboolean jmem_nvmap_allocations_visit (const char                        *data,
                                        gpointer                           user_data,
                                        JmemNvmapAllocations              *summary,
                                        GError                           **error);
+
+/* jmem_nvmap_allocations_visit() for a file that comes in pieces (read
+ * from a descriptor), so that not even its text is held whole. */
+typedef struct _JmemNvmapAllocationsParser JmemNvmapAllocationsParser;
+
+JmemNvmapAllocationsParser *jmem_nvmap_allocations_parser_new (const JmemNvmapAllocationsVisitor *visitor,
+                                                               gpointer                           user_data);
+void jmem_nvmap_allocations_parser_free (JmemNvmapAllocationsParser *parser);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemNvmapAllocationsParser, jmem_nvmap_allocations_parser_free)
+
+/* Parses the rows @data holds whole and returns how many of its bytes they
+ * took; the rest (a row cut by the end of the piece) must come again at
+ * the start of the next call's @data, followed by more of the file. With
+ * @at_end, @data is all that is left of the file and is taken whole. The
+ * rows are the same whatever the pieces. */
+gsize jmem_nvmap_allocations_parser_feed (JmemNvmapAllocationsParser *parser,
+                                          const char                 *data,
+                                          gsize                       len,
+                                          gboolean                    at_end);
+
+/* Whether the parser reads no more (past the note of 2011-2014 kernels):
+ * the rest of the file need not be read. */
+gboolean jmem_nvmap_allocations_parser_done (const JmemNvmapAllocationsParser *parser);
+
+/* After the last piece: @summary as jmem_nvmap_allocations_visit() gives
+ * it, or its error. */
+gboolean jmem_nvmap_allocations_parser_finish (JmemNvmapAllocationsParser *parser,
+                                               JmemNvmapAllocations       *summary,
+                                               GError                    **error);
 
 /* stats/total_memory: one decimal number of bytes. */
 gboolean jmem_nvmap_total_memory_parse (const char *data,

@@ -374,6 +374,16 @@ jmem_root_read (JmemRoot   *root,
   return TRUE;
 }
 
+int
+jmem_root_open_file (JmemRoot   *root,
+                     const char *path,
+                     GError    **error)
+{
+  g_return_val_if_fail (path != NULL && path[0] == '/', -1);
+
+  return open_regular (root, -1, NULL, path, error);
+}
+
 char *
 jmem_root_read_text (JmemRoot   *root,
                      const char *path,

@@ -46,6 +46,12 @@ gboolean jmem_root_read (JmemRoot   *root,
                          gsize      *length,
                          GError    **error);
 
+/* The regular file @path, opened for reading as jmem_root_read() opens it,
+ * for a file too big to hold whole; -1 with the same errors. */
+int jmem_root_open_file (JmemRoot   *root,
+                         const char *path,
+                         GError    **error);
+
 /* A small text file made valid UTF-8, cut at its first NUL (device-tree
  * strings) and stripped of trailing whitespace; NULL when unreadable. */
 char *jmem_root_read_text (JmemRoot   *root,

@@ -1,12 +1,89 @@
-/* libFuzzer target for jmem_nvmap_allocations_parse(). */
+/* libFuzzer target for jmem_nvmap_allocations_parse(), and for the parser
+ * in pieces, which must give the same rows wherever the pieces end. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <glib.h>
 
 #include "jmem-nvmap.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+static void
+dump_client (JmemNvmapClient *c, gpointer user_data)
+{
+  g_string_append_printf (user_data, "c%s|%s|%u|%" G_GUINT64_FORMAT "\n",
+                          c->client, c->process, c->pid, c->size_kib);
+  jmem_nvmap_client_free (c);
+}
+
+static void
+dump_handle (JmemNvmapHandle *h, gpointer user_data)
+{
+  g_string_append_printf (user_data, "h%" G_GUINT64_FORMAT "|%" G_GUINT64_FORMAT
+                          "|%u|%u|%u|%u|%u|%u|%u|%d|%s\n", h->base, h->size_kib, h->flags,
+                          h->refs, h->dupes, h->pins, h->kmaps, h->umaps, h->share,
+                          h->from_hugetlbfs, h->tag);
+  jmem_nvmap_handle_free (h);
+}
+
+static void
+dump_summary (GString *out, gboolean ok, const JmemNvmapAllocations *s)
+{
+  if (!ok)
+    g_string_append (out, "error\n");
+  else
+    g_string_append_printf (out, "s%d|%" G_GUINT64_FORMAT "|%u|%d|%d|%d\n", s->has_total,
+                            s->total_kib, s->n_malformed, s->has_hugetlbfs_column,
+                            s->has_map_columns, s->layout);
+}
+
+static const JmemNvmapAllocationsVisitor dumper = { dump_client, dump_handle };
+
+/* @data fed in pieces of @piece bytes, what each call leaves coming again. */
+static char *
+dump_in_pieces (const char *data, gsize size, gsize piece)
+{
+  GString *out = g_string_new (NULL);
+  g_autoptr(GByteArray) held = g_byte_array_new ();
+  g_autoptr(JmemNvmapAllocationsParser) parser = jmem_nvmap_allocations_parser_new (&dumper, out);
+  JmemNvmapAllocations summary = { 0 };
+  gsize pos = 0, used;
+
+  for (;;)
+    {
+      gsize n = MIN (piece, size - pos);
+
+      g_byte_array_append (held, (const guint8 *) data + pos, (guint) n);
+      pos += n;
+      used = jmem_nvmap_allocations_parser_feed (parser, (const char *) held->data, held->len, n == 0);
+      if (used > held->len)
+        abort ();
+      g_byte_array_remove_range (held, 0, (guint) used);
+      if (n == 0)
+        break;
+    }
+  dump_summary (out, jmem_nvmap_allocations_parser_finish (parser, &summary, NULL), &summary);
+  return g_string_free (out, FALSE);
+}
+
+static void
+check_pieces (const char *data, gsize size)
+{
+  GString *whole = g_string_new (NULL);
+  JmemNvmapAllocations summary = { 0 };
+  gboolean ok = jmem_nvmap_allocations_visit (data, size, &dumper, whole, &summary, NULL);
+  /* a piece size the input picks: its last byte, 1 to 64 */
+  gsize piece = size > 0 ? (gsize) (guchar) data[size - 1] % 64 + 1 : 1;
+  g_autofree char *cut = NULL;
+
+  dump_summary (whole, ok, &summary);
+  cut = dump_in_pieces (data, size, piece);
+  if (strcmp (cut, whole->str) != 0)
+    abort ();
+  g_string_free (whole, TRUE);
+}
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
@@ -15,6 +92,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autoptr(JmemNvmapAllocations) allocations = NULL;
   gsize n_handles = 0;
 
+  check_pieces ((const char *) data, size);
   allocations = jmem_nvmap_allocations_parse ((const char *) data, size, &error);
   if (allocations == NULL)
     {

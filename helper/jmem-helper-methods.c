@@ -277,12 +277,16 @@ on_get_nvmap_allocations (JmemHelper1           *skeleton,
   return TRUE;
 }
 
+/* The answer of a snapshot method (GetNvMapAllocationsSnapshot,
+ * GetNvMapMapsSnapshot): a read-only descriptor of the snapshot and, in
+ * its info, what every caller checks it by, then what @add_info (nullable)
+ * tells beside it. */
 static void
-on_allocations_snapshot_fd (GObject      *source,
-                            GAsyncResult *result,
-                            gpointer      user_data)
+reply_with_snapshot (AllocationsCall *call,
+                     const char      *action,
+                     GAsyncResult    *result,
+                     void           (*add_info) (GVariantBuilder *info))
 {
-  AllocationsCall *call = user_data;
   GError *error = NULL;
   g_autoptr(JmemSealedFile) snapshot = jmem_sealed_reader_get_finish (result, &error);
   g_autoptr(GUnixFDList) fds = NULL;
@@ -293,7 +297,7 @@ on_allocations_snapshot_fd (GObject      *source,
     fd = jmem_sealed_file_open_readonly (snapshot, &error);
   if (fd < 0)
     {
-      finish (call->invocation, JMEM_ACTION_READ_ALLOCATIONS, NULL, error);
+      finish (call->invocation, action, NULL, error);
       allocations_call_free (call);
       return;
     }
@@ -304,12 +308,21 @@ on_allocations_snapshot_fd (GObject      *source,
   g_variant_builder_add (&info, "{sv}", "read_id", g_variant_new_uint64 (snapshot->read_id));
   g_variant_builder_add (&info, "{sv}", "shared_by", g_variant_new_uint32 (snapshot->shared_by));
   g_variant_builder_add (&info, "{sv}", "pid_namespace", g_variant_new_uint64 (jmem_pid_namespace_self ()));
-  jmem_helper_log_action (JMEM_ACTION_READ_ALLOCATIONS, jmem_polkit_caller_uid (call->invocation),
-                          "ok", NULL);
+  if (add_info != NULL)
+    add_info (&info);
+  jmem_helper_log_action (action, jmem_polkit_caller_uid (call->invocation), "ok", NULL);
   g_dbus_method_invocation_return_value_with_unix_fd_list (call->invocation,
                                                            g_variant_new ("(ha{sv})", 0, &info),
                                                            fds);
   allocations_call_free (call);
+}
+
+static void
+on_allocations_snapshot_fd (GObject      *source,
+                            GAsyncResult *result,
+                            gpointer      user_data)
+{
+  reply_with_snapshot (user_data, JMEM_ACTION_READ_ALLOCATIONS, result, NULL);
 }
 
 static gboolean
@@ -357,45 +370,24 @@ add_free_size (GVariantBuilder *info)
     g_variant_builder_add (info, "{sv}", "free_size_error", g_variant_new_string (error->message));
 }
 
+/* What the RAM accounting reads beside iovmm/maps. */
+static void
+add_maps_info (GVariantBuilder *info)
+{
+  /* the page pool counts pages of this kernel's size */
+  g_variant_builder_add (info, "{sv}", "page_size",
+                         g_variant_new_uint64 ((guint64) sysconf (_SC_PAGESIZE)));
+  add_counter (info, "page_pool_pages", JMEM_NVMAP_POOL_PAGES_PATH);
+  add_counter (info, "page_pool_pages_to_zero", JMEM_NVMAP_POOL_TO_ZERO_PATH);
+  add_free_size (info);
+}
+
 static void
 on_maps_snapshot (GObject      *source,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
-  AllocationsCall *call = user_data;
-  GError *error = NULL;
-  g_autoptr(JmemSealedFile) snapshot = jmem_sealed_reader_get_finish (result, &error);
-  g_autoptr(GUnixFDList) fds = NULL;
-  GVariantBuilder info;
-  int fd = -1;
-
-  if (snapshot != NULL)
-    fd = jmem_sealed_file_open_readonly (snapshot, &error);
-  if (fd < 0)
-    {
-      finish (call->invocation, JMEM_ACTION_READ_NVMAP, NULL, error);
-      allocations_call_free (call);
-      return;
-    }
-
-  fds = g_unix_fd_list_new_from_array (&fd, 1);  /* takes fd */
-  g_variant_builder_init (&info, G_VARIANT_TYPE_VARDICT);
-  g_variant_builder_add (&info, "{sv}", "size", g_variant_new_uint64 (snapshot->size));
-  g_variant_builder_add (&info, "{sv}", "read_id", g_variant_new_uint64 (snapshot->read_id));
-  g_variant_builder_add (&info, "{sv}", "shared_by", g_variant_new_uint32 (snapshot->shared_by));
-  g_variant_builder_add (&info, "{sv}", "pid_namespace", g_variant_new_uint64 (jmem_pid_namespace_self ()));
-  /* the page pool counts pages of this kernel's size */
-  g_variant_builder_add (&info, "{sv}", "page_size",
-                         g_variant_new_uint64 ((guint64) sysconf (_SC_PAGESIZE)));
-  add_counter (&info, "page_pool_pages", JMEM_NVMAP_POOL_PAGES_PATH);
-  add_counter (&info, "page_pool_pages_to_zero", JMEM_NVMAP_POOL_TO_ZERO_PATH);
-  add_free_size (&info);
-  jmem_helper_log_action (JMEM_ACTION_READ_NVMAP, jmem_polkit_caller_uid (call->invocation),
-                          "ok", NULL);
-  g_dbus_method_invocation_return_value_with_unix_fd_list (call->invocation,
-                                                           g_variant_new ("(ha{sv})", 0, &info),
-                                                           fds);
-  allocations_call_free (call);
+  reply_with_snapshot (user_data, JMEM_ACTION_READ_NVMAP, result, add_maps_info);
 }
 
 static gboolean

@@ -1,7 +1,7 @@
 /* End-to-end tests of GetNvMapAllocations and GetNvMapAllocationsSnapshot
- * with a big file: the helper's memory stays bounded, concurrent callers
- * share one read, and the snapshot is sealed, read-only and free of kernel
- * pointers. Runs inside tests/e2e/jmem-sandbox, which mounts a small
+ * with a big file: the helper's memory stays bounded, and jmem's with
+ * 240,000 handles from each source, concurrent callers share one read, and
+ * the snapshot is sealed, read-only and free of kernel pointers. Runs inside tests/e2e/jmem-sandbox, which mounts a small
  * allocations file; the cases bind their own files (written by
  * tests/gen-nvmap-allocations.py, or a FIFO) over it. */
 #include <errno.h>
@@ -31,8 +31,10 @@
 #endif
 
 #define TYPED_REPLY_TYPE "(a(ssuta(ttuuuuuuuis))ta{sv})"
-/* The bound the helper keeps for 60,000 handles (about 8 MB of text). */
+/* The bound the helper keeps for 60,000 handles (about 8 MB of text), and
+ * jmem for 240,000 (33 MB of text: it holds neither the text nor the rows). */
 #define PEAK_BOUND_KIB   (32 * 1024)
+#define CLIENT_BOUND_KIB (32 * 1024)
 #define ANON_BOUND_KIB   (4 * 1024)
 #define N_CONCURRENT     8
 
@@ -225,26 +227,37 @@ wait_anon_below (guint32 pid, guint64 bound_kib)
   return anon;
 }
 
-/* ---- running real clients as the agent ------------------------------------ */
+/* ---- running real clients ----------------------------------------------- */
 
+/* Runs @command (as the agent with @as_agent, else as root) under
+ * peak-rss; returns its stdout and sets *peak_kib to its peak RSS. */
 static char *
-run_agent (const char *const *command, double *seconds)
+run_measured (gboolean           as_agent,
+              const char *const *command,
+              guint64           *peak_kib,
+              double            *seconds)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  struct passwd *pw = getpwnam (agent_user);
-  g_autofree char *uid = NULL, *gid = NULL, *err = NULL;
+  g_autofree char *peak_file = g_build_filename (state_dir, "client-peak", NULL);
+  g_autofree char *peak = NULL;
+  g_autofree char *err = NULL;
   char *out = NULL;
   gint64 start;
   int status = 0;
 
-  g_assert_nonnull (pw);
-  uid = g_strdup_printf ("--reuid=%u", (unsigned) pw->pw_uid);
-  gid = g_strdup_printf ("--regid=%u", (unsigned) pw->pw_gid);
-  g_ptr_array_add (argv, g_strdup ("setpriv"));
-  g_ptr_array_add (argv, g_steal_pointer (&uid));
-  g_ptr_array_add (argv, g_steal_pointer (&gid));
-  g_ptr_array_add (argv, g_strdup ("--init-groups"));
+  g_ptr_array_add (argv, g_strdup (JMEM_PEAK_RSS));
+  g_ptr_array_add (argv, g_strdup (peak_file));
+  if (as_agent)
+    {
+      struct passwd *pw = getpwnam (agent_user);
+
+      g_assert_nonnull (pw);
+      g_ptr_array_add (argv, g_strdup ("setpriv"));
+      g_ptr_array_add (argv, g_strdup_printf ("--reuid=%u", (unsigned) pw->pw_uid));
+      g_ptr_array_add (argv, g_strdup_printf ("--regid=%u", (unsigned) pw->pw_gid));
+      g_ptr_array_add (argv, g_strdup ("--init-groups"));
+    }
   for (gsize i = 0; command[i] != NULL; i++)
     g_ptr_array_add (argv, g_strdup (command[i]));
   g_ptr_array_add (argv, NULL);
@@ -256,7 +269,19 @@ run_agent (const char *const *command, double *seconds)
   g_assert_no_error (error);
   if (!g_spawn_check_wait_status (status, NULL))
     g_error ("%s failed (status %d): %s", command[0], status, err);
+  g_assert_true (g_file_get_contents (peak_file, &peak, NULL, NULL));
+  *peak_kib = g_ascii_strtoull (peak, NULL, 10);
+  g_assert_cmpuint (*peak_kib, >, 0);
   return out;
+}
+
+/* @command as the agent; returns its stdout. */
+static char *
+run_agent (const char *const *command, double *seconds)
+{
+  guint64 peak_kib;
+
+  return run_measured (TRUE, command, &peak_kib, seconds);
 }
 
 /* ---- cases -------------------------------------------------------------- */
@@ -374,6 +399,97 @@ static void
 test_memory_1000 (void)
 {
   check_memory (1000);
+}
+
+/* The lines of jmem's output that stand for a handle: a "base" member of
+ * the JSON, a row of the table (a pipe gets whole lines: "  BASE SIZE ...").
+ * A walk by memchr, as in count_rows(). */
+static guint
+count_handle_lines (const char *out, gboolean json)
+{
+  guint n = 0;
+
+  for (const char *l = out, *end = out + strlen (out); l < end;)
+    {
+      const char *nl = memchr (l, '\n', (gsize) (end - l));
+      gsize len = nl != NULL ? (gsize) (nl - l) : (gsize) (end - l);
+      gsize indent = 0;
+
+      while (indent < len && l[indent] == ' ')
+        indent++;
+      if (json ? len - indent >= 9 && memcmp (l + indent, "\"base\" : ", 9) == 0
+               : indent >= 2 && indent < len && g_ascii_isxdigit (l[indent]) &&
+                 !g_ascii_isupper (l[indent]))
+        n++;
+      l += len + 1;
+    }
+  return n;
+}
+
+static void
+assert_client_bounded (guint64 peak)
+{
+#ifdef JMEM_E2E_ASAN
+  g_test_message ("built with ASan: jmem's peak not compared");
+#else
+  g_assert_cmpuint (peak, <=, CLIENT_BOUND_KIB);
+#endif
+}
+
+/* jmem itself with 240,000 handles from each of its sources: the helper's
+ * snapshot (as the agent), debugfs (as root) and a captured tree. Each
+ * output holds every handle, and jmem's peak RSS stays within the bound. */
+static void
+test_client_memory_240000 (void)
+{
+  g_autoptr(Allocations) file = allocations_generate (240000);
+  g_autofree char *jmem = g_build_filename (build_dir, "client", "jmem", NULL);
+  g_autofree char *tree = g_build_filename (state_dir, "tree-240000", NULL);
+  g_autofree char *iovmm = g_build_filename (tree, "sys/kernel/debug/nvmap/iovmm", NULL);
+  g_autofree char *tree_clients = g_build_filename (iovmm, "clients", NULL);
+  g_autofree char *tree_allocations = g_build_filename (iovmm, "allocations", NULL);
+  g_autofree char *clients = NULL;
+  const struct {
+    const char *via;
+    gboolean    as_agent;
+    const char *sysroot;
+  } sources[] = {
+    { "helper", TRUE, NULL },
+    { "debugfs", FALSE, NULL },
+    { "sysroot", FALSE, tree },
+  };
+
+  /* the capture: the same file, and the clients the sandbox mounted */
+  g_assert_true (g_file_get_contents (JMEM_NVMAP_CLIENTS_PATH, &clients, NULL, NULL));
+  g_assert_cmpint (g_mkdir_with_parents (iovmm, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (tree_clients, clients, -1, NULL));
+  g_assert_cmpint (link (file->path, tree_allocations), ==, 0);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (sources); i++)
+    for (int json = 1; json >= 0; json--)
+      {
+        const char *command[] = { jmem, "allocations", json ? "--json" : "--no-ask-password",
+                                  sources[i].sysroot ? "--sysroot" : NULL, sources[i].sysroot,
+                                  NULL };
+        g_autofree char *via = g_strdup_printf (json ? "\"via\" : \"%s\"" : "(via %s)",
+                                                sources[i].via);
+        g_autofree char *out = NULL;
+        guint64 peak = 0;
+        guint n;
+        double seconds;
+
+        out = run_measured (sources[i].as_agent, command, &peak, &seconds);
+        n = count_handle_lines (out, json);
+        g_test_message ("jmem allocations%s via %s, %u handles: %.2f s, jmem's peak RSS %"
+                        G_GUINT64_FORMAT " KiB", json ? " --json" : "", sources[i].via,
+                        file->n_handles, seconds, peak);
+        g_assert_nonnull (strstr (out, via));
+        g_assert_cmpuint (n, ==, file->n_handles);
+        assert_client_bounded (peak);
+      }
+
+  g_assert_cmpint (unlink (tree_allocations), ==, 0);
+  unmount_allocations ();
 }
 
 static GVariant *
@@ -608,6 +724,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/e2e/allocations/memory-60000", test_memory_60000);
   g_test_add_func ("/e2e/allocations/memory-1000", test_memory_1000);
+  g_test_add_func ("/e2e/allocations/client-memory-240000", test_client_memory_240000);
   g_test_add_func ("/e2e/allocations/snapshot-sealed", test_snapshot_sealed);
   g_test_add_func ("/e2e/allocations/single-flight", test_single_flight);
   return g_test_run ();

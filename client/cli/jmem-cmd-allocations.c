@@ -66,19 +66,61 @@ cells_clear (char *cells[N_COLS])
     g_clear_pointer (&cells[c], g_free);
 }
 
-static gboolean
-client_shown (const JmemNvmapClientHandles *ch,
-              gint64                        pid)
+/* The table is as wide as its widest cell, and each client's line says
+ * how many handles follow it: both known only once every row was read. A
+ * first walk measures, a second prints (the rows are not kept). */
+typedef struct {
+  Layout  *k;
+  gint64   pid;
+  gboolean shown;      /* the current client is the one asked for */
+  GArray  *n_handles;  /* guint, each shown client's, in order */
+} Measure;
+
+static void
+measure_client (JmemNvmapClient *client, gpointer user_data)
 {
-  return pid < 0 || ch->client->pid == pid;
+  Measure *m = user_data;
+  guint none = 0;
+
+  m->shown = m->pid < 0 || client->pid == m->pid;
+  if (m->shown)
+    g_array_append_val (m->n_handles, none);
+  jmem_nvmap_client_free (client);
 }
 
 static void
-layout_init (Layout                     *k,
-             const JmemNvmapAllocations *a,
-             gint64                      pid,
-             guint                       width)
+measure_handle (JmemNvmapHandle *h, gpointer user_data)
 {
+  Measure *m = user_data;
+  char *cells[N_COLS] = { NULL };
+  g_autofree char *tag = NULL;
+
+  if (m->shown)
+    {
+      tag = shown (h->tag);
+      handle_cells (h, cells);
+      for (guint c = 0; c < N_COLS; c++)
+        m->k->cols[c] = jmem_table_widest (m->k->cols[c], cells[c]);
+      m->k->shown[COL_HUGETLBFS] |= h->from_hugetlbfs >= 0;
+      m->k->tag = jmem_table_widest (m->k->tag, tag);
+      cells_clear (cells);
+      g_array_index (m->n_handles, guint, m->n_handles->len - 1)++;
+    }
+  jmem_nvmap_handle_free (h);
+}
+
+/* Measures the shown rows into @k and each shown client's handles into
+ * @n_handles. */
+static gboolean
+layout_init (Layout                   *k,
+             GArray                   *n_handles,
+             const JmemOpsAllocations *read,
+             gint64                    pid,
+             guint                     width,
+             GError                  **error)
+{
+  static const JmemNvmapAllocationsVisitor visitor = { measure_client, measure_handle };
+  Measure m = { k, pid, FALSE, n_handles };
   guint numbers = 2, tag_floor;
 
   k->width = width;
@@ -88,24 +130,8 @@ layout_init (Layout                     *k,
       k->cols[c] = (guint) strlen (col_heads[c]);
       k->shown[c] = c != COL_HUGETLBFS;
     }
-  for (guint i = 0; i < a->clients->len; i++)
-    {
-      const JmemNvmapClientHandles *ch = g_ptr_array_index (a->clients, i);
-
-      for (guint j = 0; client_shown (ch, pid) && j < ch->handles->len; j++)
-        {
-          const JmemNvmapHandle *h = g_ptr_array_index (ch->handles, j);
-          char *cells[N_COLS] = { NULL };
-          g_autofree char *tag = shown (h->tag);
-
-          handle_cells (h, cells);
-          for (guint c = 0; c < N_COLS; c++)
-            k->cols[c] = jmem_table_widest (k->cols[c], cells[c]);
-          k->shown[COL_HUGETLBFS] |= h->from_hugetlbfs >= 0;
-          k->tag = jmem_table_widest (k->tag, tag);
-          cells_clear (cells);
-        }
-    }
+  if (!jmem_ops_allocations_walk (read, &visitor, &m, error))
+    return FALSE;
   for (guint c = 0; c < N_COLS; c++)
     numbers += k->shown[c] ? k->cols[c] + 1 : 0;
   /* TAG keeps the floor, or all it needs when that is less */
@@ -131,6 +157,7 @@ layout_init (Layout                     *k,
         }
       k->tag = width - JMEM_TABLE_INDENT;
     }
+  return TRUE;
 }
 
 /* One row of the handle table (@cells: the number columns, @tag escaped). */
@@ -172,59 +199,114 @@ append_row (GString      *out,
   jmem_table_end_line (out);
 }
 
-static void
-append_client (GString                      *out,
-               const Layout                 *k,
-               const JmemNvmapClientHandles *ch)
-{
-  g_autofree char *name = shown (ch->client->process);
-  g_autofree char *pid = g_strdup_printf ("PID %u", ch->client->pid);
-  g_autofree char *client = shown (ch->client->client);
-  g_autofree char *size = jmem_text_size (ch->client->size_kib > G_MAXINT64 ? G_MAXINT64
-                                          : (gint64) ch->client->size_kib);
-  g_autofree char *count = g_strdup_printf ("%u %s", ch->handles->len,
-                                            jmem_text_plural (ch->handles->len, "handle", "handles"));
-  const char *pieces[] = { name, pid, client, size, count, NULL };
+/* Standard output, in pieces of about 64 KiB: the table of 240,000
+ * handles is 17 MB. After a failed write nothing more is written. */
+#define OUTPUT_PIECE (64 * 1024)
 
-  g_string_append_c (out, '\n');
-  jmem_table_append_pieces (out, pieces, "  ", k->width, 0, JMEM_TABLE_INDENT);
-  if (ch->handles->len > 0)
-    append_row (out, k, col_heads, "TAG");
-  for (guint j = 0; j < ch->handles->len; j++)
+typedef struct {
+  GString *text;
+  gboolean failed;
+} Output;
+
+static gboolean
+output_write (const char *text, gsize len, gpointer user_data)
+{
+  Output *o = user_data;
+
+  if (!o->failed && !jmem_cmd_write_stdout (text, len))
+    o->failed = TRUE;
+  return !o->failed;
+}
+
+static void
+output_flush (Output *o)
+{
+  (void) output_write (o->text->str, o->text->len, o);
+  g_string_truncate (o->text, 0);
+}
+
+typedef struct {
+  Output       *out;
+  const Layout *k;
+  gint64        pid;
+  gboolean      shown;      /* the current client is the one asked for */
+  const GArray *n_handles;  /* from layout_init() */
+  guint         n_clients;  /* shown so far */
+} Table;
+
+static void
+table_client (JmemNvmapClient *client, gpointer user_data)
+{
+  Table *t = user_data;
+  GString *out = t->out->text;
+
+  t->shown = t->pid < 0 || client->pid == t->pid;
+  /* every walk gives the same rows (jmem-nvmap-reader.h): the bound only
+   * keeps a mistake from reading past the counts */
+  if (t->shown && t->n_clients < t->n_handles->len)
     {
-      const JmemNvmapHandle *h = g_ptr_array_index (ch->handles, j);
+      guint n = g_array_index (t->n_handles, guint, t->n_clients++);
+      g_autofree char *name = shown (client->process);
+      g_autofree char *pid = g_strdup_printf ("PID %u", client->pid);
+      g_autofree char *owner = shown (client->client);
+      g_autofree char *size = jmem_text_size (client->size_kib > G_MAXINT64 ? G_MAXINT64
+                                              : (gint64) client->size_kib);
+      g_autofree char *count = g_strdup_printf ("%u %s", n,
+                                                jmem_text_plural (n, "handle", "handles"));
+      const char *pieces[] = { name, pid, owner, size, count, NULL };
+
+      g_string_append_c (out, '\n');
+      jmem_table_append_pieces (out, pieces, "  ", t->k->width, 0, JMEM_TABLE_INDENT);
+      if (n > 0)
+        append_row (out, t->k, col_heads, "TAG");
+    }
+  jmem_nvmap_client_free (client);
+}
+
+static void
+table_handle (JmemNvmapHandle *h, gpointer user_data)
+{
+  Table *t = user_data;
+
+  if (t->shown)
+    {
       char *cells[N_COLS] = { NULL };
       g_autofree char *tag = shown (h->tag);
 
       handle_cells (h, cells);
-      append_row (out, k, (const char * const *) cells, tag);
+      append_row (t->out->text, t->k, (const char * const *) cells, tag);
       cells_clear (cells);
+      if (t->out->text->len >= OUTPUT_PIECE)
+        output_flush (t->out);
     }
+  jmem_nvmap_handle_free (h);
 }
 
-static char *
-to_text (const JmemNvmapAllocations *a, const char *via, gint64 pid, guint width)
+/* The table, written to standard output as it is made. */
+static gboolean
+write_text (const JmemOpsAllocations *read, gint64 pid, guint width, Output *out,
+            GError **error)
 {
-  GString *out = g_string_new (NULL);
+  static const JmemNvmapAllocationsVisitor visitor = { table_client, table_handle };
+  const JmemNvmapAllocations *a = &read->summary;
+  g_autoptr(GArray) n_handles = g_array_new (FALSE, FALSE, sizeof (guint));
   Layout k = { 0 };
+  Table t = { out, &k, pid, FALSE, n_handles, 0 };
 
-  layout_init (&k, a, pid, width);
-  g_string_append_printf (out, "NvMap allocations (via %s)\n", via);
-  for (guint i = 0; i < a->clients->len; i++)
-    {
-      const JmemNvmapClientHandles *ch = g_ptr_array_index (a->clients, i);
-
-      if (client_shown (ch, pid))
-        append_client (out, &k, ch);
-    }
+  if (!layout_init (&k, n_handles, read, pid, width, error))
+    return FALSE;
+  g_string_append_printf (out->text, "NvMap allocations (via %s)\n", read->via);
+  if (!jmem_ops_allocations_walk (read, &visitor, &t, error))
+    return FALSE;
   if (a->has_total && pid < 0)
     {
       g_autofree char *total = jmem_text_size (a->total_kib > G_MAXINT64 ? G_MAXINT64
                                                : (gint64) a->total_kib);
 
-      g_string_append_printf (out, "\ntotal %s\n", total);
+      g_string_append_printf (out->text, "\ntotal %s\n", total);
     }
-  return g_string_free (out, FALSE);
+  output_flush (out);
+  return TRUE;
 }
 
 int
@@ -242,9 +324,10 @@ jmem_cmd_allocations (int argc, char **argv)
   g_auto(JmemView) view = { 0 };
   g_autoptr(JmemOpsAllocations) read = NULL;
   JmemOpsAllocationsOptions options = { 0 };
-  const JmemNvmapAllocations *allocations;
+  g_autoptr(GString) text = g_string_sized_new (OUTPUT_PIECE + 4096);
+  Output out = { text, FALSE };
   g_autoptr(GError) error = NULL;
-  g_autofree char *text = NULL;
+  gboolean written;
 
   g_option_context_add_main_entries (context, entries, NULL);
   jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_WIDTH | JMEM_VIEW_SYSROOT |
@@ -268,22 +351,22 @@ jmem_cmd_allocations (int argc, char **argv)
   read = jmem_ops_allocations (&options, &error);
   if (read == NULL)
     return jmem_cmd_report_error ("jmem allocations", error, NULL);
-  allocations = read->allocations;
 
   /* NvMap's PIDs, read from a container with a PID namespace of its own */
-  if (!jmem_pid_namespace_joinable (allocations->pid_namespace, jmem_pid_namespace_self ()))
+  if (!jmem_pid_namespace_joinable (read->summary.pid_namespace, jmem_pid_namespace_self ()))
     g_printerr ("jmem allocations: the PIDs are host PIDs: jmem runs in another PID namespace%s\n",
                 pid >= 0 ? ", so --pid takes a host PID" : "");
 
   if (view.json)
     {
-      g_autoptr(JsonNode) root = jmem_ops_allocations_json (read, pid);
+      g_autoptr(JmemJsonWriter) writer = jmem_json_writer_new_to_sink (TRUE, output_write, &out);
 
-      text = json_to_string (root, TRUE);
+      written = jmem_ops_allocations_write_json (read, pid, -1, writer, &error) &&
+                jmem_json_writer_finish (writer) && output_write ("\n", 1, &out);
     }
   else
-    text = to_text (allocations, read->via, pid, (guint) view.width);
-  if (!jmem_cmd_write_stdout (text, strlen (text)) || (view.json && !jmem_cmd_write_stdout ("\n", 1)))
-    return JMEM_EXIT_CANT_CREATE;
-  return JMEM_EXIT_OK;
+    written = write_text (read, pid, (guint) view.width, &out, &error);
+  if (error != NULL)
+    return jmem_cmd_report_error ("jmem allocations", error, NULL);
+  return written && !out.failed ? JMEM_EXIT_OK : JMEM_EXIT_CANT_CREATE;
 }

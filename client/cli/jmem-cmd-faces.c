@@ -43,14 +43,15 @@ source_allocations (gpointer data, const char **via, char **action, GError **err
   JmemNvmapAllocations *allocations;
 
   read = jmem_ops_allocations (&options, &local);
-  if (read == NULL)
+  /* the screen shows every row: all of them in memory */
+  allocations = read != NULL ? jmem_ops_allocations_parse (read, &local) : NULL;
+  if (allocations == NULL)
     {
       *action = g_strdup (jmem_advice_for_error (local, JMEM_ADVICE_NONE).action);
       g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
   *via = read->via;
-  allocations = g_steal_pointer (&read->allocations);
   return allocations;
 }
 

@@ -6,19 +6,41 @@
 #include <gio/gio.h>
 #include "jmem-text.h"
 
+static void
+skip_client (JmemNvmapClient *client, gpointer user_data)
+{
+  jmem_nvmap_client_free (client);
+}
+
+/* A handle's share of hugetlb pages, as clients' SIZE is computed
+ * (size / share), added to the guint64 at @user_data. */
+static void
+add_hugetlbfs (JmemNvmapHandle *h, gpointer user_data)
+{
+  guint64 *kib = user_data;
+
+  if (h->from_hugetlbfs == 1)
+    *kib += MIN (h->size_kib / MAX (h->share, 1), (guint64) JMEM_ACCOUNTING_MAX_KIB);
+  *kib = MIN (*kib, (guint64) JMEM_ACCOUNTING_MAX_KIB);
+  jmem_nvmap_handle_free (h);
+}
+
 /* Handles the 2025 driver made from hugetlb pages (FROM_HUGETLBFS): their
- * share of each client, as clients' SIZE is computed (size / share). */
+ * share of each client, summed one row at a time. */
 static void
 read_hugetlbfs (JmemCollectContext *ctx, const JmemNvmapSource *source,
                 const JmemNvmapSourceContext *sctx)
 {
+  static const JmemNvmapAllocationsVisitor sum = { skip_client, add_hugetlbfs };
   JmemSnapshot *s = ctx->snapshot;
-  g_autoptr(JmemNvmapAllocations) allocations = NULL;
+  g_autoptr(JmemNvmapAllocationsReader) reader = NULL;
+  JmemNvmapAllocations summary = { 0 };
   g_autoptr(GError) error = NULL;
   guint64 kib = 0;
 
-  allocations = source->read_allocations (sctx, &error);
-  if (allocations == NULL)
+  reader = source->open_allocations (sctx, &error);
+  if (reader == NULL ||
+      !jmem_nvmap_allocations_reader_walk (reader, &sum, &kib, &summary, &error))
     {
       jmem_snapshot_add_warning (s, "nvmap", jmem_nvmap_source_error_action (error),
                                  "hugetlb pages are in use, and NvMap's allocations (which say "
@@ -26,23 +48,9 @@ read_hugetlbfs (JmemCollectContext *ctx, const JmemNvmapSource *source,
                                  error->message);
       return;
     }
-  s->nvmap_hugetlbfs_column = allocations->has_hugetlbfs_column;
-  if (!allocations->has_hugetlbfs_column)
-    return;
-  for (guint i = 0; i < allocations->clients->len; i++)
-    {
-      const JmemNvmapClientHandles *ch = g_ptr_array_index (allocations->clients, i);
-
-      for (guint j = 0; j < ch->handles->len; j++)
-        {
-          const JmemNvmapHandle *h = g_ptr_array_index (ch->handles, j);
-
-          if (h->from_hugetlbfs == 1)
-            kib += MIN (h->size_kib / MAX (h->share, 1), (guint64) JMEM_ACCOUNTING_MAX_KIB);
-          kib = MIN (kib, (guint64) JMEM_ACCOUNTING_MAX_KIB);
-        }
-    }
-  s->nvmap_hugetlbfs_kib = (gint64) kib;
+  s->nvmap_hugetlbfs_column = summary.has_hugetlbfs_column;
+  if (summary.has_hugetlbfs_column)
+    s->nvmap_hugetlbfs_kib = (gint64) kib;
 }
 
 static gboolean

@@ -275,38 +275,52 @@ jmem_helper_get_nvmap_clients (const JmemHelperCallOptions *options,
   return jmem_wire_clients_from_variant (reply, stats_total_bytes, error);
 }
 
-/* Reads the helper's sealed snapshot: the seals promise that its size and
- * bytes cannot change under us, so one size check bounds the read. */
-static char *
-read_snapshot (int         fd,
-               const char *path,
-               gsize      *len,
-               GError    **error)
+/* Whether @fd is the helper's sealed snapshot: the seals promise that its
+ * size and bytes cannot change under us, so one size check bounds every
+ * read of it. */
+static gboolean
+check_snapshot (int         fd,
+                const char *path,
+                gsize      *size,
+                GError    **error)
 {
   const int needed = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE;
-  g_autofree char *data = NULL;
   struct stat st;
-  gsize done = 0;
   int seals = fcntl (fd, F_GET_SEALS);
 
   if (seals < 0 || (seals & needed) != needed || fstat (fd, &st) != 0 || st.st_size < 0)
     {
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
                    "jmem-helper sent a snapshot of %s that is not a sealed memfd", path);
-      return NULL;
+      return FALSE;
     }
   if ((guint64) st.st_size > JMEM_MAX_DEBUGFS_BYTES)
     {
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_TOO_LARGE,
                    "%s is larger than the %u bytes jmem accepts", path, JMEM_MAX_DEBUGFS_BYTES);
-      return NULL;
+      return FALSE;
     }
+  *size = (gsize) st.st_size;
+  return TRUE;
+}
 
-  data = g_malloc ((gsize) st.st_size + 1);
-  while (done < (gsize) st.st_size)
+/* The checked snapshot @fd read whole. */
+static char *
+read_snapshot (int         fd,
+               const char *path,
+               gsize      *len,
+               GError    **error)
+{
+  g_autofree char *data = NULL;
+  gsize size = 0, done = 0;
+
+  if (!check_snapshot (fd, path, &size, error))
+    return NULL;
+  data = g_malloc (size + 1);
+  while (done < size)
     {
       /* pread: the offset of a shared open file is nobody's to move. */
-      ssize_t n = pread (fd, data + done, (gsize) st.st_size - done, (off_t) done);
+      ssize_t n = pread (fd, data + done, size - done, (off_t) done);
 
       if (n < 0 && errno == EINTR)
         continue;
@@ -326,27 +340,26 @@ read_snapshot (int         fd,
 }
 
 /* A method that answers with a sealed snapshot of the debugfs file @path
- * (GetNvMapAllocationsSnapshot, GetNvMapMapsSnapshot): the file's text, and
- * the reply's info in *info. */
-static char *
+ * (GetNvMapAllocationsSnapshot, GetNvMapMapsSnapshot): its descriptor,
+ * checked, and the reply's info in *info. */
+static int
 call_for_snapshot (const JmemHelperCallOptions *options,
                    const char                  *method,
                    const char                  *action,
                    const char                  *path,
                    GVariant                   **info,
-                   gsize                       *len,
                    GError                     **error)
 {
   g_autoptr(GUnixFDList) fds = NULL;
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GError) local = NULL;
   gint32 handle = -1;
-  char *data;
+  gsize size = 0;
   int fd;
 
   reply = call_helper_full (options, method, NULL, action, &fds, error);
   if (reply == NULL)
-    return NULL;
+    return -1;
   g_variant_get (reply, "(h@a{sv})", &handle, info);
   fd = fds != NULL ? g_unix_fd_list_get (fds, handle, &local) : -1;
   if (fd < 0)
@@ -354,31 +367,32 @@ call_for_snapshot (const JmemHelperCallOptions *options,
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
                    "jmem-helper answered %s without its snapshot%s%s", method,
                    local != NULL ? ": " : "", local != NULL ? local->message : "");
-      return NULL;
+      return -1;
     }
-  data = read_snapshot (fd, path, len, error);
-  close (fd);
-  return data;
+  if (!check_snapshot (fd, path, &size, error))
+    {
+      close (fd);
+      return -1;
+    }
+  return fd;
 }
 
-/* GetNvMapAllocationsSnapshot: the raw file, parsed here without privileges.
- * Sets *unknown_method when the helper predates it. */
-static JmemNvmapAllocations *
+/* GetNvMapAllocationsSnapshot: the raw file, parsed here without privileges
+ * as each output walks it. Sets *unknown_method when the helper predates it. */
+static JmemNvmapAllocationsReader *
 allocations_from_snapshot (const JmemHelperCallOptions *options,
                            gboolean                    *unknown_method,
                            GError                     **error)
 {
   g_autoptr(GError) local = NULL;
   g_autoptr(GVariant) info = NULL;
-  g_autofree char *data = NULL;
-  JmemNvmapAllocations *allocations;
   guint64 pid_namespace = 0;
-  gsize len = 0;
+  int fd;
 
   *unknown_method = FALSE;
-  data = call_for_snapshot (options, "GetNvMapAllocationsSnapshot", JMEM_ACTION_READ_ALLOCATIONS,
-                            JMEM_NVMAP_ALLOCATIONS_PATH, &info, &len, &local);
-  if (data == NULL)
+  fd = call_for_snapshot (options, "GetNvMapAllocationsSnapshot", JMEM_ACTION_READ_ALLOCATIONS,
+                          JMEM_NVMAP_ALLOCATIONS_PATH, &info, &local);
+  if (fd < 0)
     {
       /* a helper older than the snapshot method */
       if (g_error_matches (local, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD))
@@ -388,30 +402,30 @@ allocations_from_snapshot (const JmemHelperCallOptions *options,
       return NULL;
     }
   g_variant_lookup (info, "pid_namespace", "t", &pid_namespace);
-  allocations = jmem_nvmap_allocations_parse (data, len, error);
-  if (allocations != NULL)
-    allocations->pid_namespace = pid_namespace;
-  return allocations;
+  return jmem_nvmap_allocations_reader_new_fd (fd, JMEM_NVMAP_ALLOCATIONS_PATH,
+                                               JMEM_MAX_DEBUGFS_BYTES, pid_namespace);
 }
 
-JmemNvmapAllocations *
-jmem_helper_get_nvmap_allocations (const JmemHelperCallOptions *options,
-                                   GError                     **error)
+JmemNvmapAllocationsReader *
+jmem_helper_open_nvmap_allocations (const JmemHelperCallOptions *options,
+                                    GError                     **error)
 {
   g_autoptr(GVariant) reply = NULL;
+  JmemNvmapAllocationsReader *reader;
   JmemNvmapAllocations *allocations;
   gboolean unknown_method = FALSE;
 
-  allocations = allocations_from_snapshot (options, &unknown_method, error);
-  if (allocations != NULL || !unknown_method)
-    return allocations;
+  reader = allocations_from_snapshot (options, &unknown_method, error);
+  if (reader != NULL || !unknown_method)
+    return reader;
 
   /* A helper older than the snapshot method: its typed reply. */
   reply = call_helper (options, "GetNvMapAllocations", NULL,
                        JMEM_ACTION_READ_ALLOCATIONS, error);
   if (reply == NULL)
     return NULL;
-  return jmem_wire_allocations_from_variant (reply, error);
+  allocations = jmem_wire_allocations_from_variant (reply, error);
+  return allocations != NULL ? jmem_nvmap_allocations_reader_new_parsed (allocations) : NULL;
 }
 
 static gint64
@@ -433,10 +447,15 @@ jmem_helper_get_nvmap_extras (const JmemHelperCallOptions *options,
   guint64 pid_namespace = 0;
   gint64 pool, to_zero;
   gsize len = 0;
+  int fd;
 
   jmem_nvmap_extras_clear (extras);
-  data = call_for_snapshot (options, "GetNvMapMapsSnapshot", JMEM_ACTION_READ_NVMAP,
-                            JMEM_NVMAP_MAPS_PATH, &info, &len, error);
+  fd = call_for_snapshot (options, "GetNvMapMapsSnapshot", JMEM_ACTION_READ_NVMAP,
+                          JMEM_NVMAP_MAPS_PATH, &info, error);
+  if (fd < 0)
+    return FALSE;
+  data = read_snapshot (fd, JMEM_NVMAP_MAPS_PATH, &len, error);
+  close (fd);
   if (data == NULL)
     return FALSE;
   g_variant_lookup (info, "pid_namespace", "t", &pid_namespace);

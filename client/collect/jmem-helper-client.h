@@ -5,6 +5,7 @@
 #include <glib.h>
 
 #include "jmem-nvmap.h"
+#include "jmem-nvmap-reader.h"
 
 G_BEGIN_DECLS
 
@@ -24,10 +25,10 @@ JmemNvmapClients *jmem_helper_get_nvmap_clients (const JmemHelperCallOptions *op
                                                  gint64                      *stats_total_bytes,
                                                  GError                     **error);
 
-/* The helper's sealed snapshot of iovmm/allocations, parsed here; from a
+/* The helper's sealed snapshot of iovmm/allocations, to walk here; from a
  * helper without GetNvMapAllocationsSnapshot, its typed reply. */
-JmemNvmapAllocations *jmem_helper_get_nvmap_allocations (const JmemHelperCallOptions *options,
-                                                         GError                     **error);
+JmemNvmapAllocationsReader *jmem_helper_open_nvmap_allocations (const JmemHelperCallOptions *options,
+                                                                GError                     **error);
 
 /* GetNvMapMapsSnapshot: iovmm/maps parsed here, free_size and the page
  * pool from its info (each -1 where the kernel has none); *maps_text

@@ -70,14 +70,15 @@ files_read_clients (const JmemNvmapSourceContext *ctx,
   return clients;
 }
 
-static JmemNvmapAllocations *
-files_read_allocations (const JmemNvmapSourceContext *ctx,
+/* Live, debugfs prints the file anew at each read: one read, into a copy
+ * that every walk then reads. A capture's file is walked where it is. */
+static JmemNvmapAllocationsReader *
+files_open_allocations (const JmemNvmapSourceContext *ctx,
                         GError                      **error)
 {
   g_autoptr(JmemRoot) root = jmem_root_open (ctx->root, error);
-  g_autofree char *data = NULL;
-  JmemNvmapAllocations *allocations;
-  gsize len = 0;
+  JmemNvmapAllocationsReader *reader;
+  int fd;
 
   if (root == NULL)
     {
@@ -93,15 +94,22 @@ files_read_allocations (const JmemNvmapSourceContext *ctx,
                    "%s: its NvMap allocations are missing or cut short", incomplete);
       return NULL;
     }
-  if (!jmem_root_read (root, JMEM_NVMAP_ALLOCATIONS_PATH, JMEM_MAX_DEBUGFS_BYTES, &data, &len, error))
+  fd = jmem_root_open_file (root, JMEM_NVMAP_ALLOCATIONS_PATH, error);
+  if (fd < 0)
     {
       name_unmounted_debugfs (ctx, error);
       return NULL;
     }
-  allocations = jmem_nvmap_allocations_parse (data, len, error);
-  if (allocations != NULL)
-    allocations->pid_namespace = files_pid_namespace (ctx);
-  return allocations;
+  if (ctx->root == NULL)
+    {
+      reader = jmem_nvmap_allocations_reader_new_copy (fd, JMEM_NVMAP_ALLOCATIONS_PATH,
+                                                       JMEM_MAX_DEBUGFS_BYTES,
+                                                       files_pid_namespace (ctx), error);
+      close (fd);
+      return reader;
+    }
+  return jmem_nvmap_allocations_reader_new_fd (fd, JMEM_NVMAP_ALLOCATIONS_PATH,
+                                               JMEM_MAX_DEBUGFS_BYTES, files_pid_namespace (ctx));
 }
 
 static gint64
@@ -169,8 +177,8 @@ helper_read_clients (const JmemNvmapSourceContext *ctx,
   return jmem_helper_get_nvmap_clients (&options, stats_total_bytes, error);
 }
 
-static JmemNvmapAllocations *
-helper_read_allocations (const JmemNvmapSourceContext *ctx,
+static JmemNvmapAllocationsReader *
+helper_open_allocations (const JmemNvmapSourceContext *ctx,
                          GError                      **error)
 {
   JmemHelperCallOptions options = {
@@ -178,7 +186,7 @@ helper_read_allocations (const JmemNvmapSourceContext *ctx,
     .timeout_ms = ctx->timeout_ms,
   };
 
-  return jmem_helper_get_nvmap_allocations (&options, error);
+  return jmem_helper_open_nvmap_allocations (&options, error);
 }
 
 static gboolean
@@ -195,9 +203,9 @@ helper_read_extras (const JmemNvmapSourceContext *ctx,
 }
 
 static const JmemNvmapSource sources[] = {
-  { "sysroot", files_read_clients, files_read_allocations, files_read_extras },
-  { "debugfs", files_read_clients, files_read_allocations, files_read_extras },
-  { "helper", helper_read_clients, helper_read_allocations, helper_read_extras },
+  { "sysroot", files_read_clients, files_open_allocations, files_read_extras },
+  { "debugfs", files_read_clients, files_open_allocations, files_read_extras },
+  { "helper", helper_read_clients, helper_open_allocations, helper_read_extras },
 };
 
 const JmemNvmapSource *

@@ -6,6 +6,7 @@
 #include <glib.h>
 
 #include "jmem-nvmap.h"
+#include "jmem-nvmap-reader.h"
 
 G_BEGIN_DECLS
 
@@ -21,8 +22,9 @@ typedef struct {
   JmemNvmapClients *(*read_clients) (const JmemNvmapSourceContext *ctx,
                                      gint64                       *stats_total_bytes,
                                      GError                      **error);
-  JmemNvmapAllocations *(*read_allocations) (const JmemNvmapSourceContext *ctx,
-                                             GError                      **error);
+  /* iovmm/allocations, to walk as often as needed (jmem-nvmap-reader.h) */
+  JmemNvmapAllocationsReader *(*open_allocations) (const JmemNvmapSourceContext *ctx,
+                                                   GError                      **error);
   /* maps, free_size, the page pool and the page size; each part the
    * kernel lacks stays unread. FALSE only when none could be asked for. */
   gboolean (*read_extras) (const JmemNvmapSourceContext *ctx,

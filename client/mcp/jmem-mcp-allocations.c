@@ -70,14 +70,16 @@ jmem_mcp_allocations_free (JmemMcpAllocations *a)
   g_free (a);
 }
 
-void
-jmem_mcp_allocations_add_client (JmemMcpAllocations    *a,
-                                 const JmemNvmapClient *client)
+static void
+add_client (JmemNvmapClient *client, gpointer user_data)
 {
+  JmemMcpAllocations *a = user_data;
+
   a->taking = a->pid < 0 || (gint64) client->pid == a->pid;
   if (a->taking)
-    g_ptr_array_add (a->clients, jmem_nvmap_client_new (client->client, client->process,
-                                                        client->pid, client->size_kib));
+    g_ptr_array_add (a->clients, client);
+  else
+    jmem_nvmap_client_free (client);
 }
 
 /* Whether @x is less worth showing than @y: smaller, or as large and later. */
@@ -145,9 +147,9 @@ count (GHashTable *table, gconstpointer key, const char *name, gint64 pid, guint
   t->size_kib = t->size_kib > G_MAXUINT64 - size_kib ? G_MAXUINT64 : t->size_kib + size_kib;
 }
 
-void
-jmem_mcp_allocations_add_handle (JmemMcpAllocations    *a,
-                                 const JmemNvmapHandle *handle)
+static void
+take_handle (JmemMcpAllocations    *a,
+             const JmemNvmapHandle *handle)
 {
   const char *tag = handle->tag != NULL ? handle->tag : "";
   const JmemNvmapClient *client;
@@ -184,6 +186,23 @@ jmem_mcp_allocations_add_handle (JmemMcpAllocations    *a,
     }
 }
 
+static void
+add_handle (JmemNvmapHandle *handle, gpointer user_data)
+{
+  take_handle (user_data, handle);
+  jmem_nvmap_handle_free (handle);
+}
+
+gboolean
+jmem_mcp_allocations_add_all (JmemMcpAllocations       *a,
+                              const JmemOpsAllocations *read,
+                              GError                  **error)
+{
+  static const JmemNvmapAllocationsVisitor rows = { add_client, add_handle };
+
+  return jmem_ops_allocations_walk (read, &rows, a, error);
+}
+
 guint
 jmem_mcp_allocations_n_kept (JmemMcpAllocations *a)
 {
@@ -191,19 +210,19 @@ jmem_mcp_allocations_n_kept (JmemMcpAllocations *a)
 }
 
 static void
-add_capped (JsonBuilder *b, const char *name, const char *value)
+add_capped (JmemJsonWriter *b, const char *name, const char *value)
 {
   g_autofree char *capped = jmem_text_cap_field (value != NULL ? value : "");
 
-  json_builder_set_member_name (b, name);
-  json_builder_add_string_value (b, capped);
+  jmem_json_writer_set_member_name (b, name);
+  jmem_json_writer_add_string_value (b, capped);
 }
 
 static void
-add_size (JsonBuilder *b, const char *name, guint64 kib)
+add_size (JmemJsonWriter *b, const char *name, guint64 kib)
 {
-  json_builder_set_member_name (b, name);
-  json_builder_add_int_value (b, (gint64) MIN (kib, (guint64) G_MAXINT64));
+  jmem_json_writer_set_member_name (b, name);
+  jmem_json_writer_add_int_value (b, (gint64) MIN (kib, (guint64) G_MAXINT64));
 }
 
 static int
@@ -238,7 +257,7 @@ tally_by_size (gconstpointer x, gconstpointer y)
 
 /* The @n largest tallies of @table, and the rest in one line @rest_name. */
 static void
-add_tallies (JsonBuilder *b, GHashTable *table, guint n, const char *list_name,
+add_tallies (JmemJsonWriter *b, GHashTable *table, guint n, const char *list_name,
              const char *rest_name, gboolean by_process)
 {
   g_autoptr(GPtrArray) all = g_ptr_array_new ();
@@ -251,25 +270,25 @@ add_tallies (JsonBuilder *b, GHashTable *table, guint n, const char *list_name,
     g_ptr_array_add (all, value);
 
   g_ptr_array_sort (all, tally_by_size);
-  json_builder_set_member_name (b, list_name);
-  json_builder_begin_array (b);
+  jmem_json_writer_set_member_name (b, list_name);
+  jmem_json_writer_begin_array (b);
   for (guint i = 0; i < all->len && i < n; i++)
     {
       const Tally *t = g_ptr_array_index (all, i);
 
-      json_builder_begin_object (b);
+      jmem_json_writer_begin_object (b);
       if (by_process)
         {
-          json_builder_set_member_name (b, "pid");
-          json_builder_add_int_value (b, t->pid);
+          jmem_json_writer_set_member_name (b, "pid");
+          jmem_json_writer_add_int_value (b, t->pid);
         }
       add_capped (b, by_process ? "process" : "tag", t->name);
-      json_builder_set_member_name (b, "handles");
-      json_builder_add_int_value (b, (gint64) t->handles);
+      jmem_json_writer_set_member_name (b, "handles");
+      jmem_json_writer_add_int_value (b, (gint64) t->handles);
       add_size (b, "size_kib", t->size_kib);
-      json_builder_end_object (b);
+      jmem_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  jmem_json_writer_end_array (b);
   for (guint i = n; i < all->len; i++)
     {
       const Tally *t = g_ptr_array_index (all, i);
@@ -277,14 +296,14 @@ add_tallies (JsonBuilder *b, GHashTable *table, guint n, const char *list_name,
       rest_handles += t->handles;
       rest_kib = rest_kib > G_MAXUINT64 - t->size_kib ? G_MAXUINT64 : rest_kib + t->size_kib;
     }
-  json_builder_set_member_name (b, rest_name);
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "count");
-  json_builder_add_int_value (b, all->len > n ? all->len - n : 0);
-  json_builder_set_member_name (b, "handles");
-  json_builder_add_int_value (b, (gint64) rest_handles);
+  jmem_json_writer_set_member_name (b, rest_name);
+  jmem_json_writer_begin_object (b);
+  jmem_json_writer_set_member_name (b, "count");
+  jmem_json_writer_add_int_value (b, all->len > n ? all->len - n : 0);
+  jmem_json_writer_set_member_name (b, "handles");
+  jmem_json_writer_add_int_value (b, (gint64) rest_handles);
   add_size (b, "size_kib", rest_kib);
-  json_builder_end_object (b);
+  jmem_json_writer_end_object (b);
 }
 
 JsonNode *
@@ -292,7 +311,7 @@ jmem_mcp_allocations_json (JmemMcpAllocations       *a,
                            guint                     shown,
                            const JmemOpsAllocations *read)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JmemJsonWriter) b = jmem_json_writer_new (FALSE);
   g_autoptr(GPtrArray) order = g_ptr_array_new ();
   guint64 shown_kib = 0;
   guint client = G_MAXUINT;
@@ -307,8 +326,8 @@ jmem_mcp_allocations_json (JmemMcpAllocations       *a,
   jmem_ops_allocations_begin_json (b, read, a->pid);
 
   /* the clients of the handles shown, each with them, in file order */
-  json_builder_set_member_name (b, "clients");
-  json_builder_begin_array (b);
+  jmem_json_writer_set_member_name (b, "clients");
+  jmem_json_writer_begin_array (b);
   for (guint i = 0; i < order->len; i++)
     {
       const Kept *k = g_ptr_array_index (order, i);
@@ -319,48 +338,48 @@ jmem_mcp_allocations_json (JmemMcpAllocations       *a,
 
           if (client != G_MAXUINT)
             {
-              json_builder_end_array (b);
-              json_builder_end_object (b);
+              jmem_json_writer_end_array (b);
+              jmem_json_writer_end_object (b);
             }
           client = k->client;
-          json_builder_begin_object (b);
+          jmem_json_writer_begin_object (b);
           add_capped (b, "client", c->client);
           add_capped (b, "process", c->process);
-          json_builder_set_member_name (b, "pid");
-          json_builder_add_int_value (b, c->pid);
+          jmem_json_writer_set_member_name (b, "pid");
+          jmem_json_writer_add_int_value (b, c->pid);
           add_size (b, "size_kib", c->size_kib);
-          json_builder_set_member_name (b, "handles");
-          json_builder_begin_array (b);
+          jmem_json_writer_set_member_name (b, "handles");
+          jmem_json_writer_begin_array (b);
         }
       jmem_ops_allocations_add_handle (b, &k->handle);
       shown_kib += k->handle.size_kib;
     }
   if (client != G_MAXUINT)
     {
-      json_builder_end_array (b);
-      json_builder_end_object (b);
+      jmem_json_writer_end_array (b);
+      jmem_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  jmem_json_writer_end_array (b);
 
   if (order->len < a->handles)
     {
-      json_builder_set_member_name (b, "omitted");
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "handles");
-      json_builder_add_int_value (b, (gint64) (a->handles - order->len));
+      jmem_json_writer_set_member_name (b, "omitted");
+      jmem_json_writer_begin_object (b);
+      jmem_json_writer_set_member_name (b, "handles");
+      jmem_json_writer_add_int_value (b, (gint64) (a->handles - order->len));
       add_size (b, "size_kib", a->size_kib - MIN (shown_kib, a->size_kib));
-      json_builder_end_object (b);
+      jmem_json_writer_end_object (b);
     }
 
-  json_builder_set_member_name (b, "summary");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "handles");
-  json_builder_add_int_value (b, (gint64) a->handles);
+  jmem_json_writer_set_member_name (b, "summary");
+  jmem_json_writer_begin_object (b);
+  jmem_json_writer_set_member_name (b, "handles");
+  jmem_json_writer_add_int_value (b, (gint64) a->handles);
   add_size (b, "size_kib", a->size_kib);
   add_tallies (b, a->by_pid, JMEM_MCP_ALLOCATIONS_PROCESSES, "by_process", "other_processes",
                TRUE);
   add_tallies (b, a->by_tag, JMEM_MCP_ALLOCATIONS_TAGS, "by_tag", "other_tags", FALSE);
-  json_builder_end_object (b);
-  json_builder_end_object (b);
-  return json_builder_get_root (b);
+  jmem_json_writer_end_object (b);
+  jmem_json_writer_end_object (b);
+  return jmem_json_writer_free_to_node (g_steal_pointer (&b));
 }

@@ -19,17 +19,17 @@ G_BEGIN_DECLS
 typedef struct _JmemMcpAllocations JmemMcpAllocations;
 
 /* @pid: only this process's handles (< 0: all). @keep: the most handles
- * the document can list; handles are fed one client at a time. */
+ * the document can list; handles are fed by jmem_mcp_allocations_add_all(). */
 JmemMcpAllocations *jmem_mcp_allocations_new (gint64 pid,
                                               guint  keep);
 void jmem_mcp_allocations_free (JmemMcpAllocations *a);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemMcpAllocations, jmem_mcp_allocations_free)
 
-/* A client row, then its handles (copied: the caller keeps them). */
-void jmem_mcp_allocations_add_client (JmemMcpAllocations    *a,
-                                      const JmemNvmapClient *client);
-void jmem_mcp_allocations_add_handle (JmemMcpAllocations    *a,
-                                      const JmemNvmapHandle *handle);
+/* Every row of @read, one at a time: only the handles the document can
+ * list are kept. FALSE with the error where the rows cannot be read again. */
+gboolean jmem_mcp_allocations_add_all (JmemMcpAllocations       *a,
+                                       const JmemOpsAllocations *read,
+                                       GError                  **error);
 
 /* The document (docs/allocations.schema.json) listing the @shown largest
  * handles (at most the @keep given), the others counted in "omitted", and

@@ -166,7 +166,6 @@ run_allocations (Call *call, JsonObject *args, GError **error)
   JmemOpsAllocationsOptions options = { .sysroot = tools->sysroot };
   g_autoptr(JmemOpsAllocations) read = NULL;
   g_autoptr(JmemMcpAllocations) summary = NULL;
-  const JmemNvmapAllocations *a;
   gint64 limit = arg_int (args, "limit", DEFAULT_ALLOCATIONS_LIMIT);
   guint shown;
 
@@ -176,19 +175,12 @@ run_allocations (Call *call, JsonObject *args, GError **error)
       add_advice (error, NULL);
       return NULL;
     }
-  a = read->allocations;
   /* no more handles are kept than could ever fit in a result */
   summary = jmem_mcp_allocations_new (arg_int (args, "pid", -1),
                                       (guint) MIN (limit, (gint64) (tools->max_result_bytes /
                                                                     MIN_HANDLE_RESULT_BYTES)));
-  for (guint i = 0; i < a->clients->len; i++)
-    {
-      const JmemNvmapClientHandles *ch = g_ptr_array_index (a->clients, i);
-
-      jmem_mcp_allocations_add_client (summary, ch->client);
-      for (guint j = 0; j < ch->handles->len; j++)
-        jmem_mcp_allocations_add_handle (summary, g_ptr_array_index (ch->handles, j));
-    }
+  if (!jmem_mcp_allocations_add_all (summary, read, error))
+    return NULL;
 
   /* fewer handles until the result fits; the summary holds them all */
   shown = jmem_mcp_allocations_n_kept (summary);
