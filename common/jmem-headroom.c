@@ -416,7 +416,10 @@ app_note (JmemHeadroom *h, const JmemHeadroomInput *in)
     {
       add_line (h->notes, "the CUDA for Tegra application note's estimate needs NvMap's total "
                 "(NvMapMemUsed or iovmm/clients), MemFree and SwapFree: %s",
-                in->unified_gpu ? "the unified stack has no NvMap" : "one is unknown");
+                in->unified_gpu ? "the unified stack has no NvMap"
+                : device >= 0 ? "MemFree or SwapFree is absent"
+                : in->accounting->buckets[JMEM_BUCKET_NVMAP].kib == 0 ? "this system has no NvMap"
+                : "NvMap's total was not read");
       return;
     }
   host = MAX (total - free_kib - device, 0);
@@ -490,6 +493,12 @@ holders (JmemHeadroom *h, const JmemHeadroomInput *in)
       s->n_processes++;
     }
   g_ptr_array_sort (h->services, compare_service);
+  for (guint i = 0; i < h->services->len; i++)
+    if (((JmemHeadroomService *) g_ptr_array_index (h->services, i))->kib < JMEM_HEADROOM_MIN_SERVICE_KIB)
+      {
+        g_ptr_array_set_size (h->services, i);
+        break;
+      }
   if (h->services->len > JMEM_HEADROOM_MAX_NAMED)
     g_ptr_array_set_size (h->services, JMEM_HEADROOM_MAX_NAMED);
 }

@@ -34,6 +34,9 @@ G_BEGIN_DECLS
 /* How many holders and services are named. */
 #define JMEM_HEADROOM_MAX_NAMED 3
 
+/* A service holding less is not worth stopping for a GPU allocation. */
+#define JMEM_HEADROOM_MIN_SERVICE_KIB (64 * 1024)
+
 typedef enum {
   JMEM_HEADROOM_NO_NEED,       /* no size was asked about */
   JMEM_HEADROOM_FITS_NOW,

@@ -17,6 +17,7 @@ int jmem_cmd_triage (int argc, char **argv);
 int jmem_cmd_diff (int argc, char **argv);
 int jmem_cmd_drop_caches (int argc, char **argv);
 int jmem_cmd_audit (int argc, char **argv);
+int jmem_cmd_headroom (int argc, char **argv);
 int jmem_cmd_mcp (int argc, char **argv);
 int jmem_cmd_watch (int argc, char **argv);
 int jmem_cmd_summary (int argc, char **argv);

@@ -22,6 +22,7 @@ static const struct {
   { "triage", jmem_cmd_triage, "Only the findings: what needs attention and what to do" },
   { "drop-caches", jmem_cmd_drop_caches, "Drop the kernel's caches through the helper; show what it freed" },
   { "audit", jmem_cmd_audit, "Snapshot, drop caches (or wait), snapshot again, and compare" },
+  { "headroom", jmem_cmd_headroom, "How much a GPU allocation can still get; whether --need SIZE fits" },
   { "diff", jmem_cmd_diff, "Compare two saved snapshots (jmem snapshot --json)" },
   { "mcp", jmem_cmd_mcp, "Serve the Model Context Protocol on stdin and stdout, for AI agents" },
   { "watch", jmem_cmd_watch, "A snapshot every few seconds, as JSON Lines (a history)" },
