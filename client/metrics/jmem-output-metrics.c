@@ -13,7 +13,7 @@
 static const char *const known_rules[] = {
   "gpu-dominates", "single-process-dominates", "desktop-nvmap", "nvmap-orphan",
   "unexplained-large", "cuda-pool-retained", "swap-heavy", "cma-exhausted",
-  "thermal-hot", "lfb-fragmented",
+  "thermal-hot", "lfb-fragmented", "headroom-low", "fragmented",
 };
 
 typedef struct {
