@@ -97,8 +97,8 @@ char *jmem_frame_container_key (const char *runtime,
 char *jmem_frame_container_short (const char *key);
 
 /* The line `jmem summary` prints, from a frame: "total T, available A,
- * NvMap N, GPU G, top PID P (NAME) F, largest bucket: B S"; escaped for a
- * terminal. */
+ * allocatable now H, NvMap N, GPU G, top PID P (NAME) F, largest bucket:
+ * B S" (H: the headroom's allocatable_now_kib); escaped for a terminal. */
 char *jmem_frame_summary_line (const JmemFrame *frame);
 
 G_END_DECLS

@@ -471,15 +471,25 @@ test_summary (void)
   g_autofree char *total = NULL;
   g_autofree char *avail = NULL;
   g_autofree char *expect = NULL;
+  g_autofree char *reserve_path = g_build_filename (orin, "proc", "sys", "vm", "min_free_kbytes", NULL);
+  g_autofree char *pool_path = g_build_filename (orin, "sys", "kernel", "debug", "nvmap", "pagepool",
+                                                 "page_pool_available_pages", NULL);
+  g_autofree char *reserve = NULL, *pool = NULL, *now = NULL;
   const char *args[] = { "summary", "--sysroot", orin, NULL };
   g_auto(Run) r = { 0 };
   gsize len;
 
   g_assert_true (g_file_get_contents (meminfo_path, &data, &len, NULL));
+  g_assert_true (g_file_get_contents (reserve_path, &reserve, NULL, NULL));
+  g_assert_true (g_file_get_contents (pool_path, &pool, NULL, NULL));
   m = jmem_meminfo_parse (data, len, NULL);
   total = size_text (jmem_meminfo_get_kib (m, "MemTotal"));
   avail = size_text (jmem_meminfo_get_kib (m, "MemAvailable"));
-  expect = g_strdup_printf ("total %s, available %s, NvMap ", total, avail);
+  /* the headroom's allocatable now: MemFree - CmaFree - min_free_kbytes + the
+   * NvMap pool's pages (4 KiB, the tree's jmem/page-size) */
+  now = size_text (jmem_meminfo_get_kib (m, "MemFree") - jmem_meminfo_get_kib (m, "CmaFree") -
+                   g_ascii_strtoll (reserve, NULL, 10) + 4 * g_ascii_strtoll (pool, NULL, 10));
+  expect = g_strdup_printf ("total %s, available %s, allocatable now %s, NvMap ", total, avail, now);
   run_jmem (&r, args);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, expect));
