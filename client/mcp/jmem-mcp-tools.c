@@ -9,8 +9,11 @@
 #include "jmem-ops-allocations.h"
 #include "jmem-ops-audit.h"
 #include "jmem-ops-drop-caches.h"
+#include "jmem-ops-headroom.h"
 #include "jmem-ops-snapshot.h"
 #include "jmem-ops-triage.h"
+
+#include "jmem-size.h"
 
 #include <gio/gio.h>
 #include <math.h>
@@ -21,7 +24,8 @@
 /* A tools/call blocks its client: the official SDK gives up after 60 s. */
 #define MAX_WAIT_SECONDS 50
 
-typedef enum { ARG_INTEGER, ARG_BOOLEAN } ArgType;
+/* ARG_SIZE: a size string ("6G", jmem-size.h) or a number of bytes. */
+typedef enum { ARG_INTEGER, ARG_BOOLEAN, ARG_SIZE } ArgType;
 
 typedef struct {
   const char *name;
@@ -35,9 +39,10 @@ typedef struct {
   const char    *title;
   const char    *description;
   const ToolArg *args;       /* ends with a NULL name */
-  const char    *schema;     /* the output schema's short name */
+  const char    *schema;     /* the output schema's short name, or NULL for inline_schema */
   gboolean       read_only;
   JsonNode     *(*run) (JmemMcpTools *tools, JsonObject *args, GError **error);
+  const char    *inline_schema;  /* with no schema: a small output schema, as JSON text */
 } Tool;
 
 struct _JmemMcpTools {
@@ -208,6 +213,32 @@ run_audit (JmemMcpTools *tools, JsonObject *args, GError **error)
   return root;
 }
 
+/* A size argument checked by check_args(): its bytes. */
+static guint64
+arg_size (JsonObject *args, const char *name)
+{
+  JsonNode *node = json_object_get_member (args, name);
+  guint64 bytes = 0;
+
+  if (json_node_get_value_type (node) == G_TYPE_STRING)
+    jmem_size_parse (json_node_get_string (node), &bytes, NULL);
+  else
+    bytes = (guint64) json_node_get_int (node);
+  return bytes;
+}
+
+static JsonNode *
+run_headroom (JmemMcpTools *tools, JsonObject *args, GError **error)
+{
+  JmemOpsHeadroomOptions options = { .sysroot = tools->sysroot, .boot = tools->boot, .need_kib = -1 };
+  g_autoptr(JmemOpsHeadroom) result = NULL;
+
+  if (arg_given (args, "need"))
+    options.need_kib = (gint64) ((arg_size (args, "need") + 1023) / 1024);
+  result = jmem_ops_headroom (&options, error);
+  return result != NULL ? jmem_ops_headroom_json (result) : NULL;
+}
+
 static const ToolArg snapshot_args[] = {
   { "top", ARG_INTEGER, 0, G_MAXINT, "Keep the N largest processes (default 10); excludes all" },
   { "all", ARG_BOOLEAN, 0, 0, "Keep every process" },
@@ -215,6 +246,11 @@ static const ToolArg snapshot_args[] = {
   { NULL },
 };
 static const ToolArg no_args[] = { { NULL } };
+static const ToolArg headroom_args[] = {
+  { "need", ARG_SIZE, 0, (gint64) JMEM_SIZE_MAX_BYTES,
+    "The size the job needs: \"6G\", \"6GiB\", \"6144M\" (binary units) or a number of bytes" },
+  { NULL },
+};
 static const ToolArg allocations_args[] = {
   { "pid", ARG_INTEGER, 0, G_MAXUINT32, "Only this process's handles (0: the kernel's)" },
   { "limit", ARG_INTEGER, 0, 1000000, "At most this many handles (default 200); the rest are summed up by tag in \"omitted\"" },
@@ -248,6 +284,23 @@ static const Tool tool_table[] = {
     "memory, NvMap held by exited processes, CMA exhausted, swap, heat, ...), with the numbers that "
     "triggered each and the action to take (docs/triage.md).",
     no_args, "triage", TRUE, run_triage },
+  { "headroom", "Memory headroom",
+    "How much a new GPU allocation (CUDA, a model, a TensorRT build) can still get on this board, "
+    "now and after the kernel reclaims page cache and swaps, and the largest free block. Call it "
+    "before suggesting a model, a batch size or a context length: with need, headroom.verdict says "
+    "fits-now, fits-after-reclaim or does-not-fit, and headroom.actions what makes room or what "
+    "stands in the way (as `jmem headroom --json`, " JMEM_SCHEMADIR "/headroom.schema.json).",
+    headroom_args, NULL, TRUE, run_headroom,
+    "{\"type\":\"object\",\"required\":[\"schema\",\"exit_status\",\"headroom\"],\"properties\":{"
+    "\"schema\":{\"const\":\"jmem-headroom\"},\"exit_status\":{\"enum\":[0,1,2,null]},"
+    "\"headroom\":{\"type\":\"object\",\"required\":[\"verdict\",\"need_kib\",\"allocatable_now_kib\","
+    "\"allocatable_after_reclaim_kib\",\"largest_free_block_kib\",\"actions\"],\"properties\":{"
+    "\"verdict\":{\"enum\":[\"fits-now\",\"fits-after-reclaim\",\"does-not-fit\",\"unknown\",null]},"
+    "\"need_kib\":{\"type\":[\"integer\",\"null\"]},"
+    "\"allocatable_now_kib\":{\"type\":[\"integer\",\"null\"]},"
+    "\"allocatable_after_reclaim_kib\":{\"type\":[\"integer\",\"null\"]},"
+    "\"largest_free_block_kib\":{\"type\":[\"integer\",\"null\"]},"
+    "\"actions\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}}}}" },
   { "allocations", "NvMap allocations",
     "The NvMap handles of each client (size, flags, refs, pins, maps, tag), as "
     "`jmem allocations --json`; at most limit handles, the rest summed up by tag and size.",
@@ -267,7 +320,7 @@ static const Tool tool_table[] = {
 const char *
 jmem_mcp_tools_names (void)
 {
-  return "snapshot, triage, allocations, drop_caches, audit";
+  return "snapshot, triage, headroom, allocations, drop_caches, audit";
 }
 
 static const Tool *
@@ -295,8 +348,16 @@ add_input_schema (JsonBuilder *b, const ToolArg *args)
       json_builder_set_member_name (b, a->name);
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "type");
-      json_builder_add_string_value (b, a->type == ARG_INTEGER ? "integer" : "boolean");
-      if (a->type == ARG_INTEGER)
+      if (a->type == ARG_SIZE)
+        {
+          json_builder_begin_array (b);
+          json_builder_add_string_value (b, "string");
+          json_builder_add_string_value (b, "integer");
+          json_builder_end_array (b);
+        }
+      else
+        json_builder_add_string_value (b, a->type == ARG_INTEGER ? "integer" : "boolean");
+      if (a->type != ARG_BOOLEAN)
         {
           json_builder_set_member_name (b, "minimum");
           json_builder_add_int_value (b, a->minimum);
@@ -351,7 +412,8 @@ jmem_mcp_tools_new (const char *sysroot,
   for (gsize i = 0; i < G_N_ELEMENTS (tool_table); i++)
     {
       const Tool *t = &tool_table[i];
-      JsonNode *schema = jmem_mcp_schema_bundle (t->schema, error);
+      JsonNode *schema = t->schema != NULL ? jmem_mcp_schema_bundle (t->schema, error)
+                                           : json_from_string (t->inline_schema, error);
 
       if (schema == NULL)
         return NULL;
@@ -450,6 +512,33 @@ check_args (const Tool *t, JsonObject *args, GError **error)
           g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
                        "invalid arguments: %s takes no argument \"%.64s\" (it takes %s)",
                        t->name, shown, known);
+          return FALSE;
+        }
+      if (a->type == ARG_SIZE)
+        {
+          g_autoptr(GError) size_error = NULL;
+          guint64 bytes;
+
+          if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_STRING)
+            {
+              if (jmem_size_parse (json_node_get_string (value), &bytes, &size_error))
+                continue;
+              g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                           "invalid arguments: \"%s\" takes a size: %s", a->name, size_error->message);
+              return FALSE;
+            }
+          if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_INT64 &&
+              json_node_get_int (value) >= a->minimum && json_node_get_int (value) <= a->maximum)
+            continue;
+          if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_INT64)
+            g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                         "invalid arguments: \"%s\" takes a size (\"6G\", \"6GiB\", \"6144M\") or a "
+                         "number of bytes from 0 to 4 PiB, not %" G_GINT64_FORMAT, a->name,
+                         json_node_get_int (value));
+          else
+            g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                         "invalid arguments: \"%s\" takes a size (\"6G\", \"6GiB\", \"6144M\") or a "
+                         "number of bytes from 0 to 4 PiB, not %s", a->name, json_type_name (value));
           return FALSE;
         }
       if (a->type == ARG_BOOLEAN)
