@@ -308,7 +308,8 @@ test_cap_command (void)
   run_jmem (&r, once);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_file_get_contents (probe, &data, &line_len, NULL));
-  max = g_strdup_printf ("%" G_GSIZE_FORMAT, line_len * 5 / 2);
+  /* in the size reader's units, as people write it: KiB, rounded down */
+  max = g_strdup_printf ("%" G_GSIZE_FORMAT "K", line_len * 5 / 2 / 1024);
   {
     const char *args[] = { "watch", "--sysroot", orin, "--interval", "1", "--count", "5",
                            "--max-bytes", max, "--output", path, NULL };
@@ -318,7 +319,7 @@ test_cap_command (void)
     run_jmem (&r, args);
     g_assert_cmpint (r.status, ==, 0);
     g_assert_cmpint (g_stat (path, &st), ==, 0);
-    g_assert_cmpint (st.st_size, <=, (goffset) (line_len * 5 / 2));
+    g_assert_cmpint (st.st_size, <=, (goffset) (line_len * 5 / 2 / 1024 * 1024));
     lines = history_lines (path);
     g_assert_cmpuint (g_strv_length (lines), >=, 1);
     g_assert_cmpuint (g_strv_length (lines), <=, 2);
@@ -374,6 +375,8 @@ test_refusals (void)
     { "watch", "--interval", "0", NULL },
     { "watch", "--count", "-1", NULL },
     { "watch", "--max-bytes", "100", NULL },
+    { "watch", "--max-bytes", "6X", NULL },
+    { "watch", "--max-bytes", "-1", NULL },
     { "watch", "--top", "3", "--all", NULL },
     { "watch", "extra", NULL },
     { "summary", "--watch", "-1", NULL },
