@@ -51,7 +51,6 @@ word_is (const char *word, gsize len, const char *want)
 static JmemBuddyZone *
 parse_line (const char *line, gsize len)
 {
-  g_autoptr(GString) name = NULL;
   JmemBuddyZone *zone;
   const char *w;
   gsize pos = 0, n;
