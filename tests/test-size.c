@@ -76,7 +76,9 @@ test_refused (void)
       guint64 bytes = 7;
       gboolean ok;
 
-      g_test_message ("%s", cases[i].text);
+      g_autofree char *shown = g_strescape (cases[i].text, NULL);
+
+      g_test_message ("%s", shown);
       ok = jmem_size_parse (cases[i].text, &bytes, &error);
       if (cases[i].why == NULL)
         {
