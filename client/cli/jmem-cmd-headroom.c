@@ -89,9 +89,8 @@ jmem_cmd_headroom (int argc, char **argv)
   if (view.json)
     {
       g_autoptr(JsonNode) root = jmem_ops_headroom_json (result);
-      g_autofree char *text = json_to_string (root, TRUE);
 
-      if (!jmem_cmd_write_stdout (text, strlen (text)) || !jmem_cmd_write_stdout ("\n", 1))
+      if (!jmem_cmd_write_json (root))
         return JMEM_EXIT_CANT_CREATE;
     }
   else

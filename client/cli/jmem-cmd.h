@@ -3,6 +3,7 @@
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 #include "jmem-advice.h"
 #include "jmem-ops-snapshot.h"
@@ -93,5 +94,9 @@ gboolean jmem_cmd_use_color (void);
 /* Writes all of @text to stdout; when it cannot (a full disk, a closed
  * pipe) says so on stderr and returns FALSE: exit with JMEM_EXIT_CANT_CREATE. */
 gboolean jmem_cmd_write_stdout (const char *text, gsize len);
+
+/* @root as indented JSON and a newline on stdout (a --json output);
+ * FALSE as jmem_cmd_write_stdout(). */
+gboolean jmem_cmd_write_json (JsonNode *root);
 
 G_END_DECLS

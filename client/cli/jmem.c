@@ -121,6 +121,14 @@ jmem_cmd_write_stdout (const char *text, gsize len)
   return FALSE;
 }
 
+gboolean
+jmem_cmd_write_json (JsonNode *root)
+{
+  g_autofree char *text = json_to_string (root, TRUE);
+
+  return jmem_cmd_write_stdout (text, strlen (text)) && jmem_cmd_write_stdout ("\n", 1);
+}
+
 static void
 usage (FILE *out)
 {
