@@ -6,7 +6,6 @@
 
 #include <string.h>
 
-#include "jmem-config.h"
 #include "jmem-container.h"
 #include "jmem-error.h"
 #include "jmem-ops-headroom.h"
@@ -21,10 +20,13 @@ jmem_cmd_headroom (int argc, char **argv)
   gboolean drop = FALSE;
   GOptionEntry entries[] = {
     { "need", 0, 0, G_OPTION_ARG_STRING, &need_text, "Say whether SIZE fits: 6G, 6GiB, 6144M (binary units)", "SIZE" },
-    { "drop", 0, 0, G_OPTION_ARG_NONE, &drop, "Drop caches first when that makes SIZE fit, then measure again", NULL },
+    { "drop", 0, 0, G_OPTION_ARG_NONE, &drop, "Drop caches first if that makes SIZE fit", NULL },
     { NULL },
   };
-  const JmemViewHelp help = { .json = "Write JSON (" JMEM_SCHEMADIR "/headroom.schema.json)" };
+  const JmemViewHelp help = {
+    .json = "Write JSON instead (headroom.schema.json)",
+    .width = "Wrap at N columns (default: the terminal's, else 80)",
+  };
   g_autoptr(GOptionContext) context = g_option_context_new ("- how much a GPU allocation can still get");
   g_auto(JmemView) view = { 0 };
   g_autoptr(JmemCollectBoot) boot = jmem_collect_boot_new ();
