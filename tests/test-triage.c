@@ -220,7 +220,7 @@ test_fixture_hit (gconstpointer data)
         {
           const JmemBuddyZone *z = g_ptr_array_index (b->zones, i);
 
-          for (guint o = 0; o < z->n_orders; o++)
+          for (guint o = 0; o < MIN (z->n_orders, JMEM_BUDDY_MAX_ORDERS); o++)
             {
               pages += z->blocks[o] << o;
               if (o == 3)
