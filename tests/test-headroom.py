@@ -11,16 +11,13 @@ import re
 import subprocess
 import sys
 
+import tap
+from tap import test
+
 JMEM, FIXTURES, VALIDATOR, DOCS = sys.argv[1:5]
 TREES = os.path.join(FIXTURES, 'trees')
 GIB = 1024 * 1024
 
-results = []
-
-
-def test(func):
-    results.append(func)
-    return func
 
 
 def jmem(*args):
@@ -184,19 +181,4 @@ def drop_misuse_is_refused():
     assert r.returncode == 69 and 'holds no capture' in r.stderr, (r.returncode, r.stderr)
 
 
-def main():
-    print('1..%d' % len(results))
-    failed = 0
-    for i, func in enumerate(results, 1):
-        try:
-            func()
-            print('ok %d %s' % (i, func.__name__))
-        except Exception as e:  # noqa: BLE001 - every failure is reported
-            failed += 1
-            print('not ok %d %s' % (i, func.__name__))
-            for line in ('%s: %s' % (type(e).__name__, e)).splitlines():
-                print('# ' + line)
-    return 1 if failed else 0
-
-
-sys.exit(main())
+tap.main()

@@ -20,21 +20,15 @@ import threading
 import time
 import urllib.request
 
+import tap
+from tap import Skip, test
+
 JMEM, FIXTURES, UNIT = sys.argv[1], sys.argv[2], sys.argv[3]
 TREES = os.path.join(FIXTURES, 'trees')
 # What every tree yields; the others depend on the tree.
 ALWAYS = ['jmem_meminfo_bytes', 'jmem_source_up', 'jmem_finding']
 
-results = []
 
-
-def test(func):
-    results.append(func)
-    return func
-
-
-class Skip(Exception):
-    pass
 
 
 def jmem(*args, **kwargs):
@@ -436,21 +430,4 @@ def textfile_interval():
     assert r.returncode == 64 and 'goes with --textfile' in r.stderr, r.stderr
 
 
-def main():
-    print('1..%d' % len(results))
-    failed = 0
-    for i, func in enumerate(results, 1):
-        try:
-            func()
-            print('ok %d %s' % (i, func.__name__))
-        except Skip as e:
-            print('ok %d %s # SKIP %s' % (i, func.__name__, e))
-        except Exception as e:  # noqa: BLE001 - every failure is reported
-            failed += 1
-            print('not ok %d %s' % (i, func.__name__))
-            for line in ('%s: %s' % (type(e).__name__, e)).splitlines():
-                print('# ' + line)
-    return 1 if failed else 0
-
-
-sys.exit(main())
+tap.main()

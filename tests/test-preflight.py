@@ -18,6 +18,9 @@ import subprocess
 import sys
 import tempfile
 
+import tap
+from tap import test
+
 JMEM, FIXTURES, DOCS, EXAMPLES = sys.argv[1:5]
 spec = importlib.util.spec_from_file_location('examples', EXAMPLES)
 examples = importlib.util.module_from_spec(spec)
@@ -50,12 +53,6 @@ for job in JOBS:
 for name in os.listdir(BIN):
     os.chmod(os.path.join(BIN, name), 0o755)
 
-results = []
-
-
-def test(func):
-    results.append(func)
-    return func
 
 
 def env(tree):
@@ -149,19 +146,4 @@ def units_guard_their_start():
         assert started() == [] and 'held by PID 7100 trtexec' in r.stdout, (name, r.stdout)
 
 
-def main():
-    print('1..%d' % len(results))
-    failed = 0
-    for i, func in enumerate(results, 1):
-        try:
-            func()
-            print('ok %d %s' % (i, func.__name__))
-        except Exception as e:  # noqa: BLE001 - every failure is reported
-            failed += 1
-            print('not ok %d %s' % (i, func.__name__))
-            for line in ('%s: %s' % (type(e).__name__, e)).splitlines():
-                print('# ' + line)
-    return 1 if failed else 0
-
-
-sys.exit(main())
+tap.main()
