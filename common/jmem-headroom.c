@@ -651,8 +651,12 @@ jmem_headroom_compute (const JmemHeadroomInput *in)
   h->nvmap_free_size_kib = a->nvmap_iovmm_allocatable_kib;
   /* the pool is the GPU's on the unified stack (nv_hugetlbfs_init), and
    * where NvMap made handles of its pages (FROM_HUGETLBFS) */
-  h->gpu_carveout = known (h->hugetlb_total_kib) > 0 && h->hugetlb_free_kib >= 0 &&
-                    (in->unified_gpu || a->nvmap_hugetlbfs_kib > 0);
+  h->gpu_carveout = !in->discrete_gpu && known (h->hugetlb_total_kib) > 0 &&
+                    h->hugetlb_free_kib >= 0 && (in->unified_gpu || a->nvmap_hugetlbfs_kib > 0);
+  if (in->discrete_gpu)
+    add_line (h->notes, "this is no Jetson: a discrete GPU allocates from its own memory "
+              "(nvidia-smi's memory.free), and these figures are the system RAM's, what the CPU "
+              "side of a job (pinned and host buffers, the model loaded before it is copied) gets");
 
   now_terms (h, in);
   reclaim_terms (h, in);

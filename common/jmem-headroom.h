@@ -160,6 +160,8 @@ typedef struct {
   gint64                zram_orig_bytes;  /* what zram holds, uncompressed; -1 unread */
   gint64                zram_used_bytes;  /* the RAM it takes for it; -1 unread */
   gboolean              unified_gpu;  /* nvidia.ko (Thor) */
+  gboolean              discrete_gpu; /* not a Jetson, and nvidia-smi lists a GPU: it has its
+                                       * own memory, and this RAM is the CPU's */
   const char           *display_manager;  /* the active one among the snapshot's services */
   const JmemHeadroomProcess *processes;   /* largest footprint first */
   guint                 n_processes;

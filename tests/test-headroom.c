@@ -420,6 +420,19 @@ test_gpu_carveout (void)
   g_assert_false (plain->gpu_carveout);
   g_assert_cmpint (term (plain, JMEM_HEADROOM_TERM_GPU_CARVEOUT), ==, 0);
   g_assert_nonnull (plain->terms[JMEM_HEADROOM_TERM_GPU_CARVEOUT].note);
+  case_clear (&c);
+
+  /* a server with a discrete GPU on the unified stack: its memory is its
+   * own, the hugetlb pool is no carveout of it, and the figures say whose */
+  {
+    g_autoptr(JmemHeadroom) server = NULL;
+
+    case_init (&c, &b, TRUE);
+    c.in.discrete_gpu = TRUE;
+    server = jmem_headroom_compute (&c.in);
+    g_assert_false (server->gpu_carveout);
+    g_assert_true (has_text (server->notes, "discrete GPU allocates from its own memory"));
+  }
 }
 
 static void
