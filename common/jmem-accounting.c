@@ -697,9 +697,10 @@ jmem_accounting_device_tree_bytes (const guint8 *reg,
 }
 
 gboolean
-jmem_accounting_zram_mm_stat_used (const char *data,
-                                   gsize       len,
-                                   guint64    *bytes)
+jmem_accounting_zram_mm_stat (const char *data,
+                              gsize       len,
+                              guint64    *orig_bytes,
+                              guint64    *used_bytes)
 {
   gsize i = 0;
 
@@ -717,9 +718,11 @@ jmem_accounting_zram_mm_stat_used (const char *data,
       if (!jmem_text_parse_decimal (data + start, i - start, G_MAXUINT64, &v) ||
           (i < len && !g_ascii_isspace (data[i])))
         return FALSE;
+      if (field_index == 0)
+        *orig_bytes = v;
       if (field_index == 2)
         {
-          *bytes = v;
+          *used_bytes = v;
           return TRUE;
         }
     }

@@ -147,9 +147,12 @@ gboolean jmem_accounting_device_tree_bytes (const guint8 *reg,
                                             guint         size_cells,
                                             guint64      *bytes);
 
-/* zram's mm_stat: the third number, mem_used_total in bytes. */
-gboolean jmem_accounting_zram_mm_stat_used (const char *data,
-                                            gsize       len,
-                                            guint64    *bytes);
+/* zram's mm_stat: the first number, orig_data_size (what it holds,
+ * uncompressed), and the third, mem_used_total (the RAM that takes), in
+ * bytes. */
+gboolean jmem_accounting_zram_mm_stat (const char *data,
+                                       gsize       len,
+                                       guint64    *orig_bytes,
+                                       guint64    *used_bytes);
 
 G_END_DECLS

@@ -395,6 +395,7 @@ jmem_frame_summary_line (const JmemFrame *f)
 {
   g_autofree char *t = summary_size (f->mem_total_kib);
   g_autofree char *a = summary_size (f->mem_available_kib);
+  g_autofree char *now = summary_size (f->allocatable_now_kib);
   g_autofree char *n = summary_size (f->nvmap_total_kib);
   g_autofree char *g = summary_size (f->gpu_used_kib);
   g_autofree char *top = top_holder (f);
@@ -417,8 +418,8 @@ jmem_frame_summary_line (const JmemFrame *f)
 
       largest_text = g_strdup_printf ("%s %s", largest->name, size);
     }
-  line = g_strdup_printf ("total %s, available %s, NvMap %s, GPU %s, top %s, largest bucket: %s",
-                          t, a, n, g, top != NULL ? top : "n/a",
+  line = g_strdup_printf ("total %s, available %s, allocatable now %s, NvMap %s, GPU %s, top %s, "
+                          "largest bucket: %s", t, a, now, n, g, top != NULL ? top : "n/a",
                           largest_text != NULL ? largest_text : "n/a");
   return jmem_text_for_terminal (line);
 }

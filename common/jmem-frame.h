@@ -105,10 +105,11 @@ char *jmem_frame_container_key (const char *runtime,
 char *jmem_frame_container_short (const char *key);
 
 /* The line `jmem summary` prints, from a frame: "total T, available A,
- * NvMap N, GPU G, top PID P (NAME) F, largest bucket: B S"; escaped for a
- * terminal. The top holder is the largest footprint, or a PID whose NvMap
- * or GPU memory alone is larger (its /proc entry unreadable): "top PID P
- * (NAME) NvMap S"; B is the bucket's stable name. */
+ * allocatable now H, NvMap N, GPU G, top PID P (NAME) F, largest bucket:
+ * B S" (H: the headroom's allocatable_now_kib); escaped for a terminal. The
+ * top holder is the largest footprint, or a PID whose NvMap or GPU memory
+ * alone is larger (its /proc entry unreadable): "top PID P (NAME) NvMap S";
+ * B is the bucket's stable name. */
 char *jmem_frame_summary_line (const JmemFrame *frame);
 
 G_END_DECLS

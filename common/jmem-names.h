@@ -21,6 +21,10 @@
 #define JMEM_CAPTURE_PAGE_SIZE_PATH  "/jmem/page-size"
 #define JMEM_CAPTURE_ZRAM_PATH       "/jmem/zram-devices"
 
+#define JMEM_BUDDYINFO_PATH          "/proc/buddyinfo"
+#define JMEM_SWAPS_PATH              "/proc/swaps"
+#define JMEM_MIN_FREE_KBYTES_PATH    "/proc/sys/vm/min_free_kbytes"
+
 #define JMEM_DROP_CACHES_PATH        "/proc/sys/vm/drop_caches"
 #define JMEM_COMPACT_MEMORY_PATH     "/proc/sys/vm/compact_memory"
 

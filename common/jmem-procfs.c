@@ -633,6 +633,25 @@ jmem_cgroup_parse (const char *data, gsize len,
   return TRUE;
 }
 
+char *
+jmem_cgroup_unit (const char *cgroup)
+{
+  static const char prefix[] = "/system.slice/";
+  const char *name, *end;
+  gsize len;
+
+  if (cgroup == NULL || !g_str_has_prefix (cgroup, prefix))
+    return NULL;
+  name = cgroup + strlen (prefix);
+  end = strchr (name, '/');
+  len = end != NULL ? (gsize) (end - name) : strlen (name);
+  /* a unit name is at most 255 bytes (systemd's UNIT_NAME_MAX) */
+  if (len <= strlen (".service") || len > 255 ||
+      memcmp (name + len - strlen (".service"), ".service", strlen (".service")) != 0)
+    return NULL;
+  return jmem_text_make_valid (name, (gssize) len);
+}
+
 /* ---- /proc/PID/cmdline ---- */
 
 char *

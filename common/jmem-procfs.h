@@ -86,6 +86,11 @@ void jmem_cgroup_info_clear (JmemCgroupInfo *info);
 gboolean jmem_cgroup_parse (const char *data, gsize len,
                             JmemCgroupInfo *out, GError **error);
 
+/* The system service a cgroup path puts a process in: "NAME.service" for
+ * "/system.slice/NAME.service" and anything beneath it, else NULL (user
+ * sessions, a container's scope, the root). What `systemctl stop` takes. */
+char *jmem_cgroup_unit (const char *cgroup);
+
 /* NUL-separated argv, made valid UTF-8 and joined by single spaces; "" for
  * kernel threads (empty cmdline). */
 char *jmem_cmdline_parse (const char *data, gsize len);

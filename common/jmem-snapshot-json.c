@@ -417,6 +417,7 @@ add_process (JmemJsonWriter    *b,
     {
       jmem_json_writer_add_null_value (b);
     }
+  add_string (b, "unit", p->unit);
   add_cmdline (b, p->cmdline);
   /* PID and start time together name one process for as long as it lives. */
   add_int_or_null (b, "start_time_ticks", p->start_time_ticks);
@@ -692,6 +693,160 @@ add_accounting (JmemJsonWriter       *b,
   jmem_json_writer_end_object (b);
 }
 
+/* ---- the headroom: can this board still allocate N (docs/headroom.md) ---- */
+
+static void
+add_headroom_terms (JmemJsonWriter *b, const JmemHeadroom *h)
+{
+  jmem_json_writer_set_member_name (b, "terms");
+  jmem_json_writer_begin_array (b);
+  for (guint i = 0; i < JMEM_HEADROOM_N_TERMS; i++)
+    {
+      const JmemHeadroomTerm *t = &h->terms[i];
+
+      jmem_json_writer_begin_object (b);
+      add_string (b, "name", jmem_headroom_term_name (t->id));
+      add_string (b, "label", jmem_headroom_term_label (t->id));
+      add_string (b, "part", i < JMEM_HEADROOM_FIRST_RECLAIM_TERM ? "now" : "reclaim");
+      add_string (b, "sign", t->subtract ? "-" : "+");
+      add_int_or_null (b, "kib", t->kib);
+      add_string (b, "fields", t->fields);
+      add_string (b, "source", t->source);
+      add_string (b, "note", t->note);
+      jmem_json_writer_end_object (b);
+    }
+  jmem_json_writer_end_array (b);
+}
+
+static void
+add_headroom_zones (JmemJsonWriter *b, const JmemHeadroom *h)
+{
+  jmem_json_writer_set_member_name (b, "zones");
+  jmem_json_writer_begin_array (b);
+  for (guint i = 0; i < h->zones->len; i++)
+    {
+      const JmemHeadroomZone *z = g_ptr_array_index (h->zones, i);
+
+      jmem_json_writer_begin_object (b);
+      add_int_or_null (b, "node", z->node);
+      add_string (b, "zone", z->zone);
+      add_int_or_null (b, "free_kib", z->free_kib);
+      add_int_or_null (b, "largest_order", z->largest_order);
+      add_uint (b, "largest_blocks", z->largest_order >= 0 ? z->largest_blocks : 0);
+      add_int_or_null (b, "largest_block_kib", z->largest_order >= 0 ? z->largest_block_kib : -1);
+      add_int_or_null (b, "huge_free_kib", z->huge_free_kib);
+      jmem_json_writer_end_object (b);
+    }
+  jmem_json_writer_end_array (b);
+}
+
+static void
+add_headroom_people (JmemJsonWriter *b, const JmemHeadroom *h)
+{
+  jmem_json_writer_set_member_name (b, "holders");
+  jmem_json_writer_begin_array (b);
+  for (guint i = 0; i < h->holders->len; i++)
+    {
+      const JmemHeadroomHolder *hd = g_ptr_array_index (h->holders, i);
+
+      jmem_json_writer_begin_object (b);
+      add_int_or_null (b, "pid", hd->pid);
+      add_string (b, "name", hd->name);
+      add_string (b, "user", hd->user);
+      add_string (b, "unit", hd->unit);
+      add_int_or_null (b, "footprint_kib", hd->footprint_kib);
+      add_int_or_null (b, "nvmap_kib", hd->nvmap_kib);
+      add_int_or_null (b, "gpu_kib", hd->gpu_kib);
+      jmem_json_writer_end_object (b);
+    }
+  jmem_json_writer_end_array (b);
+  jmem_json_writer_set_member_name (b, "services");
+  jmem_json_writer_begin_array (b);
+  for (guint i = 0; i < h->services->len; i++)
+    {
+      const JmemHeadroomService *sv = g_ptr_array_index (h->services, i);
+
+      jmem_json_writer_begin_object (b);
+      add_string (b, "unit", sv->unit);
+      add_int_or_null (b, "kib", sv->kib);
+      add_int_or_null (b, "processes", sv->n_processes);
+      add_bool (b, "desktop", sv->desktop);
+      jmem_json_writer_end_object (b);
+    }
+  jmem_json_writer_end_array (b);
+}
+
+static void
+add_strings (JmemJsonWriter *b, const char *name, GPtrArray *strings)
+{
+  jmem_json_writer_set_member_name (b, name);
+  jmem_json_writer_begin_array (b);
+  for (guint i = 0; i < strings->len; i++)
+    add_string (b, NULL, g_ptr_array_index (strings, i));
+  jmem_json_writer_end_array (b);
+}
+
+static void
+add_headroom (JmemJsonWriter     *b,
+              const JmemHeadroom *h)
+{
+  if (h == NULL)
+    {
+      jmem_json_writer_add_null_value (b);
+      return;
+    }
+  jmem_json_writer_begin_object (b);
+  add_int_or_null (b, "need_kib", h->need_kib);
+  add_string (b, "verdict", jmem_headroom_verdict_name (h->verdict));
+  add_int_or_null (b, "shortfall_kib", h->verdict == JMEM_HEADROOM_NO_NEED ? -1 : h->shortfall_kib);
+  add_int_or_null (b, "allocatable_now_kib", h->allocatable_now_kib);
+  add_int_or_null (b, "allocatable_after_reclaim_kib", h->allocatable_after_reclaim_kib);
+  add_int_or_null (b, "drop_caches_kib", h->allocatable_now_kib >= 0 ? h->drop_caches_kib : -1);
+  add_headroom_terms (b, h);
+  add_int_or_null (b, "page_size_bytes", h->page_size);
+  add_int_or_null (b, "largest_free_block_kib", h->largest_free_block_kib);
+  add_uint (b, "largest_free_blocks", h->largest_free_blocks);
+  add_string (b, "largest_free_block_zone", h->largest_free_block_zone);
+  add_int_or_null (b, "buddy_free_kib", h->buddy_free_kib);
+  add_int_or_null (b, "huge_free_kib", h->huge_free_kib);
+  add_bool (b, "fragmented", h->fragmented);
+  add_headroom_zones (b, h);
+  add_int_or_null (b, "cma_total_kib", h->cma_total_kib);
+  add_int_or_null (b, "cma_free_kib", h->cma_free_kib);
+  add_int_or_null (b, "hugetlb_total_kib", h->hugetlb_total_kib);
+  add_int_or_null (b, "hugetlb_free_kib", h->hugetlb_free_kib);
+  add_bool (b, "gpu_carveout", h->gpu_carveout);
+  add_int_or_null (b, "swap_free_kib", h->swap_free_kib);
+  jmem_json_writer_set_member_name (b, "zram_ratio");
+  if (h->zram_ratio > 0)
+    jmem_json_writer_add_double_value (b, (double) (gint64) (h->zram_ratio * 100.0 + 0.5) / 100.0);
+  else
+    jmem_json_writer_add_null_value (b);
+  add_bool (b, "zram_ratio_assumed", h->zram_ratio_assumed);
+  add_int_or_null (b, "nvmap_free_size_kib", h->nvmap_free_size_kib);
+  add_int_or_null (b, "app_note_kib", h->app_note_kib);
+  add_string (b, "app_note_fields", h->app_note_fields);
+  add_headroom_people (b, h);
+  add_strings (b, "actions", h->actions);
+  add_strings (b, "notes", h->notes);
+  jmem_json_writer_end_object (b);
+}
+
+JsonNode *
+jmem_headroom_to_json (const JmemHeadroom *headroom)
+{
+  JmemJsonWriter *b = jmem_json_writer_new (FALSE);
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonNode *root;
+
+  add_headroom (b, headroom);
+  text = jmem_json_writer_free_to_string (b);
+  root = json_from_string (text, &error);
+  /* the writer's own output */
+  g_assert_no_error (error);
+  return root;
+}
 
 static void
 write_snapshot (JmemJsonWriter     *b,
@@ -710,6 +865,8 @@ write_snapshot (JmemJsonWriter     *b,
   add_processes (b, snapshot);
   jmem_json_writer_set_member_name (b, "accounting");
   add_accounting (b, snapshot->accounting);
+  jmem_json_writer_set_member_name (b, "headroom");
+  add_headroom (b, snapshot->headroom);
   add_host (b, snapshot);
   add_tegrastats (b, snapshot);
   add_warnings (b, snapshot);

@@ -13,6 +13,10 @@ G_BEGIN_DECLS
 /* A new JSON object node holding every field of @snapshot. */
 JsonNode *jmem_snapshot_to_json (const JmemSnapshot *snapshot);
 
+/* The "headroom" object of docs/snapshot.schema.json (null for NULL): what
+ * `jmem headroom --json` and the MCP headroom tool carry too. */
+JsonNode *jmem_headroom_to_json (const JmemHeadroom *headroom);
+
 /* The same, serialised; @pretty indents with two spaces. */
 char *jmem_snapshot_to_json_string (const JmemSnapshot *snapshot,
                                     gboolean            pretty);

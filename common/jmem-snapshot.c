@@ -17,6 +17,7 @@ jmem_snapshot_new (void)
   s->nvmap_hugetlbfs_kib = -1;
   s->zram_bytes = -1;
   s->device_tree_bytes = -1;
+  s->page_size = s->min_free_kib = s->zram_orig_bytes = -1;
   s->gpu_evidence = g_ptr_array_new_with_free_func (g_free);
   s->gpus = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_nvsmi_gpu_free);
   s->gpu_apps = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_nvsmi_app_free);
@@ -52,6 +53,9 @@ jmem_snapshot_free (JmemSnapshot *s)
   jmem_nvmap_extras_clear (&s->nvmap_extras);
   g_free (s->nvmap_extras_error);
   g_clear_pointer (&s->accounting, jmem_accounting_free);
+  g_clear_pointer (&s->buddyinfo, jmem_buddyinfo_free);
+  g_clear_pointer (&s->swaps, g_free);
+  g_clear_pointer (&s->headroom, jmem_headroom_free);
   g_ptr_array_unref (s->processes);
   g_ptr_array_unref (s->thermal);
   g_free (s->power_mode);
@@ -101,6 +105,7 @@ jmem_process_free (JmemProcess *p)
   g_free (p->user);
   g_free (p->container_runtime);
   g_free (p->container_id);
+  g_free (p->unit);
   g_free (p->cmdline);
   g_free (p);
 }
@@ -115,6 +120,7 @@ jmem_process_copy (const JmemProcess *p)
   copy->user = g_strdup (p->user);
   copy->container_runtime = g_strdup (p->container_runtime);
   copy->container_id = g_strdup (p->container_id);
+  copy->unit = g_strdup (p->unit);
   copy->cmdline = g_strdup (p->cmdline);
   return copy;
 }

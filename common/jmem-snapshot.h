@@ -6,10 +6,13 @@
 #include <glib.h>
 
 #include "jmem-accounting.h"
+#include "jmem-buddyinfo.h"
+#include "jmem-headroom.h"
 #include "jmem-meminfo.h"
 #include "jmem-nvmap.h"
 #include "jmem-nvsmi.h"
 #include "jmem-release.h"
+#include "jmem-swaps.h"
 #include "jmem-tegrastats.h"
 
 G_BEGIN_DECLS
@@ -42,6 +45,7 @@ typedef struct {
   gint64  footprint_kib;  /* (base - nvmap_mapped) + swap + max(nvmap, gpu): the sort key */
   char   *container_runtime;
   char   *container_id;
+  char   *unit;           /* the system service it runs in ("ollama.service"), or NULL */
   char   *cmdline;        /* valid UTF-8, may be "" */
   gint64  start_time_ticks; /* /proc/PID/stat field 22: clock ticks after boot; -1 unknown */
   gint    kernel_thread;  /* 1, 0, or -1 when unknown */
@@ -133,6 +137,14 @@ typedef struct {
   gint64            device_tree_bytes; /* sum of the /memory nodes' sizes; -1 none */
   JmemAccounting   *accounting;      /* NULL when meminfo was unread */
 
+  /* what the headroom reads beside the accounting */
+  gint64            page_size;       /* bytes, of the system read (a capture records it); -1 */
+  JmemBuddyinfo    *buddyinfo;       /* NULL unread */
+  JmemSwaps        *swaps;           /* NULL unread */
+  gint64            min_free_kib;    /* vm.min_free_kbytes; -1 unread */
+  gint64            zram_orig_bytes; /* what zram holds, uncompressed; -1 unread */
+  JmemHeadroom     *headroom;        /* for no particular need; NULL until collected */
+
   /* processes */
   GPtrArray *processes;         /* JmemProcess, largest footprint first */
   guint      n_processes_total; /* before --top */
@@ -163,6 +175,12 @@ void jmem_snapshot_add_warning (JmemSnapshot *snapshot,
 /* The accounting of what @snapshot collected (jmem-accounting.h); NULL
  * without meminfo. The collector keeps it in snapshot->accounting. */
 JmemAccounting *jmem_snapshot_accounting_new (const JmemSnapshot *snapshot);
+
+/* The headroom of what @snapshot collected, for @need_kib (-1: none); the
+ * accounting must be there (jmem_snapshot_accounting_new()). The collector
+ * keeps the one without a need in snapshot->headroom. */
+JmemHeadroom *jmem_snapshot_headroom_new (const JmemSnapshot *snapshot,
+                                          gint64              need_kib);
 
 void jmem_process_free (JmemProcess *process);
 /* A deep copy. */

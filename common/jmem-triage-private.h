@@ -41,6 +41,8 @@ void jmem_triage_rule_swap_heavy (JmemTriage *t);
 void jmem_triage_rule_cma_exhausted (JmemTriage *t);
 void jmem_triage_rule_thermal_hot (JmemTriage *t);
 void jmem_triage_rule_lfb_fragmented (JmemTriage *t);
+void jmem_triage_rule_headroom_low (JmemTriage *t);
+void jmem_triage_rule_fragmented (JmemTriage *t);
 
 /* Every rule says who can take its action (@by): there is no default, so
  * that no finding reaches an agent without it. */

@@ -246,7 +246,8 @@ jmem_triage_rule_nvmap_orphan (JmemTriage *t)
                             "(`jmem triage --history`: nvmap-orphaned), reboot to return them: "
                             "nothing else frees them.", action->len > 0 ? " " : "");
   size = jmem_triage_size (sum);
-  f = jmem_triage_add (t, "nvmap-orphan", JMEM_SEVERITY_WARNING, JMEM_ACTION_ADMIN, action->str,
+  f = jmem_triage_add (t, "nvmap-orphan", JMEM_SEVERITY_WARNING,
+                       gone ? JMEM_ACTION_ADMIN : JMEM_ACTION_ANY_USER, action->str,
                        "NvMap holds %s for processes that cannot free it: %s", size, who->str);
   jmem_finding_add_number (f, "orphan_kib", (double) sum, "KiB");
   jmem_finding_add_number (f, "orphan_pids", (double) n, "count");

@@ -58,6 +58,9 @@ jmem_triage_rule_lfb_fragmented (JmemTriage *t)
 
   if (ts == NULL || ts->lfb_blocks < 0 || ts->lfb_block_kib < 0)
     return;
+  /* buddyinfo is what tegrastats reads: fragmented says it once */
+  if (t->snapshot->headroom != NULL && t->snapshot->headroom->largest_free_block_kib >= 0)
+    return;
   total = (guint64) ts->lfb_block_kib > 0 &&
           (guint64) ts->lfb_blocks > G_MAXUINT64 / (guint64) ts->lfb_block_kib
             ? G_MAXUINT64 : (guint64) ts->lfb_blocks * (guint64) ts->lfb_block_kib;

@@ -1,4 +1,5 @@
-/* Rules about system memory: memory in no bucket, swap and CMA. */
+/* Rules about system memory: memory in no bucket, swap, CMA, and what a new
+ * allocation can still get (the headroom's figures, jmem-headroom.c). */
 #include "jmem-triage-private.h"
 
 /* The accounting's remainder: memory in no meminfo field and no NvMap
@@ -115,4 +116,88 @@ jmem_triage_rule_cma_exhausted (JmemTriage *t)
   jmem_finding_add_number (f, "cma_total_kib", (double) total, "KiB");
   jmem_finding_add_number (f, "percent_free", jmem_triage_percent ((guint64) free_kib, (guint64) total),
                            "percent");
+}
+
+/* What stands in the way, for an action: the largest holders and the
+ * services, as the headroom names them. */
+static char *
+holders_text (const JmemHeadroom *h)
+{
+  g_autoptr(GString) s = g_string_new (NULL);
+
+  for (guint i = 0; i < h->holders->len; i++)
+    {
+      const JmemHeadroomHolder *hd = g_ptr_array_index (h->holders, i);
+      g_autofree char *size = jmem_triage_size ((guint64) hd->footprint_kib);
+
+      g_string_append_printf (s, "%sPID %" G_GINT64_FORMAT " (%s) %s", i > 0 ? ", " : "", hd->pid,
+                              hd->name != NULL ? hd->name : "?", size);
+    }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+void
+jmem_triage_rule_headroom_low (JmemTriage *t)
+{
+  const JmemHeadroom *h = t->snapshot->headroom;
+  g_autofree char *after = NULL, *now = NULL, *total = NULL, *holders = NULL, *action = NULL;
+  gint64 mem_total = t->accounting != NULL ? t->accounting->mem_total_kib : -1;
+  gboolean critical;
+  JmemFinding *f;
+
+  if (h == NULL || h->allocatable_after_reclaim_kib < 0 || mem_total <= 0 ||
+      !jmem_triage_below ((guint64) h->allocatable_after_reclaim_kib, (guint64) mem_total,
+                          JMEM_TRIAGE_HEADROOM_LOW_PERCENT))
+    return;
+  critical = jmem_triage_below ((guint64) h->allocatable_after_reclaim_kib, (guint64) mem_total,
+                                JMEM_TRIAGE_HEADROOM_CRITICAL_PERCENT);
+  after = jmem_triage_size ((guint64) h->allocatable_after_reclaim_kib);
+  now = jmem_triage_size ((guint64) MAX (h->allocatable_now_kib, 0));
+  total = jmem_triage_size ((guint64) mem_total);
+  holders = holders_text (h);
+  action = g_strdup_printf ("Check that a GPU job fits before starting it (`jmem headroom "
+                            "--need SIZE`); to make room, stop what holds the most (%s)%s.",
+                            holders[0] != '\0' ? holders : "see `jmem snapshot`",
+                            h->swap_free_kib == 0 ? ", or enable zram swap" : "");
+  f = jmem_triage_add (t, "headroom-low", critical ? JMEM_SEVERITY_CRITICAL : JMEM_SEVERITY_WARNING,
+                       h->swap_free_kib == 0 ? JMEM_ACTION_ADMIN : JMEM_ACTION_ANY_USER, action,
+                       "Only %s (%.1f %% of %s) can be allocated even after the kernel reclaims "
+                       "what it can (%s without reclaim): a new model or engine build will fail "
+                       "or wake the OOM killer",
+                       after, jmem_triage_percent ((guint64) h->allocatable_after_reclaim_kib,
+                                                   (guint64) mem_total),
+                       total, now);
+  jmem_finding_add_number (f, "allocatable_now_kib", (double) MAX (h->allocatable_now_kib, 0), "KiB");
+  jmem_finding_add_number (f, "allocatable_after_reclaim_kib",
+                           (double) h->allocatable_after_reclaim_kib, "KiB");
+  jmem_finding_add_number (f, "mem_total_kib", (double) mem_total, "KiB");
+  jmem_finding_add_number (f, "percent_of_mem_total",
+                           jmem_triage_percent ((guint64) h->allocatable_after_reclaim_kib,
+                                                (guint64) mem_total), "percent");
+}
+
+void
+jmem_triage_rule_fragmented (JmemTriage *t)
+{
+  const JmemHeadroom *h = t->snapshot->headroom;
+  g_autofree char *block = NULL, *free_text = NULL;
+  JmemFinding *f;
+
+  if (h == NULL || !h->fragmented)
+    return;
+  block = jmem_triage_size ((guint64) h->largest_free_block_kib);
+  free_text = jmem_triage_size ((guint64) h->buddy_free_kib);
+  f = jmem_triage_add (t, "fragmented", JMEM_SEVERITY_WARNING, JMEM_ACTION_ADMIN,
+                       "Compact memory (`jmem drop-caches --compact`) before starting camera, video "
+                       "or huge-page users; if it comes back, restart the long-running pipelines "
+                       "that churn buffers, and reserve contiguous memory through CMA at boot.",
+                       "%s is free, but no free block is larger than %s (/proc/buddyinfo): GPU "
+                       "allocations take single pages, but contiguous buffers (camera, video, "
+                       "CMA, huge pages) fail or stall on compaction",
+                       free_text, block);
+  jmem_finding_add_number (f, "largest_free_block_kib", (double) h->largest_free_block_kib, "KiB");
+  jmem_finding_add_number (f, "largest_free_blocks", (double) h->largest_free_blocks, "count");
+  jmem_finding_add_number (f, "free_kib", (double) h->buddy_free_kib, "KiB");
+  jmem_finding_add_number (f, "huge_free_kib", (double) MAX (h->huge_free_kib, 0), "KiB");
+  jmem_finding_add_number (f, "page_size_bytes", (double) h->page_size, "bytes");
 }

@@ -17,6 +17,8 @@ static const JmemTriageRule rules[] = {
   jmem_triage_rule_cuda_pool,
   jmem_triage_rule_swap_heavy,
   jmem_triage_rule_cma_exhausted,
+  jmem_triage_rule_headroom_low,
+  jmem_triage_rule_fragmented,
   jmem_triage_rule_thermal_hot,
   jmem_triage_rule_lfb_fragmented,
 };

@@ -57,13 +57,27 @@ G_BEGIN_DECLS
 #define JMEM_TRIAGE_THERMAL_CELSIUS 90.0
 #define JMEM_TRIAGE_THERMAL_PLAUSIBLE_CELSIUS 150.0
 
-/* lfb-fragmented: tegrastats' largest free block. Less than 64 MiB of free
+/* lfb-fragmented: tegrastats' largest free block, where buddyinfo was not
+ * read (fragmented says it from the kernel's own figures). Less than 64 MiB of free
  * blocks of the largest size, or no 4 MiB block and fewer than 64 smaller
  * ones, means large contiguous allocations (NvMap, CMA, huge pages) fail or
  * stall on compaction. */
 #define JMEM_TRIAGE_LFB_MIN_TOTAL_KIB (64 * 1024)
 #define JMEM_TRIAGE_LFB_FULL_BLOCK_KIB (4 * 1024)
 #define JMEM_TRIAGE_LFB_FEW_BLOCKS 64
+
+/* headroom-low: after the kernel reclaims all it can (unmapped page cache,
+ * half the reclaimable slab, what swap takes), less than a tenth of RAM is
+ * left for a new allocation: a model load or an engine build sized for the
+ * board fails, or the OOM killer chooses. Below a twentieth it is critical:
+ * the board is one allocation from it. */
+#define JMEM_TRIAGE_HEADROOM_LOW_PERCENT 10
+#define JMEM_TRIAGE_HEADROOM_CRITICAL_PERCENT 5
+
+/* fragmented: buddyinfo's largest free block below 2 MiB with at least 256
+ * MiB free (JMEM_HEADROOM_HUGE_BLOCK_KIB, JMEM_HEADROOM_FRAGMENTED_MIN_FREE_KIB,
+ * jmem-headroom.h). The thresholds live with the headroom, which computes
+ * the flag; this rule reports it. */
 
 typedef enum {
   JMEM_SEVERITY_INFO,

@@ -469,15 +469,17 @@ test_device_tree (void)
 static void
 test_zram (void)
 {
-  guint64 bytes = 0;
+  guint64 bytes = 0, orig = 0;
 
-  g_assert_true (jmem_accounting_zram_mm_stat_used (
+  g_assert_true (jmem_accounting_zram_mm_stat (
     "  4096000   1024000   1200000        0  1300000        0        0        0        0\n",
-    85, &bytes));
+    85, &orig, &bytes));
   g_assert_cmpuint (bytes, ==, 1200000);
-  g_assert_false (jmem_accounting_zram_mm_stat_used ("1 2\n", 4, &bytes));
-  g_assert_false (jmem_accounting_zram_mm_stat_used ("1 2 x3\n", 7, &bytes));
-  g_assert_false (jmem_accounting_zram_mm_stat_used ("1 2 99999999999999999999999\n", 28, &bytes));
+  g_assert_cmpuint (orig, ==, 4096000);
+  g_assert_false (jmem_accounting_zram_mm_stat ("1 2\n", 4, &orig, &bytes));
+  g_assert_false (jmem_accounting_zram_mm_stat ("1 2 x3\n", 7, &orig, &bytes));
+  g_assert_false (jmem_accounting_zram_mm_stat ("1 2 99999999999999999999999\n", 28, &orig, &bytes));
+  g_assert_false (jmem_accounting_zram_mm_stat ("x1 2 3\n", 7, &orig, &bytes));
 }
 
 static void

@@ -274,29 +274,25 @@ meminfo_of (const char *text)
   return m;
 }
 
-static void
-test_audit_numbers (void)
+/* Starts @program (@args) as @user with the FIFO held open and full, so
+ * that the helper's write of the level blocks until this test has put
+ * @after_text in the mounted /proc/meminfo, as a kernel dropping caches
+ * would: no race with the client's readings. Returns what the helper wrote. */
+static char *
+run_with_drop (const char *user, const char *program, const char *const *args,
+               const char *after_text, Run *r)
 {
-  const char *args[] = { "audit", "--level", "2", "--json", "--all", "--no-ask-password", NULL };
+  g_autoptr(GSubprocessLauncher) launcher =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE |
+                               G_SUBPROCESS_FLAGS_STDIN_INHERIT);
   g_autofree char *fifo = g_build_filename (state_dir, "drop_caches", NULL);
-  g_autofree char *after_path = g_build_filename (source_dir, "fixtures/diff/orin-after/proc/meminfo", NULL);
-  g_autofree char *before_text = read_text (g_getenv ("JMEM_SANDBOX_MEMINFO"));
-  g_autofree char *after_text = read_text (after_path);
-  g_autoptr(JmemMeminfo) mb = meminfo_of (before_text);
-  g_autoptr(JmemMeminfo) ma = meminfo_of (after_text);
   g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(JsonNode) root = NULL;
   g_autoptr(GString) got = g_string_new (NULL);
-  g_auto(Run) r = { 0 };
   char buf[4096];
   gsize junk = 0;
   gssize n;
-  JsonArray *rows;
   int fd;
-  guint checked = 0;
 
-  /* Hold the FIFO open and full, so the helper's write of the level blocks
-   * until this test has changed meminfo: no race with the client's reads. */
   fd = open (fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC);
   g_assert_cmpint (fd, >=, 0);
   memset (buf, 'x', sizeof buf);
@@ -307,7 +303,7 @@ test_audit_numbers (void)
     junk++;
   g_assert_cmpuint (junk, >, 0);
 
-  proc = start_jmem (g_getenv ("JMEM_SANDBOX_AGENT"), args);
+  proc = jmem_test_spawn_as (launcher, user, program, args);
   for (int i = 0; i < 600 && !someone_has_open (fifo); i++)
     g_usleep (100 * 1000);
   g_assert_true (someone_has_open (fifo));
@@ -322,9 +318,28 @@ test_audit_numbers (void)
     }
   close (fd);
   g_assert_cmpuint (got->len, ==, junk + 2);
-  g_assert_cmpstr (got->str + junk, ==, "2\n");
+  finish_jmem (proc, r);
+  return g_strdup (got->str + junk);
+}
 
-  finish_jmem (proc, &r);
+static void
+test_audit_numbers (void)
+{
+  const char *args[] = { "audit", "--level", "2", "--json", "--all", "--no-ask-password", NULL };
+  g_autofree char *jmem = g_build_filename (build_dir, "client", "jmem", NULL);
+  g_autofree char *after_path = g_build_filename (source_dir, "fixtures/diff/orin-after/proc/meminfo", NULL);
+  g_autofree char *before_text = read_text (g_getenv ("JMEM_SANDBOX_MEMINFO"));
+  g_autofree char *after_text = read_text (after_path);
+  g_autoptr(JmemMeminfo) mb = meminfo_of (before_text);
+  g_autoptr(JmemMeminfo) ma = meminfo_of (after_text);
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *written = NULL;
+  g_auto(Run) r = { 0 };
+  JsonArray *rows;
+  guint checked = 0;
+
+  written = run_with_drop (g_getenv ("JMEM_SANDBOX_AGENT"), jmem, args, after_text, &r);
+  g_assert_cmpstr (written, ==, "2\n");
   g_assert_cmpint (r.exit_code, ==, 0);
   assert_valid ("audit.schema.json", r.out);
   root = parse_json (r.out);
@@ -347,6 +362,140 @@ test_audit_numbers (void)
     }
   g_assert_cmpuint (checked, >=, 10);
   g_assert_cmpint (json_object_get_int_member (system_row (rows, "Cached"), "delta_kib"), <, 0);
+}
+
+/* ---- jmem headroom --drop: the page-cache board, and the board after the drop ---- */
+
+#define HEADROOM_NEED "7.5G"
+#define HEADROOM_NEED_KIB (G_GINT64_CONSTANT (7864320))
+
+static char *
+dropped_meminfo (void)
+{
+  g_autofree char *path = g_build_filename (source_dir, "fixtures", "meminfo",
+                                            "meminfo.rendered-page-cache-dropped.txt", NULL);
+
+  return read_text (path);
+}
+
+static void
+test_headroom_outsider_refused (void)
+{
+  const char *args[] = { "headroom", "--need", HEADROOM_NEED, "--drop", "--no-ask-password", NULL };
+  g_autofree char *fifo = g_build_filename (state_dir, "drop_caches", NULL);
+  g_auto(Run) r = { 0 };
+
+  run_jmem (g_getenv ("JMEM_SANDBOX_OUTSIDER"), args, &r);
+  g_assert_cmpint (r.exit_code, ==, 77);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_nonnull (strstr (r.err, "jmem headroom: caches were not dropped"));
+  g_assert_nonnull (strstr (r.err, "usermod -aG " JMEM_PRIVILEGED_GROUP " "));
+  /* refused before anything was written */
+  g_assert_false (someone_has_open (fifo));
+}
+
+/* The headroom object's member @name, an integer (the figures are KiB). */
+static gint64
+headroom_int (JsonObject *h, const char *name)
+{
+  return json_object_get_int_member (h, name);
+}
+
+static void
+test_headroom_agent_drop (void)
+{
+  const char *args[] = { "headroom", "--need", HEADROOM_NEED, "--drop", "--json", "--no-ask-password", NULL };
+  g_autofree char *jmem = g_build_filename (build_dir, "client", "jmem", NULL);
+  g_autofree char *before_text = read_text (g_getenv ("JMEM_SANDBOX_MEMINFO"));
+  g_autofree char *after_text = dropped_meminfo ();
+  g_autoptr(JmemMeminfo) ma = meminfo_of (after_text);
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *written = NULL;
+  g_auto(Run) r = { 0 };
+  JsonObject *doc, *drop, *before, *after;
+
+  written = run_with_drop (g_getenv ("JMEM_SANDBOX_AGENT"), jmem, args, after_text, &r);
+  /* the page cache and the dentries and inodes: level 3 */
+  g_assert_cmpstr (written, ==, "3\n");
+  /* the verdict of the second reading: it fits now */
+  g_assert_cmpint (r.exit_code, ==, 0);
+  assert_valid ("headroom.schema.json", r.out);
+  root = parse_json (r.out);
+  doc = json_node_get_object (root);
+  drop = json_object_get_object_member (doc, "drop");
+  g_assert_true (json_object_get_boolean_member (drop, "dropped"));
+  g_assert_cmpint (json_object_get_int_member (drop, "level"), ==, 3);
+  before = json_object_get_object_member (drop, "before");
+  after = json_object_get_object_member (doc, "headroom");
+  g_assert_cmpstr (json_object_get_string_member (before, "verdict"), ==, "fits-after-reclaim");
+  g_assert_cmpstr (json_object_get_string_member (after, "verdict"), ==, "fits-now");
+  g_assert_cmpint (headroom_int (before, "need_kib"), ==, HEADROOM_NEED_KIB);
+  g_assert_cmpint (headroom_int (before, "allocatable_now_kib"), <, HEADROOM_NEED_KIB);
+  g_assert_cmpint (headroom_int (before, "allocatable_now_kib") + headroom_int (before, "drop_caches_kib"),
+                   >=, HEADROOM_NEED_KIB);
+  g_assert_cmpint (headroom_int (after, "allocatable_now_kib"), >=, HEADROOM_NEED_KIB);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (
+                     json_object_get_array_member (after, "terms"), 0), "kib"),
+                   ==, jmem_meminfo_get_kib (ma, "MemFree"));
+  g_assert_cmpint (json_object_get_int_member (doc, "exit_status"), ==, 0);
+  rewrite_in_place (g_getenv ("JMEM_SANDBOX_MEMINFO"), before_text);
+}
+
+/* docs/preflight.md's script, as the document gives it, through the live
+ * helper: the drop makes 7.5G fit, and the command starts. */
+static void
+test_headroom_preflight_script (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("jmem-e2e-preflight-XXXXXX", NULL);
+  g_autofree char *doc = g_build_filename (source_dir, "docs", "preflight.md", NULL);
+  g_autofree char *extract = g_build_filename (source_dir, "tests", "preflight-examples.py", NULL);
+  g_autofree char *script = g_build_filename (dir, "jmem-preflight", NULL);
+  g_autofree char *client_dir = g_build_filename (build_dir, "client", NULL);
+  g_autofree char *command = g_strdup_printf ("PATH='%s':\"$PATH\" exec '%s' %s echo job started",
+                                              client_dir, script, HEADROOM_NEED);
+  g_autofree char *before_text = read_text (g_getenv ("JMEM_SANDBOX_MEMINFO"));
+  g_autofree char *after_text = dropped_meminfo ();
+  const char *argv[] = { "python3", extract, doc, dir, NULL };
+  const char *args[] = { "-c", command, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *written = NULL;
+  g_auto(Run) r = { 0 };
+  int wait_status = 0;
+
+  g_assert_nonnull (dir);
+  g_assert_cmpint (chmod (dir, 0755), ==, 0);
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
+                &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (wait_status, NULL));
+  /* the helper allows one drop in 10 s: the previous test's must be past */
+  g_usleep (11 * G_USEC_PER_SEC);
+  written = run_with_drop (g_getenv ("JMEM_SANDBOX_AGENT"), "/bin/sh", args, after_text, &r);
+  g_assert_cmpstr (written, ==, "3\n");
+  g_assert_cmpint (r.exit_code, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "Fits now: 7.5 GiB needed"));
+  g_assert_nonnull (strstr (r.out, "Dropped caches (level 3)"));
+  g_assert_true (g_str_has_suffix (r.out, "job started\n"));
+  rewrite_in_place (g_getenv ("JMEM_SANDBOX_MEMINFO"), before_text);
+  g_unlink (script);
+  {
+    g_autofree char *usage = g_build_filename (dir, "usage.sh", NULL);
+
+    g_unlink (usage);
+  }
+  {
+    g_autofree char *units = g_build_filename (dir, "units", NULL);
+    g_autoptr(GDir) d = g_dir_open (units, 0, NULL);
+    const char *name;
+
+    while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+      {
+        g_autofree char *path = g_build_filename (units, name, NULL);
+        g_unlink (path);
+      }
+    g_rmdir (units);
+  }
+  g_rmdir (dir);
 }
 
 /* ---- the real kernel --------------------------------------------------------- */
@@ -446,6 +595,13 @@ main (int argc, char **argv)
       g_test_add_func ("/e2e-audit/outsider-refused", test_outsider_refused);
       g_test_add_func ("/e2e-audit/agent-drop", test_agent_drop);
       g_test_add_func ("/e2e-audit/rate-limited", test_rate_limited);
+    }
+  else if (g_strcmp0 (mode, "fifo") == 0 && argc > 1 && g_str_equal (argv[1], "headroom"))
+    {
+      /* in this order: the refusal drops nothing, each drop waits out the last */
+      g_test_add_func ("/e2e-headroom/outsider-refused", test_headroom_outsider_refused);
+      g_test_add_func ("/e2e-headroom/agent-drop", test_headroom_agent_drop);
+      g_test_add_func ("/e2e-headroom/preflight-script", test_headroom_preflight_script);
     }
   else if (g_strcmp0 (mode, "fifo") == 0)
     g_test_add_func ("/e2e-audit/audit-numbers", test_audit_numbers);

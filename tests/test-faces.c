@@ -283,11 +283,11 @@ test_summary_line (void)
   g_autofree char *l2 = jmem_frame_summary_line (f2);
   g_autofree char *l3 = jmem_frame_summary_line (f3);
 
-  g_assert_cmpstr (l1, ==, "total n/a, available n/a, NvMap 1000.0 KiB, GPU n/a, top PID 10 (b) "
+  g_assert_cmpstr (l1, ==, "total n/a, available n/a, allocatable now n/a, NvMap 1000.0 KiB, GPU n/a, top PID 10 (b) "
                    "300.0 KiB, largest bucket: page_cache 2.0 MiB");
-  g_assert_cmpstr (l2, ==, "total n/a, available n/a, NvMap 22.0 GiB, GPU n/a, top PID 4242 "
+  g_assert_cmpstr (l2, ==, "total n/a, available n/a, allocatable now n/a, NvMap 22.0 GiB, GPU n/a, top PID 4242 "
                    "(trt\\x1b[31m) NvMap 22.0 GiB, largest bucket: n/a");
-  g_assert_cmpstr (l3, ==, "total n/a, available n/a, NvMap n/a, GPU 2.0 GiB, top PID 99 "
+  g_assert_cmpstr (l3, ==, "total n/a, available n/a, allocatable now n/a, NvMap n/a, GPU 2.0 GiB, top PID 99 "
                    "(python3) GPU 2.0 GiB, largest bucket: n/a");
 }
 

@@ -313,6 +313,15 @@ test_bad_arguments (void)
     { "snapshot", "{\"verbose\":true}", "snapshot takes no argument \"verbose\" (it takes \"top\", \"all\", \"pid\")" },
     { "triage", "{\"x\":1}", "triage takes no argument \"x\" (it takes none)" },
     { "allocations", "{\"limit\":-5}", "\"limit\" takes an integer from 0 to 1000000, not -5" },
+    /* a bad size is named, with what a size looks like */
+    { "headroom", "{\"need\":\"6X\"}", "\"need\" takes a size: \"6X\" is not a size: unknown unit \"X\"" },
+    { "headroom", "{\"need\":\"1e999\"}", "\"1e999\" is not a size: exponents are not sizes" },
+    { "headroom", "{\"need\":\"\"}", "\"\" is not a size: it is empty" },
+    { "headroom", "{\"need\":\"18446744073709551616\"}", "more than 4 PiB" },
+    { "headroom", "{\"need\":-1}", "\"need\" takes a size (\"6G\", \"6GiB\", \"6144M\") or a number of bytes from 0 to 4 PiB, not -1" },
+    { "headroom", "{\"need\":6.5}", "or a number of bytes from 0 to 4 PiB, not a fraction" },
+    { "headroom", "{\"need\":[6]}", "not an array" },
+    { "headroom", "{\"size\":\"6G\"}", "headroom takes no argument \"size\" (it takes \"need\")" },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)

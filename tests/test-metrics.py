@@ -6,6 +6,7 @@ links, no torn read), and what jmem-metrics.service publishes as shipped and
 when per-process series are configured. Prints TAP.
 Usage: test-metrics.py JMEM FIXTURES METRICS-UNIT"""
 
+import json
 import os
 import re
 import shlex
@@ -19,21 +20,15 @@ import threading
 import time
 import urllib.request
 
+import tap
+from tap import Skip, test
+
 JMEM, FIXTURES, UNIT = sys.argv[1], sys.argv[2], sys.argv[3]
 TREES = os.path.join(FIXTURES, 'trees')
 # What every tree yields; the others depend on the tree.
 ALWAYS = ['jmem_meminfo_bytes', 'jmem_source_up', 'jmem_finding']
 
-results = []
 
-
-def test(func):
-    results.append(func)
-    return func
-
-
-class Skip(Exception):
-    pass
 
 
 def jmem(*args, **kwargs):
@@ -116,9 +111,34 @@ def nvmap_rows_and_containers():
     lines = r.stdout.splitlines()
     assert any(l.startswith('jmem_source_up{source="nvmap",reason="the capture holds no NvMap')
                and l.endswith(' 0') for l in lines), r.stdout
-    # the capture's tegrastats line: "lfb 34x4MB"
-    assert 'jmem_largest_free_block_bytes 4194304' in lines, r.stdout
-    assert 'jmem_largest_free_blocks 34' in lines, r.stdout
+    # buddyinfo's largest blocks, not the tegrastats line beside it ("lfb 34x4MB")
+    assert 'jmem_largest_free_block_bytes{source="buddyinfo"} 4194304' in lines, r.stdout
+    assert 'jmem_largest_free_blocks{source="buddyinfo"} 8280' in lines, r.stdout
+    with tempfile.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
+        tree = copy_tree('thor-unified', tmp)
+        os.unlink(os.path.join(tree, 'proc', 'buddyinfo'))
+        r = jmem('--sysroot', tree)
+        lines = r.stdout.splitlines()
+        assert 'jmem_largest_free_block_bytes{source="tegrastats"} 4194304' in lines, r.stdout
+        assert 'jmem_largest_free_blocks{source="tegrastats"} 34' in lines, r.stdout
+
+
+@test
+def allocatable():
+    """jmem_allocatable_bytes: the headroom's two figures, as jmem headroom
+    --json gives them, in bytes."""
+    for tree in ('orin-agx-nvgpu', 'thor-unified', 'headroom-page-cache'):
+        r = jmem('--sysroot', os.path.join(TREES, tree))
+        assert r.returncode == 0, r.stderr
+        promtool_ok(r.stdout, tree)
+        h = subprocess.run([JMEM, 'headroom', '--json', '--sysroot', os.path.join(TREES, tree)],
+                           capture_output=True, text=True, timeout=120)
+        doc = json.loads(h.stdout)['headroom']
+        lines = r.stdout.splitlines()
+        assert 'jmem_allocatable_bytes{after="none"} %d' % (doc['allocatable_now_kib'] * 1024) in lines, \
+            (tree, [l for l in lines if 'allocatable' in l])
+        assert 'jmem_allocatable_bytes{after="reclaim"} %d' % (doc['allocatable_after_reclaim_kib'] * 1024) \
+            in lines, tree
 
 
 @test
@@ -410,21 +430,4 @@ def textfile_interval():
     assert r.returncode == 64 and 'goes with --textfile' in r.stderr, r.stderr
 
 
-def main():
-    print('1..%d' % len(results))
-    failed = 0
-    for i, func in enumerate(results, 1):
-        try:
-            func()
-            print('ok %d %s' % (i, func.__name__))
-        except Skip as e:
-            print('ok %d %s # SKIP %s' % (i, func.__name__, e))
-        except Exception as e:  # noqa: BLE001 - every failure is reported
-            failed += 1
-            print('not ok %d %s' % (i, func.__name__))
-            for line in ('%s: %s' % (type(e).__name__, e)).splitlines():
-                print('# ' + line)
-    return 1 if failed else 0
-
-
-sys.exit(main())
+tap.main()

@@ -264,6 +264,39 @@ test_cgroup_docker_v1_path (void)
 }
 
 static void
+test_cgroup_unit (void)
+{
+  static const struct { const char *cgroup; const char *unit; } cases[] = {
+    { "/system.slice/ollama.service", "ollama.service" },
+    { "/system.slice/docker.service/some/child", "docker.service" },
+    { "/system.slice/gdm.service", "gdm.service" },
+    /* a container's scope, a login session, a user's own service, the root */
+    { "/system.slice/docker-3f4e8b2a9c1d.scope", NULL },
+    { "/user.slice/user-1000.slice/session-3.scope", NULL },
+    { "/user.slice/user-1000.slice/user@1000.service/app.slice/tracker-miner-fs-3.service", NULL },
+    { "/", NULL },
+    { "/system.slice/", NULL },
+    { "/system.slice/.service", NULL },
+    { "/system.slice/x.servicex", NULL },
+    { NULL, NULL },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *unit = jmem_cgroup_unit (cases[i].cgroup);
+
+      g_assert_cmpstr (unit, ==, cases[i].unit);
+    }
+  {
+    /* a name that is not UTF-8 comes out valid */
+    g_autofree char *unit = jmem_cgroup_unit ("/system.slice/a\xff.service");
+
+    g_assert_true (g_utf8_validate (unit, -1, NULL));
+    g_assert_true (g_str_has_suffix (unit, ".service"));
+  }
+}
+
+static void
 test_cgroup_hostile (void)
 {
   gsize len;
@@ -642,6 +675,7 @@ main (int argc, char **argv)
   g_test_add_func ("/procfs/cgroup/runtimes", test_cgroup);
   g_test_add_func ("/procfs/cgroup/docker-v1-path", test_cgroup_docker_v1_path);
   g_test_add_func ("/procfs/cgroup/hostile", test_cgroup_hostile);
+  g_test_add_func ("/procfs/cgroup/unit", test_cgroup_unit);
   g_test_add_func ("/procfs/cmdline", test_cmdline);
   g_test_add_func ("/procfs/statm", test_statm);
   g_test_add_func ("/procfs/live-self", test_live_self);

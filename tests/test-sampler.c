@@ -276,10 +276,12 @@ test_live (void)
   }
   g_clear_pointer (&sampler, jmem_sampler_free);
   /* a bus connection the collector tried and gave up closes its socket in
-   * GIO's own thread, which may still be at it */
-  for (guint tries = 0; tries < 100 && count_open_fds () != fds_before; tries++)
+   * GIO's own thread, which may still be at it; and the warm-up's own main
+   * context may have been still held there when fds_before was counted,
+   * so that one fewer is open now: a leak is one more */
+  for (guint tries = 0; tries < 100 && count_open_fds () > fds_before; tries++)
     g_usleep (20 * 1000);
-  g_assert_cmpuint (count_open_fds (), ==, fds_before);
+  g_assert_cmpuint (count_open_fds (), <=, fds_before);
 }
 
 int

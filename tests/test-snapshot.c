@@ -1107,6 +1107,23 @@ test_capture_roundtrip (void)
     g_assert_cmpint (sum, ==, file_kib (meminfo, "MemTotal"));
   }
 
+  /* the headroom's inputs, recorded in the capture's host step: the free
+   * blocks in the page size of the system copied, the kernel's reserve */
+  {
+    g_autofree char *buddyinfo = g_build_filename (dir, "proc", "buddyinfo", NULL);
+    g_autofree char *swaps = g_build_filename (dir, "proc", "swaps", NULL);
+    g_autofree char *reserve = g_build_filename (dir, "proc", "sys", "vm", "min_free_kbytes", NULL);
+    g_autofree char *text = NULL;
+
+    g_assert_true (g_file_test (buddyinfo, G_FILE_TEST_IS_REGULAR));
+    g_assert_true (g_file_test (swaps, G_FILE_TEST_IS_REGULAR));
+    g_assert_true (g_file_get_contents (reserve, &text, NULL, NULL));
+    g_assert_cmpint (int_at (snap.json, "$.headroom.page_size_bytes"), ==, sysconf (_SC_PAGESIZE));
+    g_assert_cmpint (int_at (snap.json, "$.headroom.terms[2].kib"), ==, g_ascii_strtoll (text, NULL, 10));
+    g_assert_cmpint (int_at (snap.json, "$.headroom.largest_free_block_kib"), >=, sysconf (_SC_PAGESIZE) / 1024);
+    g_assert_cmpint (int_at (snap.json, "$.headroom.terms[0].kib"), ==, file_kib (meminfo, "MemFree"));
+  }
+
   /* the same process set as captured, nothing lost, nothing invented */
   collect_pids (proc, captured);
   list = array_at (snap.json, "$.processes.list");

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jmem-buddyinfo.h"
 #include "jmem-collect.h"
 #include "jmem-glib-compat.h"
 #include "jmem-meminfo.h"
@@ -67,6 +68,7 @@ names_admin_step (const char *action)
 {
   static const char *const steps[] = {
     "sudo ", "reboot", "at boot", "extlinux.conf", "jmem group", "upgrade to L4T",
+    "enable zram swap",
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (steps); i++)
@@ -205,6 +207,55 @@ test_fixture_hit (gconstpointer data)
         hottest = MAX (hottest, ((JmemThermal *) s->thermal->pdata[i])->celsius);
       assert_number (f, "max_celsius", hottest);
       assert_number (f, "zones_over", 1);
+    }
+  else if (g_str_equal (c->rule, "headroom-low"))
+    {
+      /* MemFree - CmaFree + NvMap's pool, the page cache all mapped, half
+       * the reclaimable slab, no swap (fixtures/triage/make-fixtures.py) */
+      gint64 sreclaim = fixture_meminfo (name, "SReclaimable");
+      gint64 misc = MAX (fixture_meminfo (name, "KReclaimable") - sreclaim, 0);
+      gint64 now = fixture_meminfo (name, "MemFree") - fixture_meminfo (name, "CmaFree") +
+                   fixture_meminfo (name, "NvMapMemFree");
+      gint64 after = now + (sreclaim + misc) / 2;
+
+      g_assert_cmpint (fixture_meminfo (name, "Active(file)") + fixture_meminfo (name, "Inactive(file)"),
+                       <=, fixture_meminfo (name, "Mapped"));
+      assert_number (f, "allocatable_now_kib", (double) now);
+      assert_number (f, "allocatable_after_reclaim_kib", (double) after);
+      assert_number (f, "mem_total_kib", (double) total);
+      assert_number (f, "percent_of_mem_total", (double) (gint64) (after * 1000.0 / total + 0.5) / 10.0);
+      g_assert_cmpint (s->headroom->allocatable_after_reclaim_kib, ==, after);
+      g_assert_nonnull (strstr (f->action, "jmem headroom --need SIZE"));
+      g_assert_nonnull (strstr (f->action, "enable zram"));
+    }
+  else if (g_str_equal (c->rule, "fragmented"))
+    {
+      g_autofree char *path = g_build_filename (fixtures, "triage", name, "proc", "buddyinfo", NULL);
+      g_autofree char *text = NULL;
+      g_autoptr(JmemBuddyinfo) b = NULL;
+      guint64 pages = 0, largest = 0;
+      gsize len;
+
+      g_assert_true (g_file_get_contents (path, &text, &len, NULL));
+      b = jmem_buddyinfo_parse (text, len, NULL);
+      for (guint i = 0; i < b->zones->len; i++)
+        {
+          const JmemBuddyZone *z = g_ptr_array_index (b->zones, i);
+
+          for (guint o = 0; o < MIN (z->n_orders, JMEM_BUDDY_MAX_ORDERS); o++)
+            {
+              pages += z->blocks[o] << o;
+              if (o == 3)
+                largest += z->blocks[o];
+              else if (o > 3)
+                g_assert_cmpuint (z->blocks[o], ==, 0);
+            }
+        }
+      assert_number (f, "largest_free_block_kib", 32);
+      assert_number (f, "largest_free_blocks", (double) largest);
+      assert_number (f, "free_kib", (double) (pages * 4));
+      assert_number (f, "huge_free_kib", 0);
+      assert_number (f, "page_size_bytes", 4096);
     }
   else if (g_str_equal (c->rule, "lfb-fragmented"))
     {
@@ -460,6 +511,53 @@ test_boundary_thermal_lfb (void)
     }
 }
 
+/* headroom-low below a tenth of MemTotal after reclaim, critical below a
+ * twentieth; here, with nothing to reclaim, after reclaim is MemFree. */
+static void
+test_boundary_headroom (void)
+{
+  const struct { gint64 free; gboolean hit; JmemSeverity severity; } cases[] = {
+    { 100000, FALSE, 0 }, { 99999, TRUE, JMEM_SEVERITY_WARNING },
+    { 50000, TRUE, JMEM_SEVERITY_WARNING }, { 49999, TRUE, JMEM_SEVERITY_CRITICAL },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = g_strdup_printf ("MemTotal: 1000000 kB\nMemFree: %" G_GINT64_FORMAT
+                                               " kB\n", cases[i].free);
+      g_autoptr(JmemSnapshot) s = with_meminfo (text);
+      const JmemFinding *f;
+
+      s->accounting = jmem_snapshot_accounting_new (s);
+      s->headroom = jmem_snapshot_headroom_new (s, -1);
+      g_assert_cmpint (s->headroom->allocatable_after_reclaim_kib, ==, cases[i].free);
+      g_assert_cmpint (fires (s, "headroom-low"), ==, cases[i].hit);
+      f = jmem_triage_find (s->findings, "headroom-low");
+      if (f != NULL)
+        g_assert_cmpint (f->severity, ==, cases[i].severity);
+    }
+}
+
+/* With buddyinfo read, fragmented speaks for the free blocks; tegrastats'
+ * lfb-fragmented no longer says the same again. */
+static void
+test_lfb_silent_beside_buddyinfo (void)
+{
+  g_autoptr(JmemSnapshot) s = with_meminfo ("MemTotal: 8000000 kB\nMemFree: 4000000 kB\n");
+  static const char buddy[] = "Node 0, zone Normal 1000 0 0 0 0 0 0 0 0 0 900\n";
+
+  s->tegrastats = g_new0 (JmemTegrastats, 1);
+  s->tegrastats->lfb_blocks = 1;
+  s->tegrastats->lfb_block_kib = 2048;
+  s->tegrastats->gr3d_freq_percent = -1;
+  g_assert_true (fires (s, "lfb-fragmented"));
+  s->buddyinfo = jmem_buddyinfo_parse (buddy, strlen (buddy), NULL);
+  s->page_size = 4096;
+  s->accounting = jmem_snapshot_accounting_new (s);
+  s->headroom = jmem_snapshot_headroom_new (s, -1);
+  g_assert_false (fires (s, "lfb-fragmented"));
+}
+
 static void
 test_cuda_release (void)
 {
@@ -658,6 +756,8 @@ main (int argc, char **argv)
     { "cma-exhausted", JMEM_SEVERITY_WARNING },
     { "thermal-hot", JMEM_SEVERITY_WARNING },
     { "lfb-fragmented", JMEM_SEVERITY_WARNING },
+    { "headroom-low", JMEM_SEVERITY_CRITICAL },
+    { "fragmented", JMEM_SEVERITY_WARNING },
   };
 
   g_test_init (&argc, &argv, NULL);
@@ -685,6 +785,8 @@ main (int argc, char **argv)
   g_test_add_func ("/triage/boundary/desktop", test_boundary_desktop);
   g_test_add_func ("/triage/boundary/single", test_boundary_single);
   g_test_add_func ("/triage/boundary/thermal-lfb", test_boundary_thermal_lfb);
+  g_test_add_func ("/triage/boundary/headroom", test_boundary_headroom);
+  g_test_add_func ("/triage/lfb-silent-beside-buddyinfo", test_lfb_silent_beside_buddyinfo);
   g_test_add_func ("/triage/orphan-states", test_orphan_states);
   g_test_add_func ("/triage/orphan-gone", test_orphan_gone);
   g_test_add_func ("/triage/untrusted-gpu-apps", test_untrusted_gpu_apps);

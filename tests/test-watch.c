@@ -308,7 +308,8 @@ test_cap_command (void)
   run_jmem (&r, once);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_file_get_contents (probe, &data, &line_len, NULL));
-  max = g_strdup_printf ("%" G_GSIZE_FORMAT, line_len * 5 / 2);
+  /* in the size reader's units, as people write it: KiB, rounded down */
+  max = g_strdup_printf ("%" G_GSIZE_FORMAT "K", line_len * 5 / 2 / 1024);
   {
     const char *args[] = { "watch", "--sysroot", orin, "--interval", "1", "--count", "5",
                            "--max-bytes", max, "--output", path, NULL };
@@ -318,7 +319,7 @@ test_cap_command (void)
     run_jmem (&r, args);
     g_assert_cmpint (r.status, ==, 0);
     g_assert_cmpint (g_stat (path, &st), ==, 0);
-    g_assert_cmpint (st.st_size, <=, (goffset) (line_len * 5 / 2));
+    g_assert_cmpint (st.st_size, <=, (goffset) (line_len * 5 / 2 / 1024 * 1024));
     lines = history_lines (path);
     g_assert_cmpuint (g_strv_length (lines), >=, 1);
     g_assert_cmpuint (g_strv_length (lines), <=, 2);
@@ -374,6 +375,8 @@ test_refusals (void)
     { "watch", "--interval", "0", NULL },
     { "watch", "--count", "-1", NULL },
     { "watch", "--max-bytes", "100", NULL },
+    { "watch", "--max-bytes", "6X", NULL },
+    { "watch", "--max-bytes", "-1", NULL },
     { "watch", "--top", "3", "--all", NULL },
     { "watch", "extra", NULL },
     { "summary", "--watch", "-1", NULL },
@@ -471,15 +474,25 @@ test_summary (void)
   g_autofree char *total = NULL;
   g_autofree char *avail = NULL;
   g_autofree char *expect = NULL;
+  g_autofree char *reserve_path = g_build_filename (orin, "proc", "sys", "vm", "min_free_kbytes", NULL);
+  g_autofree char *pool_path = g_build_filename (orin, "sys", "kernel", "debug", "nvmap", "pagepool",
+                                                 "page_pool_available_pages", NULL);
+  g_autofree char *reserve = NULL, *pool = NULL, *now = NULL;
   const char *args[] = { "summary", "--sysroot", orin, NULL };
   g_auto(Run) r = { 0 };
   gsize len;
 
   g_assert_true (g_file_get_contents (meminfo_path, &data, &len, NULL));
+  g_assert_true (g_file_get_contents (reserve_path, &reserve, NULL, NULL));
+  g_assert_true (g_file_get_contents (pool_path, &pool, NULL, NULL));
   m = jmem_meminfo_parse (data, len, NULL);
   total = size_text (jmem_meminfo_get_kib (m, "MemTotal"));
   avail = size_text (jmem_meminfo_get_kib (m, "MemAvailable"));
-  expect = g_strdup_printf ("total %s, available %s, NvMap ", total, avail);
+  /* the headroom's allocatable now: MemFree - CmaFree - min_free_kbytes + the
+   * NvMap pool's pages (4 KiB, the tree's jmem/page-size) */
+  now = size_text (jmem_meminfo_get_kib (m, "MemFree") - jmem_meminfo_get_kib (m, "CmaFree") -
+                   g_ascii_strtoll (reserve, NULL, 10) + 4 * g_ascii_strtoll (pool, NULL, 10));
+  expect = g_strdup_printf ("total %s, available %s, allocatable now %s, NvMap ", total, avail, now);
   run_jmem (&r, args);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, expect));

@@ -97,9 +97,7 @@ jmem_cmd_drop_caches (int argc, char **argv)
 
   if (view.json)
     {
-      g_autofree char *text = json_to_string (root, TRUE);
-
-      if (!jmem_cmd_write_stdout (text, strlen (text)) || !jmem_cmd_write_stdout ("\n", 1))
+      if (!jmem_cmd_write_json (root))
         return JMEM_EXIT_CANT_CREATE;
     }
   else

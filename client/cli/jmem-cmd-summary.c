@@ -73,9 +73,11 @@ jmem_cmd_summary (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   jmem_view_init (&view, context, JMEM_VIEW_SYSROOT | JMEM_VIEW_NO_ASK, 0, NULL);
   g_option_context_set_description (context,
-    "The line: MemTotal, MemAvailable, NvMap in use (the NvMap total, else meminfo's\n"
-    "NvMapMemUsed), GPU memory used by nvidia-smi's GPUs, and the process with the largest\n"
-    "footprint; n/a where a source is unreadable. --watch puts the local time first.\n"
+    "The line: MemTotal, MemAvailable, what a GPU allocation gets now (jmem\n"
+    "headroom), NvMap in use (the NvMap total, else meminfo's NvMapMemUsed), GPU\n"
+    "memory used by nvidia-smi's GPUs, the process with the largest footprint and\n"
+    "the largest bucket of the accounting; n/a where a source is unreadable.\n"
+    "--watch puts the local time first.\n"
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
     "70 internal error.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))

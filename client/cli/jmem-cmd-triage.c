@@ -22,9 +22,8 @@ print_findings (GPtrArray *findings, gboolean json, guint width)
   if (json)
     {
       g_autoptr(JsonNode) root = jmem_ops_triage_json (findings);
-      g_autofree char *text = json_to_string (root, TRUE);
 
-      if (!jmem_cmd_write_stdout (text, strlen (text)) || !jmem_cmd_write_stdout ("\n", 1))
+      if (!jmem_cmd_write_json (root))
         return JMEM_EXIT_CANT_CREATE;
     }
   else

@@ -2,9 +2,11 @@
  * rules over time (jmem triage --history) and for anyone's own tools. */
 #include "jmem-cmd.h"
 #include "jmem-cmd-view.h"
+
 #include "jmem-config.h"
 
 #include "jmem-history.h"
+#include "jmem-size.h"
 #include "jmem-snapshot-json.h"
 
 #include <string.h>
@@ -51,13 +53,14 @@ int
 jmem_cmd_watch (int argc, char **argv)
 {
   int interval = 5, count = 0;
-  gint64 max_bytes = (gint64) JMEM_HISTORY_DEFAULT_MAX_BYTES;
+  guint64 max_bytes = JMEM_HISTORY_DEFAULT_MAX_BYTES;
+  g_autofree char *max_text = NULL;
   g_autofree char *output = NULL;
   GOptionEntry entries[] = {
     { "interval", 0, 0, G_OPTION_ARG_INT, &interval, "Seconds between snapshots (default 5)", "S" },
     { "count", 0, 0, G_OPTION_ARG_INT, &count, "Stop after N snapshots (default: until Ctrl-C)", "N" },
     { "output", 0, 0, G_OPTION_ARG_FILENAME, &output, "Append to FILE instead of stdout", "FILE" },
-    { "max-bytes", 0, 0, G_OPTION_ARG_INT64, &max_bytes, "Cap FILE at B bytes, dropping the oldest lines (default 64 MiB)", "B" },
+    { "max-bytes", 0, 0, G_OPTION_ARG_STRING, &max_text, "Cap FILE at SIZE (64M, 1G or bytes), dropping the oldest lines (default 64M)", "SIZE" },
     { NULL },
   };
   const JmemViewHelp help = {
@@ -94,6 +97,11 @@ jmem_cmd_watch (int argc, char **argv)
       g_printerr ("jmem watch: --count takes a count of 1 or more (0: until stopped)\n");
       return JMEM_EXIT_USAGE;
     }
+  if (max_text != NULL && !jmem_size_parse (max_text, &max_bytes, &error))
+    {
+      jmem_cmd_printerr ("jmem watch: --max-bytes: %s", error->message);
+      return JMEM_EXIT_USAGE;
+    }
   if (max_bytes < JMEM_HISTORY_MIN_MAX_BYTES)
     {
       g_printerr ("jmem watch: --max-bytes takes %d bytes or more\n", JMEM_HISTORY_MIN_MAX_BYTES);
@@ -111,7 +119,7 @@ jmem_cmd_watch (int argc, char **argv)
   w.output = output;
   if (output != NULL && !g_str_equal (output, "-"))
     {
-      w.writer = jmem_history_writer_open (output, (guint64) max_bytes, &error);
+      w.writer = jmem_history_writer_open (output, max_bytes, &error);
       if (w.writer == NULL)
         {
           jmem_cmd_printerr ("jmem watch: %s", error->message);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 #include "jmem-advice.h"
 #include "jmem-ops-snapshot.h"
@@ -17,6 +18,7 @@ int jmem_cmd_triage (int argc, char **argv);
 int jmem_cmd_diff (int argc, char **argv);
 int jmem_cmd_drop_caches (int argc, char **argv);
 int jmem_cmd_audit (int argc, char **argv);
+int jmem_cmd_headroom (int argc, char **argv);
 int jmem_cmd_mcp (int argc, char **argv);
 int jmem_cmd_watch (int argc, char **argv);
 int jmem_cmd_summary (int argc, char **argv);
@@ -103,5 +105,8 @@ gboolean jmem_cmd_write_stdout (const char *text, gsize len);
  * lines when stdout is not a terminal. */
 gboolean jmem_cmd_write_stdout_wrapped (const char *text,
                                         guint       hang);
+/* @root as indented JSON and a newline on stdout (a --json output);
+ * FALSE as jmem_cmd_write_stdout(). */
+gboolean jmem_cmd_write_json (JsonNode *root);
 
 G_END_DECLS

@@ -26,6 +26,7 @@ static const struct {
   { "triage", jmem_cmd_triage, "Only the findings: what needs attention and what to do" },
   { "drop-caches", jmem_cmd_drop_caches, "Drop the kernel's caches through the helper; show what it freed" },
   { "audit", jmem_cmd_audit, "Snapshot, drop caches (or wait), snapshot again, and compare" },
+  { "headroom", jmem_cmd_headroom, "How much a GPU allocation can still get; whether --need SIZE fits" },
   { "diff", jmem_cmd_diff, "Compare two saved snapshots (jmem snapshot --json)" },
   { "mcp", jmem_cmd_mcp, "Serve the Model Context Protocol on stdin and stdout, for AI agents" },
   { "watch", jmem_cmd_watch, "A snapshot every few seconds, as JSON Lines (a history)" },
@@ -184,6 +185,14 @@ jmem_cmd_write_stdout_wrapped (const char *text,
         g_string_append_c (out, '\n');
     }
   return jmem_cmd_write_stdout (out->str, out->len);
+}
+
+gboolean
+jmem_cmd_write_json (JsonNode *root)
+{
+  g_autofree char *text = json_to_string (root, TRUE);
+
+  return jmem_cmd_write_stdout (text, strlen (text)) && jmem_cmd_write_stdout ("\n", 1);
 }
 
 static void

@@ -403,10 +403,15 @@ capture_nvmap_smaps (Capture *c, GError **error)
 }
 
 /* The device tree's memory nodes (the board's RAM), zram's stores and the
- * page size: what the accounting reads beside meminfo. */
+ * page size: what the accounting reads beside meminfo; the free blocks,
+ * the swap devices and the kernel's reserve: what the headroom reads. */
 static gboolean
 capture_memory_extras (Capture *c, GError **error)
 {
+  static const char * const headroom_files[] = {
+    JMEM_BUDDYINFO_PATH, JMEM_SWAPS_PATH, JMEM_MIN_FREE_KBYTES_PATH,
+  };
+
   g_auto(GStrv) nodes = jmem_root_list_dir (c->live, "/proc/device-tree", NULL);
   g_auto(GStrv) blocks = jmem_root_list_dir (c->live, "/sys/block", NULL);
   g_autofree char *page = g_strdup_printf ("%ld\n", sysconf (_SC_PAGESIZE));
@@ -415,6 +420,9 @@ capture_memory_extras (Capture *c, GError **error)
   if (!copy_optional (c, "/proc/device-tree/#address-cells", JMEM_MAX_SMALL_BYTES, error) ||
       !copy_optional (c, "/proc/device-tree/#size-cells", JMEM_MAX_SMALL_BYTES, error))
     return FALSE;
+  for (gsize i = 0; i < G_N_ELEMENTS (headroom_files); i++)
+    if (!copy_optional (c, headroom_files[i], JMEM_MAX_SMALL_BYTES, error))
+      return FALSE;
   for (guint i = 0; nodes != NULL && nodes[i] != NULL; i++)
     {
       g_autofree char *reg = g_strdup_printf ("/proc/device-tree/%s/reg", nodes[i]);

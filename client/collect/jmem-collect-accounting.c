@@ -22,7 +22,7 @@ read_zram (JmemCollectContext *ctx)
 {
   JmemSnapshot *s = ctx->snapshot;
   g_auto(GStrv) names = jmem_root_list_dir (ctx->files, "/sys/block", NULL);
-  guint64 sum = 0;
+  guint64 sum = 0, orig_sum = 0;
 
   if (names == NULL)
     {
@@ -35,21 +35,22 @@ read_zram (JmemCollectContext *ctx)
        * unknown. */
       if (jmem_root_read (ctx->files, JMEM_CAPTURE_ZRAM_PATH, JMEM_MAX_SMALL_BYTES, &listed, &len,
                           NULL) && len == 0)
-        s->zram_bytes = 0;
+        s->zram_bytes = s->zram_orig_bytes = 0;
       return;
     }
   for (guint i = 0; names[i] != NULL; i++)
     {
       g_autofree char *path = NULL, *data = NULL;
       gsize len = 0;
-      guint64 bytes;
+      guint64 bytes, orig;
 
       if (!g_str_has_prefix (names[i], "zram"))
         continue;
       path = g_strdup_printf ("/sys/block/%s/mm_stat", names[i]);
       if (!jmem_root_read (ctx->files, path, JMEM_MAX_SMALL_BYTES, &data, &len, NULL))
         continue;  /* a zram device not set up has no store */
-      if (!jmem_accounting_zram_mm_stat_used (data, len, &bytes) || bytes > G_MAXINT64 - sum)
+      if (!jmem_accounting_zram_mm_stat (data, len, &orig, &bytes) || bytes > G_MAXINT64 - sum ||
+          orig > G_MAXINT64 - orig_sum)
         {
           g_autofree char *shown = jmem_text_escape_for_terminal (names[i]);
 
@@ -59,8 +60,10 @@ read_zram (JmemCollectContext *ctx)
           continue;
         }
       sum += bytes;
+      orig_sum += orig;
     }
   s->zram_bytes = (gint64) sum;
+  s->zram_orig_bytes = (gint64) orig_sum;
 }
 
 /* ---- the device tree's memory nodes ---- */

@@ -359,6 +359,7 @@ jmem_collect_join (JmemCollectContext *ctx)
   warn_pss_unknown (ctx);
   /* the accounting and triage need every process, so they run before --top */
   jmem_collect_accounting (ctx);
+  jmem_collect_headroom (ctx);
   s->findings = jmem_triage_run (s);
   s->n_processes_total = s->processes->len;
   if (top >= 0 && s->processes->len > (guint) top)

@@ -122,6 +122,12 @@ void jmem_collect_nvmap_mapped (JmemCollectContext *ctx);
 /* The accounting over everything read, every process included. */
 void jmem_collect_accounting (JmemCollectContext *ctx);
 
+/* What the headroom reads beside the accounting (buddyinfo, swaps, the
+ * kernel's reserve, the page size): jmem-collect-headroom.c. */
+void jmem_collect_headroom_inputs (JmemCollectContext *ctx);
+/* The headroom for no particular need, after the accounting. */
+void jmem_collect_headroom (JmemCollectContext *ctx);
+
 /* Per-PID NvMap totals, the joins onto processes, footprint, order, --top. */
 void jmem_collect_join (JmemCollectContext *ctx);
 

@@ -243,6 +243,7 @@ read_details (JmemCollectContext *ctx,
     {
       p->container_runtime = g_steal_pointer (&cgroup.runtime);
       p->container_id = g_steal_pointer (&cgroup.id);
+      p->unit = jmem_cgroup_unit (cgroup.cgroup);
     }
   jmem_cgroup_info_clear (&cgroup);
 

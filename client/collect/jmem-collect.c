@@ -95,6 +95,7 @@ jmem_collect_snapshot (const JmemCollectOptions *options,
   jmem_collect_meminfo (&ctx);
   jmem_collect_identity (&ctx);
   jmem_collect_memory_extras (&ctx);
+  jmem_collect_headroom_inputs (&ctx);
   jmem_collect_processes (&ctx);
   jmem_collect_gpu (&ctx);
   jmem_collect_nvmap (&ctx);

@@ -250,12 +250,14 @@ jmem_sampler_reuse (JmemSampler        *s,
   g_free (p->user);
   g_free (p->container_runtime);
   g_free (p->container_id);
+  g_free (p->unit);
   g_free (p->cmdline);
   *p = *e->kept;
   p->name = g_strdup (e->kept->name);
   p->user = g_strdup (e->kept->user);
   p->container_runtime = g_strdup (e->kept->container_runtime);
   p->container_id = g_strdup (e->kept->container_id);
+  p->unit = g_strdup (e->kept->unit);
   p->cmdline = g_strdup (e->kept->cmdline);
   e->age++;
   p->pss_age_samples = (gint) MIN (e->age, (guint) G_MAXINT);

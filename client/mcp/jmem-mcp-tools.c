@@ -12,8 +12,11 @@
 #include "jmem-ops-allocations.h"
 #include "jmem-ops-audit.h"
 #include "jmem-ops-drop-caches.h"
+#include "jmem-ops-headroom.h"
 #include "jmem-ops-snapshot.h"
 #include "jmem-ops-triage.h"
+
+#include "jmem-size.h"
 
 #include <gio/gio.h>
 #include <math.h>
@@ -27,7 +30,8 @@
 /* A tools/call blocks its client: the official SDK gives up after 60 s. */
 #define MAX_WAIT_SECONDS 50
 
-typedef enum { ARG_INTEGER, ARG_BOOLEAN } ArgType;
+/* ARG_SIZE: a size string ("6G", jmem-size.h) or a number of bytes. */
+typedef enum { ARG_INTEGER, ARG_BOOLEAN, ARG_SIZE } ArgType;
 
 typedef struct {
   const char *name;
@@ -254,6 +258,33 @@ run_audit (Call *call, JsonObject *args, GError **error)
   return root;
 }
 
+/* A size argument checked by check_args(): its bytes. */
+static guint64
+arg_size (JsonObject *args, const char *name)
+{
+  JsonNode *node = json_object_get_member (args, name);
+  guint64 bytes = 0;
+
+  if (json_node_get_value_type (node) == G_TYPE_STRING)
+    jmem_size_parse (json_node_get_string (node), &bytes, NULL);
+  else
+    bytes = (guint64) json_node_get_int (node);
+  return bytes;
+}
+
+static JsonNode *
+run_headroom (Call *call, JsonObject *args, GError **error)
+{
+  JmemMcpTools *tools = call->tools;
+  JmemOpsHeadroomOptions options = { .sysroot = tools->sysroot, .boot = tools->boot, .need_kib = -1 };
+  g_autoptr(JmemOpsHeadroom) result = NULL;
+
+  if (arg_given (args, "need"))
+    options.need_kib = (gint64) ((arg_size (args, "need") + 1023) / 1024);
+  result = jmem_ops_headroom (&options, error);
+  return result != NULL ? jmem_ops_headroom_json (result) : NULL;
+}
+
 static const ToolArg snapshot_args[] = {
   { "top", ARG_INTEGER, 0, G_MAXINT, "Keep the N largest processes (default 10); excludes all" },
   { "all", ARG_BOOLEAN, 0, 0, "Keep every process" },
@@ -261,6 +292,11 @@ static const ToolArg snapshot_args[] = {
   { NULL },
 };
 static const ToolArg no_args[] = { { NULL } };
+static const ToolArg headroom_args[] = {
+  { "need", ARG_SIZE, 0, (gint64) JMEM_SIZE_MAX_BYTES,
+    "The size the job needs: \"6G\", \"6GiB\", \"6144M\" (binary units) or a number of bytes" },
+  { NULL },
+};
 static const ToolArg allocations_args[] = {
   { "pid", ARG_INTEGER, 0, G_MAXUINT32, "Only this process's handles (0: the kernel's)" },
   { "limit", ARG_INTEGER, 0, 1000000, "List at most this many of the largest handles (default 100; fewer where the result would pass its size limit)" },
@@ -283,9 +319,13 @@ static const ToolArg audit_args[] = {
  * long ones compete with the rest on size alone. */
 static const char * const snapshot_lists[] = {
   "processes.list", "nvmap.clients", "nvmap.by_pid", "gpu.processes", "warnings", "services",
-  "disks", "thermal", "accounting.notes", "findings", NULL,
+  "disks", "thermal", "accounting.notes", "findings", "headroom.holders", "headroom.zones",
+  "headroom.notes", NULL,
 };
 static const char * const triage_lists[] = { "findings", NULL };
+static const char * const headroom_lists[] = {
+  "headroom.holders", "headroom.services", "headroom.zones", "headroom.actions", "headroom.notes", NULL,
+};
 static const char * const allocations_lists[] = {
   "summary.by_tag", "summary.by_process", "clients", NULL,
 };
@@ -294,8 +334,10 @@ static const char * const audit_lists[] = {
   "before.processes.list", "after.processes.list", "before.nvmap.clients", "after.nvmap.clients",
   "before.nvmap.by_pid", "after.nvmap.by_pid", "before.gpu.processes", "after.gpu.processes",
   "before.warnings", "after.warnings", "before.services", "after.services",
-  "before.findings", "after.findings", "diff.processes.changed", "diff.processes.appeared",
-  "diff.processes.exited", NULL,
+  "before.findings", "after.findings", "before.accounting.notes", "after.accounting.notes",
+  "before.headroom.holders", "after.headroom.holders", "before.headroom.zones",
+  "after.headroom.zones", "before.headroom.notes", "after.headroom.notes",
+  "diff.processes.changed", "diff.processes.appeared", "diff.processes.exited", NULL,
 };
 
 /* The order tools/list gives. */
@@ -311,6 +353,12 @@ static const Tool tool_table[] = {
     "processes, CMA exhausted, swap, heat, ...): each finding with its numbers and its action; "
     "admin: true marks an action for an administrator.",
     no_args, TRUE, run_triage, triage_lists },
+  { "headroom", "Memory headroom",
+    "How much a new GPU allocation (CUDA, a model, a TensorRT build) can still get, now and "
+    "after the kernel reclaims cache and swaps, and the largest free block. Call it before "
+    "suggesting a model, batch size or context length: with need, headroom.verdict says whether "
+    "it fits and headroom.actions what makes room or stands in the way.",
+    headroom_args, TRUE, run_headroom, headroom_lists },
   { "allocations", "NvMap allocations",
     "The largest NvMap handles of each process (size, flags, refs, tag), and a summary of all "
     "of them by process and by tag: what a GPU-memory leak is made of.",
@@ -329,7 +377,7 @@ static const Tool tool_table[] = {
 const char *
 jmem_mcp_tools_names (void)
 {
-  return "snapshot, triage, allocations, drop_caches, audit";
+  return "snapshot, triage, headroom, allocations, drop_caches, audit";
 }
 
 static const Tool *
@@ -357,8 +405,16 @@ add_input_schema (JsonBuilder *b, const ToolArg *args)
       json_builder_set_member_name (b, a->name);
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "type");
-      json_builder_add_string_value (b, a->type == ARG_INTEGER ? "integer" : "boolean");
-      if (a->type == ARG_INTEGER)
+      if (a->type == ARG_SIZE)
+        {
+          json_builder_begin_array (b);
+          json_builder_add_string_value (b, "string");
+          json_builder_add_string_value (b, "integer");
+          json_builder_end_array (b);
+        }
+      else
+        json_builder_add_string_value (b, a->type == ARG_INTEGER ? "integer" : "boolean");
+      if (a->type != ARG_BOOLEAN)
         {
           json_builder_set_member_name (b, "minimum");
           json_builder_add_int_value (b, a->minimum);
@@ -537,6 +593,33 @@ check_args (const Tool *t, JsonObject *args, GError **error)
           g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
                        "invalid arguments: %s takes no argument \"%.64s\" (it takes %s)",
                        t->name, shown, known);
+          return FALSE;
+        }
+      if (a->type == ARG_SIZE)
+        {
+          g_autoptr(GError) size_error = NULL;
+          guint64 bytes;
+
+          if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_STRING)
+            {
+              if (jmem_size_parse (json_node_get_string (value), &bytes, &size_error))
+                continue;
+              g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                           "invalid arguments: \"%s\" takes a size: %s", a->name, size_error->message);
+              return FALSE;
+            }
+          if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_INT64 &&
+              json_node_get_int (value) >= a->minimum && json_node_get_int (value) <= a->maximum)
+            continue;
+          if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_INT64)
+            g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                         "invalid arguments: \"%s\" takes a size (\"6G\", \"6GiB\", \"6144M\") or a "
+                         "number of bytes from 0 to 4 PiB, not %" G_GINT64_FORMAT, a->name,
+                         json_node_get_int (value));
+          else
+            g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                         "invalid arguments: \"%s\" takes a size (\"6G\", \"6GiB\", \"6144M\") or a "
+                         "number of bytes from 0 to 4 PiB, not %s", a->name, json_type_name (value));
           return FALSE;
         }
       if (a->type == ARG_BOOLEAN)

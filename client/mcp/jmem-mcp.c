@@ -35,7 +35,9 @@ static const Revision revisions[] = {
 static const char instructions[] =
   "jmem reports who holds memory on an NVIDIA Jetson, where CPU and GPU share one pool: CUDA, "
   "video and camera buffers come from NvMap and never show in top. Start with triage (the "
-  "findings and what to do), then snapshot for the numbers. When nvmap.readable is false, say "
+  "findings and what to do), then snapshot for the numbers. Before suggesting a model, a batch "
+  "size or a context length, call headroom with need: it says whether that fits. When "
+  "nvmap.readable is false, say "
   "so with its error and fix; never estimate NvMap numbers. Never run a privileged command "
   "yourself (sudo, root): jmem needs none, and access is granted by adding the account to the "
   "jmem group. A finding with admin: true, and a sudo command in a warning or a tool's fix, is "

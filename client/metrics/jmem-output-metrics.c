@@ -13,7 +13,7 @@
 static const char *const known_rules[] = {
   "gpu-dominates", "single-process-dominates", "desktop-nvmap", "nvmap-orphan",
   "unexplained-large", "cuda-pool-retained", "swap-heavy", "cma-exhausted",
-  "thermal-hot", "lfb-fragmented",
+  "thermal-hot", "lfb-fragmented", "headroom-low", "fragmented",
 };
 
 typedef struct {
@@ -336,20 +336,39 @@ write_containers (const JmemSnapshot *s, GString *out)
     }
 }
 
+/* What a GPU allocation can get, from the headroom (docs/headroom.md), and
+ * the largest free block: buddyinfo's where it was read, else tegrastats'
+ * lfb (which reads the same), the source in a label. */
 static void
-write_lfb (const JmemSnapshot *s, GString *out)
+write_headroom (const JmemSnapshot *s, GString *out)
 {
+  const JmemHeadroom *h = s->headroom;
+  g_auto(Family) allocatable;
   g_auto(Family) size;
   g_auto(Family) count;
 
+  family_init (&allocatable, out, "jmem_allocatable_bytes",
+               "What a new GPU allocation can get (docs/headroom.md): after=\"none\" without "
+               "reclaim, after=\"reclaim\" once the kernel reclaimed page cache, slab and swap.");
   family_init (&size, out, "jmem_largest_free_block_bytes",
-               "Size of the largest free block tegrastats reports (lfb), with --tegrastats only.");
+               "Size of the largest free block: source=\"buddyinfo\" (/proc/buddyinfo), or "
+               "\"tegrastats\" (its lfb) where buddyinfo was not read.");
   family_init (&count, out, "jmem_largest_free_blocks",
-               "How many free blocks of the largest size tegrastats reports, with --tegrastats only.");
+               "How many free blocks of the largest size there are; source as for the size.");
+  if (h != NULL && h->allocatable_now_kib >= 0)
+    sample (&allocatable, labels ("after", "none", NULL), kib_bytes (h->allocatable_now_kib));
+  if (h != NULL && h->allocatable_after_reclaim_kib >= 0)
+    sample (&allocatable, labels ("after", "reclaim", NULL), kib_bytes (h->allocatable_after_reclaim_kib));
+  if (h != NULL && h->largest_free_block_kib >= 0)
+    {
+      sample (&size, labels ("source", "buddyinfo", NULL), kib_bytes (h->largest_free_block_kib));
+      sample (&count, labels ("source", "buddyinfo", NULL), (double) h->largest_free_blocks);
+      return;
+    }
   if (s->tegrastats == NULL || s->tegrastats->lfb_blocks < 0 || s->tegrastats->lfb_block_kib < 0)
     return;
-  sample (&size, g_strdup (""), kib_bytes (s->tegrastats->lfb_block_kib));
-  sample (&count, g_strdup (""), (double) s->tegrastats->lfb_blocks);
+  sample (&size, labels ("source", "tegrastats", NULL), kib_bytes (s->tegrastats->lfb_block_kib));
+  sample (&count, labels ("source", "tegrastats", NULL), (double) s->tegrastats->lfb_blocks);
 }
 
 /* Why nvidia-smi listed no GPU: the end of its query-gpu evidence line. */
@@ -437,7 +456,7 @@ jmem_output_metrics (const JmemSnapshot       *snapshot,
       write_processes (snapshot, MAX (options->top, 0), out);
       write_containers (snapshot, out);
     }
-  write_lfb (snapshot, out);
+  write_headroom (snapshot, out);
   write_sources (snapshot, options, out);
   write_findings (snapshot, out);
 }

@@ -17,7 +17,7 @@ import { test, run } from './tap.mjs';
 
 const [jmem, tree] = process.argv.slice(2);
 
-const TOOLS = ['snapshot', 'triage', 'allocations', 'drop_caches', 'audit'];
+const TOOLS = ['snapshot', 'triage', 'headroom', 'allocations', 'drop_caches', 'audit'];
 let client;
 let tools;
 
@@ -61,7 +61,7 @@ test('connect with StdioClientTransport', async () => {
   await client.ping();
 });
 
-test('tools/list: the five tools in order, with schemas and annotations', async () => {
+test('tools/list: the six tools in order, with schemas and annotations', async () => {
   ({ tools } = await client.listTools());
   assert.deepEqual(tools.map((t) => t.name), TOOLS);
   for (const t of tools) {
@@ -75,7 +75,7 @@ test('tools/list: the five tools in order, with schemas and annotations', async 
     assert.equal(t.outputSchema.$schema, undefined, t.name);
     assert.equal(t.annotations.openWorldHint, false, t.name);
   }
-  for (const name of ['snapshot', 'triage', 'allocations'])
+  for (const name of ['snapshot', 'triage', 'headroom', 'allocations'])
     assert.equal(tools.find((t) => t.name === name).annotations.readOnlyHint, true, name);
   const drop = tools.find((t) => t.name === 'drop_caches').annotations;
   assert.deepEqual([drop.readOnlyHint, drop.destructiveHint, drop.idempotentHint], [false, false, true]);
@@ -116,6 +116,26 @@ test('triage: findings with evidence and actions', async () => {
   assert.ok(ids.includes('single-process-dominates'), ids.join(' '));
   assert.ok(ids.includes('nvmap-orphan'), ids.join(' '));
   for (const f of t.findings) assert.ok(f.action.length > 0);
+});
+
+test('headroom: the verdict for a need given as a size or as bytes', async () => {
+  const none = await callOk('headroom', {});
+  assert.equal(none.schema, 'jmem-headroom');
+  assert.equal(none.headroom.verdict, null);
+  const now = none.headroom.allocatable_now_kib;
+  const after = none.headroom.allocatable_after_reclaim_kib;
+  assert.ok(now > 0 && after > now, JSON.stringify(none.headroom));
+  const fits = await callOk('headroom', { need: '1G' });
+  assert.equal(fits.headroom.verdict, 'fits-now');
+  assert.equal(fits.exit_status, 0);
+  const reclaim = await callOk('headroom', { need: (now + 1024) * 1024 });
+  assert.equal(reclaim.headroom.verdict, 'fits-after-reclaim');
+  assert.match(reclaim.headroom.actions[0], /^jmem drop-caches/);
+  const no = await callOk('headroom', { need: '1T' });
+  assert.equal(no.headroom.verdict, 'does-not-fit');
+  assert.equal(no.exit_status, 2);
+  await callError('headroom', { need: '6X' }, /"need" takes a size: "6X" is not a size: unknown unit "X"/);
+  await callError('headroom', { need: -1 }, /"need" takes a size .* not -1/);
 });
 
 test('allocations: the largest handles, and every handle by process and by tag', async () => {

@@ -1,0 +1,118 @@
+/* jmem headroom: can this board still allocate SIZE, and what stands in
+ * the way. Its verdict is its exit status: 0 fits now, 1 fits after
+ * reclaim, 2 does not fit (jmem(1)). */
+#include "jmem-cmd.h"
+#include "jmem-cmd-view.h"
+
+#include <string.h>
+
+#include "jmem-container.h"
+#include "jmem-error.h"
+#include "jmem-ops-headroom.h"
+#include "jmem-output-headroom.h"
+#include "jmem-size.h"
+#include "jmem-text.h"
+
+int
+jmem_cmd_headroom (int argc, char **argv)
+{
+  g_autofree char *need_text = NULL;
+  gboolean drop = FALSE;
+  GOptionEntry entries[] = {
+    { "need", 0, 0, G_OPTION_ARG_STRING, &need_text, "Say whether SIZE fits: 6G, 6GiB, 6144M (binary units)", "SIZE" },
+    { "drop", 0, 0, G_OPTION_ARG_NONE, &drop, "Drop caches first if that makes SIZE fit", NULL },
+    { NULL },
+  };
+  const JmemViewHelp help = {
+    .json = "Write JSON instead (headroom.schema.json)",
+    .width = "Wrap at N columns (default: the terminal's, else 80)",
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("- how much a GPU allocation can still get");
+  g_auto(JmemView) view = { 0 };
+  g_autoptr(JmemCollectBoot) boot = jmem_collect_boot_new ();
+  g_autoptr(JmemOpsHeadroom) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *container = NULL;
+  JmemOpsHeadroomOptions options = { .need_kib = -1 };
+  guint64 need = 0;
+  int status;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_WIDTH | JMEM_VIEW_NO_ASK |
+                  JMEM_VIEW_SYSROOT, 0, &help);
+  g_option_context_set_description (context,
+    "Allocatable now: MemFree less CMA and the kernel's reserve, plus NvMap's pool\n"
+    "and a GPU carveout's free huge pages. After reclaim: plus the unmapped page\n"
+    "cache and half the reclaimable slab (what drop-caches frees) and what swap can\n"
+    "take. The largest free block comes from /proc/buddyinfo. See jmem(1).\n"
+    "Exit status with --need: 0 fits now, 1 fits after reclaim, 2 does not fit;\n"
+    "without it 0. Errors: 64 usage error (a bad SIZE), 69 no data or no helper,\n"
+    "70 internal error, 75 rate-limited, 77 not authorized to drop caches.");
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
+    return JMEM_EXIT_USAGE;
+  if (need_text != NULL && !jmem_size_parse (need_text, &need, &error))
+    {
+      jmem_cmd_printerr ("jmem headroom: --need: %s", error->message);
+      g_printerr ("Try \"jmem headroom --help\".\n");
+      return JMEM_EXIT_USAGE;
+    }
+  if (drop && (need_text == NULL || view.sysroot != NULL))
+    {
+      g_printerr ("jmem headroom: --drop %s\nTry \"jmem headroom --help\".\n",
+                  need_text == NULL ? "needs --need SIZE: it drops caches only when that makes "
+                                      "SIZE fit"
+                                    : "acts on the live system, not on a capture (--sysroot)");
+      return JMEM_EXIT_USAGE;
+    }
+  if (drop)
+    container = jmem_container_detect (NULL);
+  options.sysroot = view.sysroot;
+  /* a need is read in KiB, rounded up: never smaller than asked */
+  options.need_kib = need_text != NULL ? (gint64) ((need + 1023) / 1024) : -1;
+  options.drop = drop;
+  options.allow_interactive = view.allow_interactive;
+  options.container = container;
+  options.boot = boot;
+
+  result = jmem_ops_headroom (&options, &error);
+  if (result == NULL)
+    {
+      if (g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) && view.sysroot != NULL)
+        {
+          jmem_cmd_printerr ("jmem headroom: %s", error->message);
+          return JMEM_EXIT_NO_DATA;
+        }
+      return jmem_cmd_report_error ("jmem headroom", error, "see what fits without dropping "
+                                    "caches: jmem headroom --need SIZE");
+    }
+  jmem_cmd_print_capture_warnings ("jmem headroom", result->snapshot);
+  status = jmem_ops_headroom_exit_status (result);
+
+  if (view.json)
+    {
+      g_autoptr(JsonNode) root = jmem_ops_headroom_json (result);
+
+      if (!jmem_cmd_write_json (root))
+        return JMEM_EXIT_CANT_CREATE;
+    }
+  else
+    {
+      g_autoptr(GString) out = g_string_new (NULL);
+
+      jmem_output_headroom_human (result, out, (guint) view.width);
+      if (container != NULL)
+        {
+          g_autofree char *evidence = jmem_text_for_terminal (container);
+
+          g_string_append_printf (out, "Note: %s (%s).\n", JMEM_CONTAINER_NOTE, evidence);
+        }
+      if (!jmem_cmd_write_stdout (out->str, out->len))
+        return JMEM_EXIT_CANT_CREATE;
+    }
+  if (status < 0)
+    {
+      jmem_cmd_printerr ("jmem headroom: no memory figures: /proc/meminfo was not read");
+      return JMEM_EXIT_NO_DATA;
+    }
+  return status;
+}
