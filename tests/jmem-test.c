@@ -28,6 +28,25 @@ jmem_test_run_finish (GSubprocess *process,
                   run->seconds, run->out, run->err);
 }
 
+void
+jmem_test_add_program (GPtrArray  *argv,
+                       const char *program)
+{
+  const char *wrapper = g_getenv ("MESON_EXE_WRAPPER");
+  g_auto(GStrv) words = NULL;
+
+  if (wrapper != NULL && wrapper[0] != '\0')
+    {
+      g_autoptr(GError) error = NULL;
+
+      g_shell_parse_argv (wrapper, NULL, &words, &error);
+      g_assert_no_error (error);
+      for (guint i = 0; words[i] != NULL; i++)
+        g_ptr_array_add (argv, g_strdup (words[i]));
+    }
+  g_ptr_array_add (argv, g_strdup (program));
+}
+
 GSubprocess *
 jmem_test_spawn_as (GSubprocessLauncher *launcher,
                     const char          *user,
@@ -48,7 +67,7 @@ jmem_test_spawn_as (GSubprocessLauncher *launcher,
       g_ptr_array_add (argv, g_strdup_printf ("--regid=%u", (unsigned) pw->pw_gid));
       g_ptr_array_add (argv, g_strdup ("--init-groups"));
     }
-  g_ptr_array_add (argv, g_strdup (program));
+  jmem_test_add_program (argv, program);
   for (guint i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, g_strdup (args[i]));
   g_ptr_array_add (argv, NULL);

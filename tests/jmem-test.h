@@ -16,8 +16,14 @@ typedef struct {
 void jmem_test_run_clear (JmemTestRun *run);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (JmemTestRun, jmem_test_run_clear)
 
+/* Adds to @argv what runs @program here: a cross build's test binaries
+ * behind the emulator meson test names in MESON_EXE_WRAPPER (no binfmt
+ * handler may be registered), then @program. */
+void jmem_test_add_program (GPtrArray  *argv,
+                            const char *program);
+
 /* Starts @program with @args (NULL-terminated) from @launcher, as @user
- * (NULL: as this process is) through setpriv with the user's groups, from
+ * (NULL: as this process is) through setpriv (jmem_test_add_program()) with the user's groups, from
  * "/" with HOME=/nonexistent and LC_ALL=C.UTF-8. */
 GSubprocess *jmem_test_spawn_as (GSubprocessLauncher *launcher,
                                  const char          *user,

@@ -855,6 +855,7 @@ test_refusals_counted (void)
     g_autoptr(GVariant) reply = helper_call (agent, "GetNvMapClients", NULL, G_DBUS_CALL_FLAGS_NONE,
                                              30000, &error);
     g_assert_no_error (error);
+    g_assert_nonnull (reply);
   }
   g_clear_pointer (&tail, g_free);
   tail = log_tail_with (offset, audit);

@@ -16,6 +16,7 @@
 #include "jmem-helper1-generated.h"
 #include "jmem-names.h"
 #include "jmem-polkit.h"
+#include "jmem-test.h"
 
 #define POLKIT_NAME          "org.freedesktop.PolicyKit1"
 #define RATE_LIMITED         "dev.jmem.Error.RateLimited"
@@ -95,6 +96,7 @@ static void
 start_polkit (Fixture *f, const char *mode)
 {
   g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
   int fd;
 
@@ -104,7 +106,10 @@ start_polkit (Fixture *f, const char *mode)
   g_subprocess_launcher_setenv (launcher, "DBUS_SYSTEM_BUS_ADDRESS",
                                 g_test_dbus_get_bus_address (test_bus), TRUE);
   g_subprocess_launcher_set_stdout_file_path (launcher, f->polkit_log);
-  f->polkit = g_subprocess_launcher_spawn (launcher, &error, JMEM_MOCK_POLKIT, mode, NULL);
+  jmem_test_add_program (argv, JMEM_MOCK_POLKIT);
+  g_ptr_array_add (argv, g_strdup (mode));
+  g_ptr_array_add (argv, NULL);
+  f->polkit = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &error);
   g_assert_no_error (error);
   iterate_until (polkit_owned, f->helper_bus, 10);
   g_assert_true (polkit_owned (f->helper_bus));

@@ -167,6 +167,7 @@ test_limits (void)
   g_autoptr(JsonNode) refused = jmem_json_read (deeper, strlen (deeper), MAX_BYTES, &error);
   g_autoptr(JsonNode) big = NULL;
 
+  g_assert_nonnull (ok);
   g_assert_null (refused);
   g_assert_error (error, JMEM_ERROR, JMEM_ERROR_TOO_LARGE);
   g_assert_nonnull (strstr (error->message, "nested deeper than 64 levels"));

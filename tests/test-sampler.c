@@ -221,6 +221,7 @@ test_live (void)
   pid_t child;
   char c;
 
+  g_assert_nonnull (warm_up);
   g_assert_cmpint (pipe (to_child), ==, 0);
   g_assert_cmpint (pipe (from_child), ==, 0);
   child = fork ();

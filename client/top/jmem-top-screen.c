@@ -286,34 +286,12 @@ sort_title (const JmemTopState *s)
   return jmem_top_column_title (s->view.sort);
 }
 
-static void
-draw_status (const JmemTopState *s, const JmemFrame *f, int y)
+/* The table's title line: what is listed and how. */
+static char *
+status_text (const JmemTopState *s, const JmemFrame *f)
 {
-  g_autoptr(GString) line = g_string_new (NULL);
+  GString *line = g_string_new (NULL);
 
-  if (s->mode == JMEM_TOP_MODE_FILTER)
-    {
-      g_autofree char *typed = jmem_text_for_terminal (s->input->str);
-
-      g_string_append_printf (line, "Filter (name, user, container; Enter applies, Esc cancels): %s_",
-                              typed);
-      put_line (y, line->str);
-      return;
-    }
-  if (s->mode == JMEM_TOP_MODE_CONFIRM_DROP)
-    {
-      attron (A_BOLD);
-      put_line (y, "Drop the page cache, dentries and inodes through jmem-helper? [y/N]");
-      attroff (A_BOLD);
-      return;
-    }
-  if (s->message != NULL)
-    {
-      style_on (s->message_is_error ? JMEM_TOP_PAIR_WARN : 0, A_BOLD);
-      put_line (y, s->message);
-      style_off (s->message_is_error ? JMEM_TOP_PAIR_WARN : 0, A_BOLD);
-      return;
-    }
   if (s->view.group)
     g_string_append_printf (line, "%u %s", s->rows->len,
                             s->rows->len == 1 ? "group" : "groups (containers, host)");
@@ -332,7 +310,41 @@ draw_status (const JmemTopState *s, const JmemFrame *f, int y)
   if (s->options->replay != NULL && s->replay_index + 1 == s->options->replay->len)
     g_string_append (line, "  end of history");
   g_string_append (line, "  ~ kept PSS");
-  put_line (y, line->str);
+  /* a string, not the GString: GLib's inline appends test for NULL, and
+   * GCC 14 then warns of every later line->str (-Wnull-dereference) */
+  return g_string_free (line, FALSE);
+}
+
+static void
+draw_status (const JmemTopState *s, const JmemFrame *f, int y)
+{
+  g_autofree char *text = NULL;
+
+  if (s->mode == JMEM_TOP_MODE_FILTER)
+    {
+      g_autofree char *typed = jmem_text_for_terminal (s->input->str);
+
+      text = g_strdup_printf ("Filter (name, user, container; Enter applies, Esc cancels): %s_",
+                              typed);
+      put_line (y, text);
+      return;
+    }
+  if (s->mode == JMEM_TOP_MODE_CONFIRM_DROP)
+    {
+      attron (A_BOLD);
+      put_line (y, "Drop the page cache, dentries and inodes through jmem-helper? [y/N]");
+      attroff (A_BOLD);
+      return;
+    }
+  if (s->message != NULL)
+    {
+      style_on (s->message_is_error ? JMEM_TOP_PAIR_WARN : 0, A_BOLD);
+      put_line (y, s->message);
+      style_off (s->message_is_error ? JMEM_TOP_PAIR_WARN : 0, A_BOLD);
+      return;
+    }
+  text = status_text (s, f);
+  put_line (y, text);
 }
 
 static void
