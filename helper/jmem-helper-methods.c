@@ -153,6 +153,22 @@ typedef struct {
   GDBusMethodInvocation *invocation;
 } AllocationsCall;
 
+/* Reads @reader's file (shared with the calls reading it at the same time)
+ * for @invocation, then @done answers it. */
+static gboolean
+read_for_call (JmemHelperMethods     *self,
+               GDBusMethodInvocation *invocation,
+               JmemSealedReader      *reader,
+               GAsyncReadyCallback    done)
+{
+  AllocationsCall *call = g_new0 (AllocationsCall, 1);
+
+  call->self = self;
+  call->invocation = g_object_ref (invocation);
+  jmem_sealed_reader_get_async (reader, done, call);
+  return TRUE;
+}
+
 static void
 allocations_call_free (AllocationsCall *call)
 {
@@ -269,12 +285,9 @@ on_get_nvmap_allocations (JmemHelper1           *skeleton,
                           GDBusMethodInvocation *invocation,
                           gpointer               user_data)
 {
-  AllocationsCall *call = g_new0 (AllocationsCall, 1);
+  JmemHelperMethods *self = user_data;
 
-  call->self = user_data;
-  call->invocation = g_object_ref (invocation);
-  jmem_sealed_reader_get_async (call->self->allocations, on_allocations_snapshot, call);
-  return TRUE;
+  return read_for_call (self, invocation, self->allocations, on_allocations_snapshot);
 }
 
 /* The answer of a snapshot method (GetNvMapAllocationsSnapshot,
@@ -331,12 +344,9 @@ on_get_nvmap_allocations_snapshot (JmemHelper1           *skeleton,
                                    GUnixFDList           *fd_list,
                                    gpointer               user_data)
 {
-  AllocationsCall *call = g_new0 (AllocationsCall, 1);
+  JmemHelperMethods *self = user_data;
 
-  call->self = user_data;
-  call->invocation = g_object_ref (invocation);
-  jmem_sealed_reader_get_async (call->self->allocations, on_allocations_snapshot_fd, call);
-  return TRUE;
+  return read_for_call (self, invocation, self->allocations, on_allocations_snapshot_fd);
 }
 
 /* ---- maps, free_size and the page pool: what the RAM accounting reads -- */
@@ -396,12 +406,9 @@ on_get_nvmap_maps_snapshot (JmemHelper1           *skeleton,
                             GUnixFDList           *fd_list,
                             gpointer               user_data)
 {
-  AllocationsCall *call = g_new0 (AllocationsCall, 1);
+  JmemHelperMethods *self = user_data;
 
-  call->self = user_data;
-  call->invocation = g_object_ref (invocation);
-  jmem_sealed_reader_get_async (call->self->maps, on_maps_snapshot, call);
-  return TRUE;
+  return read_for_call (self, invocation, self->maps, on_maps_snapshot);
 }
 
 gboolean

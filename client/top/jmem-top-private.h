@@ -45,8 +45,16 @@ typedef struct {
   guint                 popup_scroll;
 } JmemTopState;
 
-/* The frame shown: the live one or the replayed one; NULL before any. */
-const JmemFrame *jmem_top_state_frame (const JmemTopState *state);
+/* The frame shown: the live one or the replayed one; NULL before any.
+ * Inline with the state, so that the screen needs nothing of the loop. */
+static inline const JmemFrame *
+jmem_top_state_frame (const JmemTopState *state)
+{
+  if (state->options->replay != NULL)
+    return state->options->replay->len > 0
+             ? g_ptr_array_index (state->options->replay, state->replay_index) : NULL;
+  return state->live;
+}
 
 /* Draws everything (the popup over the table) and updates the terminal. */
 void jmem_top_screen_draw (JmemTopState *state);

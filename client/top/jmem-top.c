@@ -20,15 +20,6 @@
  * long on the screen. */
 #define REPLAY_MAX_STEP_S 5.0
 
-const JmemFrame *
-jmem_top_state_frame (const JmemTopState *s)
-{
-  if (s->options->replay != NULL)
-    return s->options->replay->len > 0 ? g_ptr_array_index (s->options->replay, s->replay_index)
-                                       : NULL;
-  return s->live;
-}
-
 static void
 set_message (JmemTopState *s, gboolean is_error, const char *format, ...) G_GNUC_PRINTF (3, 4);
 
