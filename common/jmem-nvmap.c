@@ -1072,7 +1072,7 @@ parse_one_number (const char *data,
       if (!g_ascii_isdigit (data[i]))
         {
           g_autofree char *valid = jmem_text_make_valid (data + start, (gssize) MIN (end - start, 32));
-          g_autofree char *shown = jmem_text_escape_for_terminal (valid);
+          g_autofree char *shown = jmem_text_escape (valid);
 
           g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
                        "NvMap %s holds \"%s\"; expected %s", what, shown, expected);
@@ -1138,7 +1138,7 @@ jmem_nvmap_free_size_parse (const char *data,
                              "iovmm/free_size", "a number of bytes", bytes, error);
   {
     g_autofree char *valid = jmem_text_make_valid (data, (gssize) MIN (end, 64));
-    g_autofree char *shown = jmem_text_escape_for_terminal (valid);
+    g_autofree char *shown = jmem_text_escape (valid);
 
     g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED,
                  "NvMap iovmm/free_size holds \"%s\"; expected \"%s N %s\"",

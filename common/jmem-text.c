@@ -32,42 +32,71 @@ jmem_text_make_valid (const char *bytes,
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
-/* Characters a terminal shows as nothing or that reorder what follows them:
- * a name holding U+202E can make "gpt.exe" read as "exe.tpg". */
+/* Beyond ASCII and C1, what a terminal or a log shows as nothing, or lets
+ * reorder or split what follows: format characters (the bidirectional
+ * controls, zero-width characters, the BOM: a name holding U+202E makes
+ * "gpt.exe" read as "exe.tpg"), line and paragraph separators, and code
+ * points with no character yet, whose rendering no one can promise. */
 static gboolean
-is_hiding (gunichar c)
+is_hidden (gunichar c)
 {
-  return c == 0x061c ||                  /* ARABIC LETTER MARK */
-         (c >= 0x200b && c <= 0x200f) || /* zero-width space .. RIGHT-TO-LEFT MARK */
-         (c >= 0x2028 && c <= 0x202e) || /* line and paragraph separators, LRE .. RLO */
-         (c >= 0x2060 && c <= 0x2064) || /* WORD JOINER .. INVISIBLE PLUS */
-         (c >= 0x2066 && c <= 0x2069) || /* LRI .. PDI */
-         c == 0xfeff;                    /* ZERO WIDTH NO-BREAK SPACE (BOM) */
+  switch (g_unichar_type (c))
+    {
+    case G_UNICODE_CONTROL:
+    case G_UNICODE_FORMAT:
+    case G_UNICODE_LINE_SEPARATOR:
+    case G_UNICODE_PARAGRAPH_SEPARATOR:
+    case G_UNICODE_UNASSIGNED:
+    case G_UNICODE_SURROGATE:
+    case G_UNICODE_PRIVATE_USE:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/* One character, valid UTF-8 at @p, appended as it prints safely. */
+static void
+append_escaped_char (GString *out, const char *p, gunichar c)
+{
+  if (c == '\n')
+    g_string_append (out, "\\n");
+  else if (c == '\t')
+    g_string_append (out, "\\t");
+  else if (c == '\\')
+    g_string_append (out, "\\\\");
+  else if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0))
+    g_string_append_printf (out, "\\x%02x", (guint) c);
+  else if (is_hidden (c) && c <= 0xffff)
+    g_string_append_printf (out, "\\u%04x", (guint) c);
+  else if (is_hidden (c))
+    g_string_append_printf (out, "\\U%08x", (guint) c);
+  else
+    g_string_append_len (out, p, g_utf8_next_char (p) - p);
 }
 
 char *
-jmem_text_escape_for_terminal (const char *utf8)
+jmem_text_escape (const char *text)
 {
   g_autoptr(GString) out = NULL;
+  const char *end;
 
-  g_return_val_if_fail (utf8 != NULL, NULL);
-  out = g_string_sized_new (strlen (utf8));
-  for (const char *p = utf8; *p != '\0'; p = g_utf8_next_char (p))
+  g_return_val_if_fail (text != NULL, NULL);
+  end = text + strlen (text);
+  out = g_string_sized_new ((gsize) (end - text));
+  for (const char *p = text; p < end;)
     {
-      gunichar c = g_utf8_get_char (p);
+      gunichar c = g_utf8_get_char_validated (p, end - p);
 
-      if (c == '\n')
-        g_string_append (out, "\\n");
-      else if (c == '\t')
-        g_string_append (out, "\\t");
-      else if (c == '\\')
-        g_string_append (out, "\\\\");
-      else if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0))
-        g_string_append_printf (out, "\\x%02x", (guint) c);
-      else if (is_hiding (c))
-        g_string_append_printf (out, "\\u%04x", (guint) c);
-      else
-        g_string_append_len (out, p, g_utf8_next_char (p) - p);
+      /* a byte that starts no character is shown as the byte it is */
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          g_string_append_printf (out, "\\x%02x", (guint) (guchar) *p);
+          p++;
+          continue;
+        }
+      append_escaped_char (out, p, c);
+      p = g_utf8_next_char (p);
     }
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
@@ -77,7 +106,7 @@ jmem_text_for_terminal (const char *bytes)
 {
   g_autofree char *valid = jmem_text_make_valid (bytes, -1);
 
-  return jmem_text_escape_for_terminal (valid);
+  return jmem_text_escape (valid);
 }
 
 static gsize

@@ -17,15 +17,19 @@ G_BEGIN_DECLS
 char *jmem_text_make_valid (const char *bytes,
                             gssize      len);
 
-/* A copy safe to print on a terminal; the input must be valid UTF-8.
- * Newline and tab become \n and \t, a backslash \\, the C0 and C1 controls
- * and DEL \xNN, and the characters that reorder or hide text (bidirectional
- * controls, zero-width characters, U+2028/U+2029 separators, the BOM) \uNNNN,
- * so what a terminal shows is what the bytes say. */
-char *jmem_text_escape_for_terminal (const char *utf8);
+/* A copy of any bytes safe to print on a terminal or a log line: it moves
+ * no cursor, starts no line and hides or reorders nothing. Newline and tab
+ * become \n and \t, a backslash \\, the C0 and C1 controls and DEL \xNN;
+ * beyond them what shows as nothing or reorders text (format characters
+ * such as the bidirectional controls, zero-width characters and the BOM,
+ * line and paragraph separators, private-use and unassigned code points)
+ * \uNNNN, or \UNNNNNNNN above U+FFFF; a byte that is not UTF-8 \xNN. The
+ * one spelling of the human output, the metrics labels and the helper's
+ * log. */
+char *jmem_text_escape (const char *text);
 
-/* jmem_text_make_valid() then jmem_text_escape_for_terminal(): any bytes to
- * a printable copy; NULL gives "". */
+/* jmem_text_make_valid() then jmem_text_escape(): any bytes to a printable
+ * copy, U+FFFD where a byte is not UTF-8 (as the JSON has it); NULL gives "". */
 char *jmem_text_for_terminal (const char *bytes);
 
 /* The columns valid UTF-8 @utf8 takes on a terminal: 2 for East Asian wide

@@ -6,36 +6,7 @@
 
 #include "jmem-helper-log.h"
 #include "jmem-refusal-log.h"
-
-static void
-test_escape (void)
-{
-  static const struct {
-    const char *in;
-    const char *out;
-  } cases[] = {
-    { "compact", "compact" },
-    { "a\nb", "a\\nb" },
-    { "a\r\nb\tc", "a\\r\\nb\\tc" },
-    { "back\\slash", "back\\\\slash" },
-    { "\x1b[31mred", "\\x1b[31mred" },
-    { "del\x7f", "del\\x7f" },
-    { "caf\xc3\xa9", "caf\xc3\xa9" },              /* printable UTF-8 stays */
-    { "line\xe2\x80\xa8sep", "line\\u{2028}sep" },  /* U+2028 LINE SEPARATOR */
-    { "c1\xc2\x85", "c1\\u{0085}" },                /* U+0085 NEXT LINE */
-    { "bad\xff\xfe", "bad\\xff\\xfe" },              /* not UTF-8 */
-    { "cut\xe2\x80", "cut\\xe2\\x80" },              /* truncated sequence */
-    { "", "" },
-  };
-
-  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      g_autofree char *out = jmem_helper_log_escape (cases[i].in);
-
-      g_assert_cmpstr (out, ==, cases[i].out);
-      g_assert_true (g_utf8_validate (out, -1, NULL));
-    }
-}
+#include "jmem-text.h"
 
 typedef struct {
   gboolean   active;
@@ -116,6 +87,30 @@ test_record_is_one_line (void)
   g_assert_nonnull (captured.line);
   g_assert_null (strchr (captured.line, '\n'));
   g_assert_nonnull (strstr (captured.line, "uid 1000: fail\\ned: unknown option \"x\\njmem-helper-Message: "));
+  g_clear_pointer (&captured.line, g_free);
+  g_clear_pointer (&captured.fields, g_ptr_array_unref);
+}
+
+/* A caller's text reads in the journal as the client's human output shows
+ * it: one spelling for every escaped character, so a name or an argument
+ * grepped for in one is found in the other. */
+static void
+test_log_spelled_as_terminal (void)
+{
+  const char *hostile = "evil\xe2\x80\xae" "cod.exe\x1b]0;pwned\x07\r\n\t\\"
+                        "\xc2\x85\xe2\x80\xa8\xef\xbb\xbf\xf3\xa0\x80\x81";
+  const char *spelled = "evil\\u202ecod.exe\\x1b]0;pwned\\x07\\x0d\\n\\t\\\\"
+                        "\\x85\\u2028\\ufeff\\U000e0001";
+  g_autofree char *terminal = jmem_text_for_terminal (hostile);
+  g_autofree char *message = g_strconcat (spelled, " by uid 1000: failed: ", spelled, NULL);
+
+  g_assert_cmpstr (terminal, ==, spelled);
+  captured.fields = g_ptr_array_new_with_free_func (g_free);
+  captured.active = TRUE;
+  jmem_helper_log_action (hostile, 1000, "failed", hostile);
+  captured.active = FALSE;
+  g_assert_cmpstr (captured_field ("JMEM_ACTION"), ==, terminal);
+  g_assert_cmpstr (captured_field ("MESSAGE"), ==, message);
   g_clear_pointer (&captured.line, g_free);
   g_clear_pointer (&captured.fields, g_ptr_array_unref);
 }
@@ -238,8 +233,8 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_log_set_writer_func (capture_writer, NULL, NULL);
-  g_test_add_func ("/helper/log/escape", test_escape);
   g_test_add_func ("/helper/log/record-is-one-line", test_record_is_one_line);
+  g_test_add_func ("/helper/log/spelled-as-terminal", test_log_spelled_as_terminal);
   g_test_add_func ("/helper/log/refusal-flood-is-one-line", test_flood_is_one_line);
   g_test_add_func ("/helper/log/refusals-per-uid-and-steady", test_per_uid_and_steady);
   return g_test_run ();

@@ -6,7 +6,7 @@
 static void
 assert_escaped (const char *in, const char *want)
 {
-  g_autofree char *got = jmem_text_escape_for_terminal (in);
+  g_autofree char *got = jmem_text_escape (in);
 
   g_assert_cmpstr (got, ==, want);
 }
@@ -16,6 +16,7 @@ test_escape_controls (void)
 {
   assert_escaped ("plain name", "plain name");
   assert_escaped ("a\nb\tc\\d", "a\\nb\\tc\\\\d");
+  assert_escaped ("a\r\nb", "a\\x0d\\nb");
   assert_escaped ("\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m");
   assert_escaped ("\x01\x1f", "\\x01\\x1f");
   assert_escaped ("del\x7f", "del\\x7f");
@@ -36,9 +37,15 @@ test_escape_hiding (void)
     { 0x2060, "\\u2060" }, { 0x2064, "\\u2064" },
     { 0x2066, "\\u2066" }, { 0x2069, "\\u2069" },
     { 0xfeff, "\\ufeff" },
+    /* by class: the soft hyphen and other format characters, private use,
+     * code points with no character; beyond U+FFFF eight digits */
+    { 0x00ad, "\\u00ad" }, { 0x206a, "\\u206a" },
+    { 0x0378, "\\u0378" }, { 0x2065, "\\u2065" }, { 0xfefe, "\\ufefe" }, { 0xe000, "\\ue000" },
+    { 0xe0001, "\\U000e0001" }, { 0xe007f, "\\U000e007f" }, { 0xf0000, "\\U000f0000" },
   };
-  /* neighbours of the ranges are ordinary text */
-  static const gunichar kept[] = { 0x200a, 0x2010, 0x2027, 0x202f, 0x205f, 0x2065, 0x206a, 0xfefe, 0xfffd };
+  /* neighbours of the ranges are ordinary text, and so are the replacement
+   * character and characters beyond U+FFFF */
+  static const gunichar kept[] = { 0x200a, 0x2010, 0x2027, 0x202f, 0x205f, 0xfefc, 0xfffd, 0x1f600 };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -58,6 +65,28 @@ test_escape_hiding (void)
     }
   /* the classic: a right-to-left override that makes "exe.doc" read "cod.exe" */
   assert_escaped ("evil\xe2\x80\xae" "cod.exe", "evil\\u202ecod.exe");
+}
+
+/* A log line keeps what a caller sent: each byte that starts no character
+ * is written as the byte it is, and what follows it reads as before. */
+static void
+test_escape_not_utf8 (void)
+{
+  static const struct { const char *in, *want; } cases[] = {
+    { "caf\xc3\xa9", "caf\xc3\xa9" },
+    { "bad\xff\xfe", "bad\\xff\\xfe" },
+    { "cut\xe2\x80", "cut\\xe2\\x80" },
+    { "\xe2\x80\xae\xe2\x80" "x\x1b", "\\u202e\\xe2\\x80x\\x1b" },
+    { "overlong\xc0\xaf", "overlong\\xc0\\xaf" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *got = jmem_text_escape (cases[i].in);
+
+      g_assert_cmpstr (got, ==, cases[i].want);
+      g_assert_true (g_utf8_validate (got, -1, NULL));
+    }
 }
 
 static void
@@ -184,6 +213,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/text/escape/controls", test_escape_controls);
   g_test_add_func ("/text/escape/hiding", test_escape_hiding);
+  g_test_add_func ("/text/escape/not-utf8", test_escape_not_utf8);
   g_test_add_func ("/text/for-terminal", test_for_terminal);
   g_test_add_func ("/text/width", test_width);
   g_test_add_func ("/text/fit-width", test_fit_width);

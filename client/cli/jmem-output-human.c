@@ -35,7 +35,7 @@ esc (const char *text)
     return g_strdup ("-");
   valid = jmem_text_make_valid (text, -1);
   capped = jmem_text_cap_field (valid);
-  return jmem_text_escape_for_terminal (capped);
+  return jmem_text_escape (capped);
 }
 
 /* A command line as the JSON carries it (its first
@@ -46,7 +46,7 @@ esc_cmdline (const char *cmdline)
   g_autofree char *valid = jmem_text_make_valid (cmdline != NULL ? cmdline : "", -1);
   gboolean cut = FALSE;
   g_autofree char *capped = jmem_text_cap_bytes (valid, JMEM_TEXT_MAX_CMDLINE_BYTES, &cut);
-  g_autofree char *shown = jmem_text_escape_for_terminal (capped);
+  g_autofree char *shown = jmem_text_escape (capped);
 
   return cut ? g_strconcat (shown, "…", NULL) : g_steal_pointer (&shown);
 }
@@ -374,7 +374,7 @@ container_text (const JmemProcess *p)
   valid = jmem_text_make_valid (p->container_id, -1);
   if (g_utf8_strlen (valid, -1) > 12)
     *g_utf8_offset_to_pointer (valid, 12) = '\0';
-  return jmem_text_escape_for_terminal (valid);
+  return jmem_text_escape (valid);
 }
 
 /* The process table's columns, each as wide as its widest cell. */

@@ -52,7 +52,7 @@ read_zram (JmemCollectContext *ctx)
       if (!jmem_accounting_zram_mm_stat (data, len, &orig, &bytes) || bytes > G_MAXINT64 - sum ||
           orig > G_MAXINT64 - orig_sum)
         {
-          g_autofree char *shown = jmem_text_escape_for_terminal (names[i]);
+          g_autofree char *shown = jmem_text_escape (names[i]);
 
           jmem_snapshot_add_warning (s, "accounting", NULL,
                                      "%s's mm_stat is not zram's format: its store is uncounted",
@@ -105,7 +105,7 @@ read_device_tree (JmemCollectContext *ctx)
       if (!jmem_accounting_device_tree_bytes ((const guint8 *) data, len, address_cells, size_cells,
                                               &bytes) || bytes > G_MAXINT64 - sum)
         {
-          g_autofree char *shown = jmem_text_escape_for_terminal (names[i]);
+          g_autofree char *shown = jmem_text_escape (names[i]);
 
           jmem_snapshot_add_warning (s, "accounting", NULL,
                                      "the device tree's %s/reg is not %u address and %u size "

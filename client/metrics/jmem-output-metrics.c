@@ -48,7 +48,7 @@ jmem_metrics_label_value (const char *value)
   g_autofree char *capped = jmem_text_cap_bytes (valid, JMEM_METRICS_MAX_LABEL_BYTES, NULL);
   /* what the human output shows: `cat jmem.prom` or a dashboard never
    * replays a process's escape sequences */
-  g_autofree char *shown = jmem_text_escape_for_terminal (capped);
+  g_autofree char *shown = jmem_text_escape (capped);
   GString *s = g_string_sized_new (strlen (shown) + 8);
 
   for (const char *p = shown; *p != '\0'; p++)

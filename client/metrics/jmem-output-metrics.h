@@ -32,10 +32,9 @@ void jmem_output_metrics (const JmemSnapshot       *snapshot,
                           GString                  *out);
 
 /* @value escaped for a label: valid UTF-8, capped, escaped as the human
- * output escapes it (jmem_text_escape_for_terminal(): newline, tab, the C0
- * and C1 controls, DEL and the characters that hide or reorder text as
- * \n, \t, \xNN, \uNNNN), then backslash and double quote written as \\
- * and \" for the exposition format. NULL gives "". */
+ * output escapes it (jmem_text_escape(): \n, \t, \xNN, \uNNNN), then
+ * backslash and double quote written as \\ and \" for the exposition
+ * format. NULL gives "". */
 char *jmem_metrics_label_value (const char *value);
 
 G_END_DECLS
