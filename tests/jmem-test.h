@@ -1,5 +1,6 @@
 /* What the tests share: running a program (jmem, or jmem as another
- * account) and keeping what it did. */
+ * account) and keeping what it did, checking a document against its
+ * published schema, and finding the fixtures. */
 #pragma once
 
 #include <gio/gio.h>
@@ -8,6 +9,8 @@ G_BEGIN_DECLS
 
 typedef struct {
   int    status;   /* exit status; -1 when a signal ended it */
+  int    signal;   /* the signal that ended it, else 0 */
+  gint64 pid;      /* its process ID; -1 when it ended before it was read */
   char  *out;      /* "" when stdout was not piped */
   char  *err;
   double seconds;  /* from the start given to jmem_test_run_finish() */
@@ -35,5 +38,33 @@ GSubprocess *jmem_test_spawn_as (GSubprocessLauncher *launcher,
 void jmem_test_run_finish (GSubprocess *process,
                            gint64       start,
                            JmemTestRun *run);
+
+/* Runs @argv (NULL-terminated; argv[0] looked up in PATH) from @launcher
+ * (NULL: one with this process's environment), which pipes stdout and
+ * stderr, and keeps its end in @run. The output is kept as the bytes it
+ * is, whatever they are, up to a first NUL. */
+void jmem_test_run_spawn (JmemTestRun         *run,
+                          GSubprocessLauncher *launcher,
+                          const char *const   *argv);
+
+/* `$JMEM_EXE ARGS` (@args NULL-terminated), as jmem_test_run_spawn(). */
+void jmem_test_run_jmem (JmemTestRun       *run,
+                         const char *const *args);
+
+/* Runs tests/validate-json.py on @json_text against docs/@schema_name;
+ * returns its exit status (0: valid, 1: not, 2: unreadable) and, in
+ * @report (nullable), what it said. */
+int  jmem_test_validate (const char  *json_text,
+                         const char  *schema_name,
+                         char       **report);
+
+/* Asserts @json_text follows docs/@schema_name; prints why when not. */
+void jmem_test_assert_valid (const char *json_text,
+                             const char *schema_name);
+
+/* $JMEM_FIXTURES/@first/...: the path of a fixture (NULL-terminated
+ * components, as g_build_filename()). */
+char *jmem_test_fixture (const char *first,
+                         ...) G_GNUC_NULL_TERMINATED G_GNUC_MALLOC;
 
 G_END_DECLS

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jmem-test.h"
 #include "test-account.h"
 
 #include "jmem-capture.h"
@@ -22,8 +23,8 @@
 #define TEST_USER "jmem-test-snapshot"
 
 static const char *jmem_exe;
-static const char *fixtures;
 
+/* A run whose stdout, from --json, is parsed. */
 typedef struct {
   gint64    pid;
   int       status;
@@ -41,27 +42,23 @@ run_clear (Run *r)
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
 
-/* Runs argv (NULL-terminated); parses stdout as JSON when @json. */
+/* Runs argv (NULL-terminated) with exactly @envp (NULL: ours); parses
+ * stdout as JSON when @json. */
 static void
 run_argv (const char * const *argv, const char * const *envp, gboolean json, Run *r)
 {
   g_autoptr(GSubprocessLauncher) launcher =
     g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_autoptr(GSubprocess) proc = NULL;
+  g_auto(JmemTestRun) run = { 0 };
   g_autoptr(GError) error = NULL;
 
   if (envp != NULL)
     g_subprocess_launcher_set_environ (launcher, (char **) envp);
-  proc = g_subprocess_launcher_spawnv (launcher, argv, &error);
-  g_assert_no_error (error);
-  /* NULL once the child has exited and been reaped: only slow runs need it. */
-  {
-    const char *id = g_subprocess_get_identifier (proc);
-    r->pid = id ? g_ascii_strtoll (id, NULL, 10) : -1;
-  }
-  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
-  g_assert_no_error (error);
-  r->status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
+  jmem_test_run_spawn (&run, launcher, argv);
+  r->pid = run.pid;
+  r->status = run.status;
+  r->out = g_steal_pointer (&run.out);
+  r->err = g_steal_pointer (&run.err);
   if (json && r->status == 0)
     {
       r->json = json_from_string (r->out, &error);
@@ -86,33 +83,10 @@ run_jmem (Run *r, gboolean json, ...)
   run_argv ((const char * const *) argv->pdata, NULL, json, r);
 }
 
-/* The document matches docs/snapshot.schema.json. */
-static void
-assert_schema_valid (const char *json)
-{
-  const char *validator = g_getenv ("JMEM_VALIDATOR");
-  const char *schema = g_getenv ("JMEM_SCHEMA");
-  g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *out = NULL;
-
-  g_assert_nonnull (validator);
-  g_assert_nonnull (schema);
-  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                           G_SUBPROCESS_FLAGS_STDERR_MERGE, &error,
-                           "python3", validator, schema, "-", NULL);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, json, NULL, &out, NULL, &error);
-  g_assert_no_error (error);
-  if (!g_subprocess_get_successful (proc))
-    g_printerr ("%s", out);
-  g_assert_true (g_subprocess_get_successful (proc));
-}
-
 static char *
 tree (const char *name)
 {
-  return g_build_filename (fixtures, "trees", name, NULL);
+  return jmem_test_fixture ("trees", name, NULL);
 }
 
 static JsonNode *
@@ -293,7 +267,7 @@ test_orin (void)
 
   run_jmem (&r, TRUE, "snapshot", "--json", "--all", "--sysroot", dir, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  assert_schema_valid (r.out);
+  jmem_test_assert_valid (r.out, "snapshot.schema.json");
 
   /* identity */
   s = str_at (r.json, "$.identity.sku"); g_assert_cmpstr (s, ==, "orin-agx"); g_clear_pointer (&s, g_free);
@@ -383,7 +357,7 @@ test_thor (void)
 
   run_jmem (&r, TRUE, "snapshot", "--json", "--sysroot", dir, "--tegrastats", "1", NULL);
   g_assert_cmpint (r.status, ==, 0);
-  assert_schema_valid (r.out);
+  jmem_test_assert_valid (r.out, "snapshot.schema.json");
   s = str_at (r.json, "$.identity.variant"); g_assert_cmpstr (s, ==, "thor-t5000"); g_clear_pointer (&s, g_free);
   s = str_at (r.json, "$.identity.l4t_version"); g_assert_cmpstr (s, ==, "38.4.0"); g_clear_pointer (&s, g_free);
   s = str_at (r.json, "$.identity.default_target"); g_assert_cmpstr (s, ==, "multi-user.target"); g_clear_pointer (&s, g_free);
@@ -468,7 +442,7 @@ test_hostile (void)
   run_jmem (&r, TRUE, "snapshot", "--json", "--all", "--sysroot", dir, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_utf8_validate (r.out, -1, NULL));
-  assert_schema_valid (r.out);
+  jmem_test_assert_valid (r.out, "snapshot.schema.json");
   /* The forged row inside a name never becomes a process. */
   g_assert_null (process_by_pid (r.json, 200));
   p = process_by_pid (r.json, 100);
@@ -578,7 +552,7 @@ test_exit_between_passes (void)
 
   run_jmem (&r, TRUE, "snapshot", "--json", "--top", "1", "--sysroot", copy, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  assert_schema_valid (r.out);
+  jmem_test_assert_valid (r.out, "snapshot.schema.json");
   g_assert_cmpint (int_at (r.json, "$.processes.vanished"), ==, 1);
   g_assert_cmpint (int_at (r.json, "$.processes.total"), ==, 8);
   g_assert_cmpint (len_at (r.json, "$.processes.list"), ==, 1);
@@ -847,7 +821,7 @@ check_live (const char * const *argv)
     g_printerr ("%s", r.err);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_cmpint (int_at (r.json, "$.identity.mem_total_kib"), ==, mem_total);
-  assert_schema_valid (r.out);
+  jmem_test_assert_valid (r.out, "snapshot.schema.json");
   /* off a Jetson it still works, and says so */
   if (!g_file_test ("/etc/nv_tegra_release", G_FILE_TEST_EXISTS) &&
       !g_file_test ("/proc/device-tree/model", G_FILE_TEST_EXISTS))
@@ -884,7 +858,7 @@ check_live (const char * const *argv)
 static void
 test_sysroot_hints (void)
 {
-  g_autofree char *trees = g_build_filename (fixtures, "trees", NULL);
+  g_autofree char *trees = jmem_test_fixture ("trees", NULL);
   g_autoptr(GDir) dir = g_dir_open (trees, 0, NULL);
   const char *name;
   guint n_trees = 0;
@@ -986,7 +960,7 @@ check_live_top (const char * const *argv)
 
   run_argv (argv, NULL, TRUE, &r);
   g_assert_cmpint (r.status, ==, 0);
-  assert_schema_valid (r.out);
+  jmem_test_assert_valid (r.out, "snapshot.schema.json");
   g_assert_cmpint (len_at (r.json, "$.processes.list"), ==, 3);
   g_assert_cmpint (int_at (r.json, "$.processes.total"), >=, 3);
   check_rows_named (r.json);
@@ -1405,9 +1379,7 @@ main (int argc, char **argv)
 
   g_test_init (&argc, &argv, NULL);
   jmem_exe = g_getenv ("JMEM_EXE");
-  fixtures = g_getenv ("JMEM_FIXTURES");
   g_assert_nonnull (jmem_exe);
-  g_assert_nonnull (fixtures);
 
   g_test_add_func ("/snapshot/orin", test_orin);
   g_test_add_func ("/snapshot/thor", test_thor);
