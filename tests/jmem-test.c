@@ -74,8 +74,7 @@ jmem_test_run_spawn (JmemTestRun         *run,
   gint64 start = g_get_monotonic_time ();
 
   if (launcher == NULL)
-    launcher = piped = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                                                  G_SUBPROCESS_FLAGS_STDERR_PIPE);
+    launcher = piped = jmem_test_launcher (NULL);
   process = g_subprocess_launcher_spawnv (launcher, argv, &error);
   g_assert_no_error (error);
   run_keep_pid (process, run);
@@ -86,19 +85,62 @@ jmem_test_run_spawn (JmemTestRun         *run,
   run_keep_end (process, start, run);
 }
 
-void
-jmem_test_run_jmem (JmemTestRun       *run,
-                    const char *const *args)
+GSubprocessLauncher *
+jmem_test_launcher (const char *const *env)
+{
+  GSubprocessLauncher *launcher =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+
+  for (guint i = 0; env != NULL && env[i] != NULL; i++)
+    {
+      g_auto(GStrv) kv = g_strsplit (env[i], "=", 2);
+
+      g_subprocess_launcher_setenv (launcher, kv[0], kv[1] != NULL ? kv[1] : "", TRUE);
+    }
+  return launcher;
+}
+
+/* Runs @prefix (NULL-terminated), $JMEM_EXE, @args from @launcher. */
+static void
+run_jmem_after (JmemTestRun         *run,
+                GSubprocessLauncher *launcher,
+                const char *const   *prefix,
+                const char *const   *args)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   const char *jmem_exe = g_getenv ("JMEM_EXE");
 
   g_assert_nonnull (jmem_exe);
+  for (guint i = 0; prefix[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) prefix[i]);
   g_ptr_array_add (argv, (char *) jmem_exe);
   for (guint i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, (char *) args[i]);
   g_ptr_array_add (argv, NULL);
-  jmem_test_run_spawn (run, NULL, (const char *const *) argv->pdata);
+  jmem_test_run_spawn (run, launcher, (const char *const *) argv->pdata);
+}
+
+void
+jmem_test_run_jmem (JmemTestRun       *run,
+                    const char *const *args)
+{
+  const char *none[] = { NULL };
+
+  run_jmem_after (run, NULL, none, args);
+}
+
+void
+jmem_test_run_jmem_within (JmemTestRun       *run,
+                           guint              seconds,
+                           const char *const *env,
+                           const char *const *args)
+{
+  g_autoptr(GSubprocessLauncher) launcher = jmem_test_launcher (env);
+  g_autofree char *limit = g_strdup_printf ("%u", seconds);
+  const char *timeout[] = { "timeout", limit, NULL };
+
+  run_jmem_after (run, launcher, timeout, args);
+  g_assert_cmpint (run->status, !=, 124);
 }
 
 int

@@ -47,9 +47,21 @@ void jmem_test_run_spawn (JmemTestRun         *run,
                           GSubprocessLauncher *launcher,
                           const char *const   *argv);
 
+/* A launcher for jmem_test_run_spawn(): stdout and stderr piped, @env
+ * (NAME=VALUE, NULL-terminated, nullable) set over this process's. */
+GSubprocessLauncher *jmem_test_launcher (const char *const *env);
+
 /* `$JMEM_EXE ARGS` (@args NULL-terminated), as jmem_test_run_spawn(). */
 void jmem_test_run_jmem (JmemTestRun       *run,
                          const char *const *args);
+
+/* `timeout @seconds $JMEM_EXE ARGS` with @env (nullable) set over ours;
+ * asserts `timeout` did not have to end it (status 124): a command that
+ * hangs fails its test, not the whole run. */
+void jmem_test_run_jmem_within (JmemTestRun       *run,
+                                guint              seconds,
+                                const char *const *env,
+                                const char *const *args);
 
 /* Runs tests/validate-json.py on @json_text against docs/@schema_name;
  * returns its exit status (0: valid, 1: not, 2: unreadable) and, in
