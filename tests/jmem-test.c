@@ -8,6 +8,7 @@ jmem_test_run_clear (JmemTestRun *run)
 {
   g_clear_pointer (&run->out, g_free);
   g_clear_pointer (&run->err, g_free);
+  g_clear_pointer (&run->json, json_node_unref);
 }
 
 /* Keeps @process's ID in @run: NULL once it has exited and been reaped,
@@ -100,18 +101,17 @@ jmem_test_launcher (const char *const *env)
   return launcher;
 }
 
-/* Runs @prefix (NULL-terminated), $JMEM_EXE, @args from @launcher. */
-static void
-run_jmem_after (JmemTestRun         *run,
-                GSubprocessLauncher *launcher,
-                const char *const   *prefix,
-                const char *const   *args)
+void
+jmem_test_run_jmem_full (JmemTestRun         *run,
+                         GSubprocessLauncher *launcher,
+                         const char *const   *prefix,
+                         const char *const   *args)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   const char *jmem_exe = g_getenv ("JMEM_EXE");
 
   g_assert_nonnull (jmem_exe);
-  for (guint i = 0; prefix[i] != NULL; i++)
+  for (guint i = 0; prefix != NULL && prefix[i] != NULL; i++)
     g_ptr_array_add (argv, (char *) prefix[i]);
   g_ptr_array_add (argv, (char *) jmem_exe);
   for (guint i = 0; args[i] != NULL; i++)
@@ -124,9 +124,7 @@ void
 jmem_test_run_jmem (JmemTestRun       *run,
                     const char *const *args)
 {
-  const char *none[] = { NULL };
-
-  run_jmem_after (run, NULL, none, args);
+  jmem_test_run_jmem_full (run, NULL, NULL, args);
 }
 
 void
@@ -139,8 +137,19 @@ jmem_test_run_jmem_within (JmemTestRun       *run,
   g_autofree char *limit = g_strdup_printf ("%u", seconds);
   const char *timeout[] = { "timeout", limit, NULL };
 
-  run_jmem_after (run, launcher, timeout, args);
+  jmem_test_run_jmem_full (run, launcher, timeout, args);
   g_assert_cmpint (run->status, !=, 124);
+}
+
+void
+jmem_test_run_parse_json (JmemTestRun *run)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_clear_pointer (&run->json, json_node_unref);
+  run->json = json_from_string (run->out, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (run->json);
 }
 
 int

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
 
@@ -14,6 +15,7 @@ typedef struct {
   char  *out;      /* "" when stdout was not piped */
   char  *err;
   double seconds;  /* from the start given to jmem_test_run_finish() */
+  JsonNode *json;  /* stdout, once jmem_test_run_parse_json() has read it */
 } JmemTestRun;
 
 void jmem_test_run_clear (JmemTestRun *run);
@@ -40,8 +42,8 @@ void jmem_test_run_finish (GSubprocess *process,
                            JmemTestRun *run);
 
 /* Runs @argv (NULL-terminated; argv[0] looked up in PATH) from @launcher
- * (NULL: one with this process's environment), which pipes stdout and
- * stderr, and keeps its end in @run. The output is kept as the bytes it
+ * (NULL: one with this process's environment), which pipes stderr and
+ * stdout (else out is ""), and keeps its end in @run. The output is kept as the bytes it
  * is, whatever they are, up to a first NUL. */
 void jmem_test_run_spawn (JmemTestRun         *run,
                           GSubprocessLauncher *launcher,
@@ -55,6 +57,13 @@ GSubprocessLauncher *jmem_test_launcher (const char *const *env);
 void jmem_test_run_jmem (JmemTestRun       *run,
                          const char *const *args);
 
+/* @prefix (NULL-terminated; nullable: none), then `$JMEM_EXE ARGS`, from
+ * @launcher (nullable), as jmem_test_run_spawn(). */
+void jmem_test_run_jmem_full (JmemTestRun         *run,
+                              GSubprocessLauncher *launcher,
+                              const char *const   *prefix,
+                              const char *const   *args);
+
 /* `timeout @seconds $JMEM_EXE ARGS` with @env (nullable) set over ours;
  * asserts `timeout` did not have to end it (status 124): a command that
  * hangs fails its test, not the whole run. */
@@ -62,6 +71,9 @@ void jmem_test_run_jmem_within (JmemTestRun       *run,
                                 guint              seconds,
                                 const char *const *env,
                                 const char *const *args);
+
+/* Parses @run's stdout into run->json, asserting it is JSON. */
+void jmem_test_run_parse_json (JmemTestRun *run);
 
 /* Runs tests/validate-json.py on @json_text against docs/@schema_name;
  * returns its exit status (0: valid, 1: not, 2: unreadable) and, in
