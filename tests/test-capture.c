@@ -28,7 +28,6 @@
 #define RENAME_EXCHANGE (1 << 1)
 #endif
 
-
 static void
 remove_tree (const char *path)
 {

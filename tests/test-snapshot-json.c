@@ -7,13 +7,13 @@
 #include <json-glib/json-glib.h>
 
 #include "jmem-config.h"
-#include "jmem-test.h"
 #include "jmem-json-reader.h"
 #include "jmem-json-writer.h"
 #include "jmem-output-human.h"
 #include "jmem-snapshot-json.h"
-#include "jmem-text.h"
 #include "jmem-snapshot.h"
+#include "jmem-test.h"
+#include "jmem-text.h"
 #include "jmem-triage.h"
 
 #define TEGRASTATS_ORIN \

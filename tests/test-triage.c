@@ -17,7 +17,6 @@
 #include "jmem-nvmap.h"
 #include "jmem-triage.h"
 
-
 static JmemSnapshot *
 collect (const char *name)
 {
