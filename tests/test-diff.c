@@ -5,7 +5,6 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include "jmem-test.h"
 
@@ -15,7 +14,6 @@
 #include "jmem-file.h"
 #include "jmem-meminfo.h"
 
-static const char *jmem_exe;
 static char *tmpdir;
 static char *before_path;
 static char *after_path;
@@ -37,16 +35,13 @@ snapshot_file (const char *tree, const char *name, const char *cut)
   g_autofree char *root = g_path_is_absolute (tree) ? g_strdup (tree)
                                                     : jmem_test_fixture (tree, NULL);
   char *path = g_build_filename (tmpdir, name, NULL);
-  const char *argv[] = { jmem_exe, "snapshot", "--json", cut, "--sysroot", root, NULL };
+  const char *args[] = { "snapshot", "--json", cut, "--sysroot", root, NULL };
   g_autoptr(GError) error = NULL;
-  g_autofree char *out = NULL;
-  int wait_status = 0;
+  g_auto(JmemTestRun) r = { 0 };
 
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
-                &out, NULL, &wait_status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
-  g_assert_true (g_file_set_contents (path, out, -1, &error));
+  jmem_test_run_jmem (&r, args);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_file_set_contents (path, r.out, -1, &error));
   g_assert_no_error (error);
   return path;
 }
@@ -222,19 +217,16 @@ test_command (void)
 static void
 test_audit_no_drop (void)
 {
-  const char *args[] = { jmem_exe, "audit", "--no-drop", "--interval", "0", "--json", "--top", "2", NULL };
+  const char *args[] = { "audit", "--no-drop", "--interval", "0", "--json", "--top", "2", NULL };
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
-  g_autofree char *out = NULL;
+  g_auto(JmemTestRun) r = { 0 };
   g_autofree char *diff_text = NULL;
   JsonObject *root, *procs;
-  int wait_status = 0;
 
-  g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
-                &out, NULL, &wait_status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
-  json_parser_load_from_data (parser, out, -1, &error);
+  jmem_test_run_jmem (&r, args);
+  g_assert_cmpint (r.status, ==, 0);
+  json_parser_load_from_data (parser, r.out, -1, &error);
   g_assert_no_error (error);
   root = json_node_get_object (json_parser_get_root (parser));
   g_assert_cmpstr (json_object_get_string_member (root, "schema"), ==, "jmem-audit");
@@ -248,40 +240,35 @@ test_audit_no_drop (void)
     json_object_get_object_member (json_object_get_object_member (root, "diff"), "processes"), "kernel_threads"));
 
   /* the whole output follows the audit schema, which takes in the others */
-  jmem_test_assert_valid (out, "audit.schema.json");
+  jmem_test_assert_valid (r.out, "audit.schema.json");
 
   diff_text = json_to_string (json_object_get_member (root, "diff"), FALSE);
   jmem_test_assert_valid (diff_text, "diff.schema.json");
 
   /* the human view: waited, not dropped, so nothing is called reclaimed */
   {
-    const char *human[] = { jmem_exe, "audit", "--no-drop", "--interval", "0", "--top", "2", NULL };
-    g_autofree char *text = NULL;
+    const char *human[] = { "audit", "--no-drop", "--interval", "0", "--top", "2", NULL };
+    g_auto(JmemTestRun) text = { 0 };
 
-    g_spawn_sync (NULL, (char **) human, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
-                  &text, NULL, &wait_status, &error);
-    g_assert_no_error (error);
-    g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
-    g_assert_true (g_str_has_prefix (text, "Compared two snapshots without dropping caches.\n"));
-    g_assert_nonnull (strstr (text, "Between the snapshots (no caches dropped):"));
-    g_assert_null (strstr (text, "Reclaimed"));
+    jmem_test_run_jmem (&text, human);
+    g_assert_cmpint (text.status, ==, 0);
+    g_assert_true (g_str_has_prefix (text.out, "Compared two snapshots without dropping caches.\n"));
+    g_assert_nonnull (strstr (text.out, "Between the snapshots (no caches dropped):"));
+    g_assert_null (strstr (text.out, "Reclaimed"));
   }
 
   /* --kernel-threads: this system's kernel threads are compared, and one
    * that renamed itself meanwhile is not both an exit and an appearance
    * (no PID is reused within a second) */
   {
-    const char *with[] = { jmem_exe, "audit", "--no-drop", "--interval", "0", "--json",
-                           "--kernel-threads", NULL };
+    const char *with[] = { "audit", "--no-drop", "--interval", "0", "--json", "--kernel-threads", NULL };
     g_autoptr(JsonParser) p2 = json_parser_new ();
-    g_autofree char *out2 = NULL;
+    g_auto(JmemTestRun) r2 = { 0 };
     JsonObject *procs2;
 
-    g_spawn_sync (NULL, (char **) with, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
-                  &out2, NULL, &wait_status, &error);
-    g_assert_no_error (error);
-    g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
-    json_parser_load_from_data (p2, out2, -1, &error);
+    jmem_test_run_jmem (&r2, with);
+    g_assert_cmpint (r2.status, ==, 0);
+    json_parser_load_from_data (p2, r2.out, -1, &error);
     g_assert_no_error (error);
     procs2 = json_object_get_object_member (json_object_get_object_member (
                json_node_get_object (json_parser_get_root (p2)), "diff"), "processes");
@@ -401,12 +388,10 @@ static void
 test_fifo (void)
 {
   g_autofree char *fifo = g_build_filename (tmpdir, "fifo.json", NULL);
-  g_autofree char *timeout = g_find_program_in_path ("timeout");
-  const char *diff[] = { timeout, "60", jmem_exe, "diff", fifo, after_path, NULL };
-  const char *history[] = { timeout, "60", jmem_exe, "diff", "--history", fifo, NULL };
+  const char *diff[] = { "diff", fifo, after_path, NULL };
+  const char *history[] = { "diff", "--history", fifo, NULL };
   const char *const *cases[] = { diff, history };
 
-  g_assert_nonnull (timeout);
   g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -415,7 +400,7 @@ test_fifo (void)
                                                    fifo);
       JmemTestRun r = { 0 };
 
-      jmem_test_run_spawn (&r, NULL, cases[i]);
+      jmem_test_run_jmem_within (&r, 60, NULL, cases[i]);
       g_assert_cmpint (r.status, ==, 66);
       g_assert_cmpstr (r.err, ==, expected);
       jmem_test_run_clear (&r);
@@ -477,11 +462,10 @@ diff_command (const char *a, const char *b, gboolean kernel_threads)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
-  const char *argv[] = { jmem_exe, "diff", "--json", a, b,
-                         kernel_threads ? "--kernel-threads" : NULL, NULL };
+  const char *args[] = { "diff", "--json", a, b, kernel_threads ? "--kernel-threads" : NULL, NULL };
   JmemTestRun r = { 0 };
 
-  jmem_test_run_spawn (&r, NULL, argv);
+  jmem_test_run_jmem (&r, args);
   g_assert_cmpint (r.status, ==, 0);
   jmem_test_assert_valid (r.out, "diff.schema.json");
   json_parser_load_from_data (parser, r.out, -1, &error);
@@ -762,27 +746,23 @@ static void
 test_no_bus_hint (void)
 {
   const char *commands[][5] = {
-    { jmem_exe, "drop-caches", "--no-ask-password", NULL },
-    { jmem_exe, "audit", "--no-ask-password", "--top", "0" },
+    { "drop-caches", "--no-ask-password", NULL },
+    { "audit", "--no-ask-password", "--top", "0", NULL },
   };
   gboolean systemd = g_file_test ("/run/systemd/system", G_FILE_TEST_IS_DIR);
   g_autofree char *evidence = jmem_container_detect (NULL);
   gboolean container = evidence != NULL;
-  g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "DBUS_SYSTEM_BUS_ADDRESS",
-                                          "unix:path=/nonexistent/jmem-test-bus", TRUE);
+  const char *no_bus[] = { "DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/jmem-test-bus", NULL };
 
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     {
-      const char *argv[6] = { commands[i][0], commands[i][1], commands[i][2], commands[i][3],
-                              commands[i][4], NULL };
-      g_autoptr(GError) error = NULL;
-      g_autofree char *err = NULL;
-      int wait_status = 0;
+      g_autoptr(GSubprocessLauncher) launcher = jmem_test_launcher (no_bus);
+      g_auto(JmemTestRun) r = { 0 };
+      const char *err;
 
-      g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
-                    NULL, &err, &wait_status, &error);
-      g_assert_no_error (error);
-      g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 69);
+      jmem_test_run_jmem_full (&r, launcher, NULL, commands[i]);
+      err = r.err;
+      g_assert_cmpint (r.status, ==, 69);
       g_assert_nonnull (strstr (err, "cannot reach the system bus"));
       if (systemd)
         g_assert_nonnull (strstr (err, "sudo systemctl start dbus"));
@@ -810,8 +790,7 @@ main (int argc, char **argv)
   int rc;
 
   g_test_init (&argc, &argv, NULL);
-  jmem_exe = g_getenv ("JMEM_EXE");
-  g_assert_nonnull (jmem_exe);
+  g_assert_nonnull (g_getenv ("JMEM_EXE"));
   tmpdir = g_dir_make_tmp ("jmem-test-diff-XXXXXX", &error);
   g_assert_no_error (error);
   before_path = snapshot_file ("trees/orin-agx-nvgpu", "before.json", "--all");

@@ -58,13 +58,11 @@ run_jmem (const char *cwd, const char * const *envp, uid_t uid, gid_t gid,
     {
       /* A private mount namespace in which @var_lib is /var/lib: files
        * jmem reads at fixed paths, and nothing of the host's changes. */
-      g_ptr_array_add (prefix, g_strdup ("unshare"));
-      g_ptr_array_add (prefix, g_strdup ("--mount"));
-      g_ptr_array_add (prefix, g_strdup ("--propagation=private"));
-      g_ptr_array_add (prefix, g_strdup ("/bin/sh"));
-      g_ptr_array_add (prefix, g_strdup ("-c"));
-      g_ptr_array_add (prefix, g_strdup ("mount --bind \"$0\" /var/lib && exec \"$@\""));
-      g_ptr_array_add (prefix, g_strdup (var_lib));
+      const char *in_namespace[] = { "unshare", "--mount", "--propagation=private", "/bin/sh", "-c",
+                                     "mount --bind \"$0\" /var/lib && exec \"$@\"", var_lib, NULL };
+
+      for (guint i = 0; in_namespace[i] != NULL; i++)
+        g_ptr_array_add (prefix, g_strdup (in_namespace[i]));
     }
   if (uid != geteuid ())
     {

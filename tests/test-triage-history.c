@@ -9,7 +9,6 @@
 #include <string.h>
 #include <stdio.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include "jmem-test.h"
 
