@@ -35,8 +35,6 @@ run_keep_end (GSubprocess *process,
     run->out = g_strdup ("");
   if (run->err == NULL)
     run->err = g_strdup ("");
-  g_test_message ("exit %d after %.1f s\nstdout: %.1500s\nstderr: %.1500s", run->status,
-                  run->seconds, run->out, run->err);
 }
 
 void
@@ -50,6 +48,8 @@ jmem_test_run_finish (GSubprocess *process,
   g_subprocess_communicate_utf8 (process, NULL, NULL, &run->out, &run->err, &error);
   g_assert_no_error (error);
   run_keep_end (process, start, run);
+  g_test_message ("exit %d after %.1f s\nstdout: %.1500s\nstderr: %.1500s", run->status,
+                  run->seconds, run->out, run->err);
 }
 
 /* The bytes as a string (an empty output has no data at all). */
@@ -84,6 +84,14 @@ jmem_test_run_spawn (JmemTestRun         *run,
   run->out = bytes_text (out);
   run->err = bytes_text (err);
   run_keep_end (process, start, run);
+  {
+    /* one line, escaped: what a program prints must not read as TAP */
+    g_autofree char *said = g_strndup (run->err, 1000);
+    g_autofree char *escaped = g_strescape (said, NULL);
+
+    g_test_message ("%s: exit %d after %.1f s; stderr: %s", argv[0], run->status, run->seconds,
+                    escaped);
+  }
 }
 
 GSubprocessLauncher *
@@ -174,7 +182,11 @@ jmem_test_validate (const char  *json_text,
   g_assert_true (g_subprocess_get_if_exited (process));
   text = bytes_text (said);
   if (text[0] != '\0')
-    g_test_message ("validate-json %s: %s", schema_name, text);
+    {
+      g_autofree char *escaped = g_strescape (text, NULL);
+
+      g_test_message ("validate-json %s: %s", schema_name, escaped);
+    }
   if (report != NULL)
     *report = g_steal_pointer (&text);
   return g_subprocess_get_exit_status (process);
