@@ -1,12 +1,40 @@
 #include "jmem-test.h"
 
 #include <pwd.h>
+#include <string.h>
 
 void
 jmem_test_run_clear (JmemTestRun *run)
 {
   g_clear_pointer (&run->out, g_free);
   g_clear_pointer (&run->err, g_free);
+  g_clear_pointer (&run->json, json_node_unref);
+}
+
+/* Keeps @process's ID in @run: NULL once it has exited and been reaped,
+ * which only a slow run can be sure it was not. */
+static void
+run_keep_pid (GSubprocess *process,
+              JmemTestRun *run)
+{
+  const char *id = g_subprocess_get_identifier (process);
+
+  run->pid = id != NULL ? g_ascii_strtoll (id, NULL, 10) : -1;
+}
+
+/* Keeps @process's end in @run, whose output is already read. */
+static void
+run_keep_end (GSubprocess *process,
+              gint64       start,
+              JmemTestRun *run)
+{
+  run->seconds = (g_get_monotonic_time () - start) / 1e6;
+  run->status = g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process) : -1;
+  run->signal = g_subprocess_get_if_signaled (process) ? g_subprocess_get_term_sig (process) : 0;
+  if (run->out == NULL)
+    run->out = g_strdup ("");
+  if (run->err == NULL)
+    run->err = g_strdup ("");
 }
 
 void
@@ -16,16 +44,183 @@ jmem_test_run_finish (GSubprocess *process,
 {
   g_autoptr(GError) error = NULL;
 
+  run_keep_pid (process, run);
   g_subprocess_communicate_utf8 (process, NULL, NULL, &run->out, &run->err, &error);
   g_assert_no_error (error);
-  run->seconds = (g_get_monotonic_time () - start) / 1e6;
-  run->status = g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process) : -1;
-  if (run->out == NULL)
-    run->out = g_strdup ("");
-  if (run->err == NULL)
-    run->err = g_strdup ("");
+  run_keep_end (process, start, run);
   g_test_message ("exit %d after %.1f s\nstdout: %.1500s\nstderr: %.1500s", run->status,
                   run->seconds, run->out, run->err);
+}
+
+/* The bytes as a string (an empty output has no data at all). */
+static char *
+bytes_text (GBytes *bytes)
+{
+  gsize len = 0;
+  const char *data = bytes != NULL ? g_bytes_get_data (bytes, &len) : NULL;
+
+  return len > 0 ? g_strndup (data, len) : g_strdup ("");
+}
+
+void
+jmem_test_run_spawn (JmemTestRun         *run,
+                     GSubprocessLauncher *launcher,
+                     const char *const   *argv)
+{
+  g_autoptr(GSubprocessLauncher) piped = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(GBytes) err = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 start = g_get_monotonic_time ();
+
+  if (launcher == NULL)
+    launcher = piped = jmem_test_launcher (NULL);
+  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  g_assert_no_error (error);
+  run_keep_pid (process, run);
+  g_subprocess_communicate (process, NULL, NULL, &out, &err, &error);
+  g_assert_no_error (error);
+  run->out = bytes_text (out);
+  run->err = bytes_text (err);
+  run_keep_end (process, start, run);
+  {
+    /* one line, escaped: what a program prints must not read as TAP */
+    g_autofree char *said = g_strndup (run->err, 1000);
+    g_autofree char *escaped = g_strescape (said, NULL);
+
+    g_test_message ("%s: exit %d after %.1f s; stderr: %s", argv[0], run->status, run->seconds,
+                    escaped);
+  }
+}
+
+GSubprocessLauncher *
+jmem_test_launcher (const char *const *env)
+{
+  GSubprocessLauncher *launcher =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+
+  for (guint i = 0; env != NULL && env[i] != NULL; i++)
+    {
+      g_auto(GStrv) kv = g_strsplit (env[i], "=", 2);
+
+      g_subprocess_launcher_setenv (launcher, kv[0], kv[1] != NULL ? kv[1] : "", TRUE);
+    }
+  return launcher;
+}
+
+void
+jmem_test_run_jmem_full (JmemTestRun         *run,
+                         GSubprocessLauncher *launcher,
+                         const char *const   *prefix,
+                         const char *const   *args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  const char *jmem_exe = g_getenv ("JMEM_EXE");
+
+  g_assert_nonnull (jmem_exe);
+  for (guint i = 0; prefix != NULL && prefix[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) prefix[i]);
+  g_ptr_array_add (argv, (char *) jmem_exe);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+  jmem_test_run_spawn (run, launcher, (const char *const *) argv->pdata);
+}
+
+void
+jmem_test_run_jmem (JmemTestRun       *run,
+                    const char *const *args)
+{
+  jmem_test_run_jmem_full (run, NULL, NULL, args);
+}
+
+void
+jmem_test_run_jmem_within (JmemTestRun       *run,
+                           guint              seconds,
+                           const char *const *env,
+                           const char *const *args)
+{
+  g_autoptr(GSubprocessLauncher) launcher = jmem_test_launcher (env);
+  g_autofree char *limit = g_strdup_printf ("%u", seconds);
+  const char *timeout[] = { "timeout", limit, NULL };
+
+  jmem_test_run_jmem_full (run, launcher, timeout, args);
+  g_assert_cmpint (run->status, !=, 124);
+}
+
+void
+jmem_test_run_parse_json (JmemTestRun *run)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_clear_pointer (&run->json, json_node_unref);
+  run->json = json_from_string (run->out, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (run->json);
+}
+
+int
+jmem_test_validate (const char  *json_text,
+                    const char  *schema_name,
+                    char       **report)
+{
+  g_autofree char *validator = g_build_filename (JMEM_TEST_SOURCE_DIR, "tests", "validate-json.py", NULL);
+  g_autofree char *schema = g_build_filename (JMEM_TEST_SOURCE_DIR, "docs", schema_name, NULL);
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GBytes) input = g_bytes_new (json_text, strlen (json_text));
+  g_autoptr(GBytes) said = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                              G_SUBPROCESS_FLAGS_STDERR_MERGE,
+                              &error, "python3", validator, schema, "-", NULL);
+  g_assert_no_error (error);
+  g_subprocess_communicate (process, input, NULL, &said, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (process));
+  text = bytes_text (said);
+  if (text[0] != '\0')
+    {
+      g_autofree char *escaped = g_strescape (text, NULL);
+
+      g_test_message ("validate-json %s: %s", schema_name, escaped);
+    }
+  if (report != NULL)
+    *report = g_steal_pointer (&text);
+  return g_subprocess_get_exit_status (process);
+}
+
+void
+jmem_test_assert_valid (const char *json_text,
+                        const char *schema_name)
+{
+  g_autofree char *report = NULL;
+  int status = jmem_test_validate (json_text, schema_name, &report);
+
+  if (status != 0)
+    g_printerr ("not valid against %s: %s", schema_name, report);
+  g_assert_cmpint (status, ==, 0);
+}
+
+char *
+jmem_test_fixture (const char *first,
+                   ...)
+{
+  const char *dir = g_getenv ("JMEM_FIXTURES");
+  g_autoptr(GPtrArray) parts = g_ptr_array_new ();
+  const char *part;
+  va_list ap;
+
+  g_assert_nonnull (dir);
+  g_ptr_array_add (parts, (char *) dir);
+  va_start (ap, first);
+  for (part = first; part != NULL; part = va_arg (ap, const char *))
+    g_ptr_array_add (parts, (char *) part);
+  va_end (ap);
+  g_ptr_array_add (parts, NULL);
+  return g_build_filenamev ((char **) parts->pdata);
 }
 
 void

@@ -1,16 +1,21 @@
 /* What the tests share: running a program (jmem, or jmem as another
- * account) and keeping what it did. */
+ * account) and keeping what it did, checking a document against its
+ * published schema, and finding the fixtures. */
 #pragma once
 
 #include <gio/gio.h>
+#include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
 
 typedef struct {
   int    status;   /* exit status; -1 when a signal ended it */
+  int    signal;   /* the signal that ended it, else 0 */
+  gint64 pid;      /* its process ID; -1 when it ended before it was read */
   char  *out;      /* "" when stdout was not piped */
   char  *err;
   double seconds;  /* from the start given to jmem_test_run_finish() */
+  JsonNode *json;  /* stdout, once jmem_test_run_parse_json() has read it */
 } JmemTestRun;
 
 void jmem_test_run_clear (JmemTestRun *run);
@@ -35,5 +40,55 @@ GSubprocess *jmem_test_spawn_as (GSubprocessLauncher *launcher,
 void jmem_test_run_finish (GSubprocess *process,
                            gint64       start,
                            JmemTestRun *run);
+
+/* Runs @argv (NULL-terminated; argv[0] looked up in PATH) from @launcher
+ * (NULL: one with this process's environment), which pipes stderr and
+ * stdout (else out is ""), and keeps its end in @run. The output is kept as the bytes it
+ * is, whatever they are, up to a first NUL. */
+void jmem_test_run_spawn (JmemTestRun         *run,
+                          GSubprocessLauncher *launcher,
+                          const char *const   *argv);
+
+/* A launcher for jmem_test_run_spawn(): stdout and stderr piped, @env
+ * (NAME=VALUE, NULL-terminated, nullable) set over this process's. */
+GSubprocessLauncher *jmem_test_launcher (const char *const *env);
+
+/* `$JMEM_EXE ARGS` (@args NULL-terminated), as jmem_test_run_spawn(). */
+void jmem_test_run_jmem (JmemTestRun       *run,
+                         const char *const *args);
+
+/* @prefix (NULL-terminated; nullable: none), then `$JMEM_EXE ARGS`, from
+ * @launcher (nullable), as jmem_test_run_spawn(). */
+void jmem_test_run_jmem_full (JmemTestRun         *run,
+                              GSubprocessLauncher *launcher,
+                              const char *const   *prefix,
+                              const char *const   *args);
+
+/* `timeout @seconds $JMEM_EXE ARGS` with @env (nullable) set over ours;
+ * asserts `timeout` did not have to end it (status 124): a command that
+ * hangs fails its test, not the whole run. */
+void jmem_test_run_jmem_within (JmemTestRun       *run,
+                                guint              seconds,
+                                const char *const *env,
+                                const char *const *args);
+
+/* Parses @run's stdout into run->json, asserting it is JSON. */
+void jmem_test_run_parse_json (JmemTestRun *run);
+
+/* Runs tests/validate-json.py on @json_text against docs/@schema_name;
+ * returns its exit status (0: valid, 1: not, 2: unreadable) and, in
+ * @report (nullable), what it said. */
+int  jmem_test_validate (const char  *json_text,
+                         const char  *schema_name,
+                         char       **report);
+
+/* Asserts @json_text follows docs/@schema_name; prints why when not. */
+void jmem_test_assert_valid (const char *json_text,
+                             const char *schema_name);
+
+/* $JMEM_FIXTURES/@first/...: the path of a fixture (NULL-terminated
+ * components, as g_build_filename()). */
+char *jmem_test_fixture (const char *first,
+                         ...) G_GNUC_NULL_TERMINATED G_GNUC_MALLOC;
 
 G_END_DECLS

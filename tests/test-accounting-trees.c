@@ -6,10 +6,10 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "jmem-test.h"
+
 #include "jmem-collect.h"
 #include "jmem-snapshot.h"
-
-static const char *fixtures;
 
 static JmemSnapshot *
 collect (const char *root)
@@ -26,7 +26,7 @@ collect (const char *root)
 static char *
 tree (const char *name)
 {
-  return g_build_filename (fixtures, "trees", name, NULL);
+  return jmem_test_fixture ("trees", name, NULL);
 }
 
 static JmemProcess *
@@ -76,7 +76,7 @@ assert_adds_up (const JmemSnapshot *s)
 static void
 test_every_tree_adds_up (void)
 {
-  g_autofree char *dir = g_build_filename (fixtures, "trees", NULL);
+  g_autofree char *dir = jmem_test_fixture ("trees", NULL);
   g_autoptr(GDir) trees = g_dir_open (dir, 0, NULL);
   const char *name;
   guint n = 0;
@@ -314,8 +314,6 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  fixtures = g_getenv ("JMEM_FIXTURES");
-  g_assert_nonnull (fixtures);
 
   g_test_add_func ("/accounting-trees/every-tree-adds-up", test_every_tree_adds_up);
   g_test_add_func ("/accounting-trees/footprint/pss-smaps", test_footprint_pss_from_smaps);

@@ -2,6 +2,8 @@
  * /proc/swaps, on real, rendered and hostile files. */
 #include <string.h>
 
+#include "jmem-test.h"
+
 #include "jmem-buddyinfo.h"
 #include "jmem-error.h"
 #include "jmem-swaps.h"
@@ -9,7 +11,7 @@
 static char *
 fixture (const char *name, gsize *len)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("JMEM_FIXTURES"), "vm", name, NULL);
+  g_autofree char *path = jmem_test_fixture ("vm", name, NULL);
   g_autoptr(GError) error = NULL;
   char *data = NULL;
 

@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jmem-test.h"
+
 #include "jmem-capture.h"
 #include "jmem-glib-compat.h"
 #include "jmem-nvmap.h"
@@ -26,44 +28,13 @@
 #define RENAME_EXCHANGE (1 << 1)
 #endif
 
-static const char *jmem_exe;
-static const char *fixtures;
-
-typedef struct {
-  int   status;  /* exit status; 124 when `timeout` killed it */
-  char *out;
-  char *err;
-} Run;
-
-static void
-run_clear (Run *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-static void
-run_argv (const char * const *argv, Run *r)
-{
-  g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GError) error = NULL;
-
-  proc = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                            &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
-  g_assert_no_error (error);
-  r->status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
-}
-
 static void
 remove_tree (const char *path)
 {
   const char *argv[] = { "rm", "-rf", path, NULL };
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
 
-  run_argv (argv, &r);
+  jmem_test_run_spawn (&r, NULL, argv);
   g_assert_cmpint (r.status, ==, 0);
 }
 
@@ -71,27 +42,25 @@ remove_tree (const char *path)
 static char *
 copy_tree (const char *base)
 {
-  g_autofree char *src = g_build_filename (fixtures, "trees", "orin-agx-nvgpu", NULL);
+  g_autofree char *src = jmem_test_fixture ("trees", "orin-agx-nvgpu", NULL);
   char *dst = g_build_filename (base, "tree", NULL);
   const char *argv[] = { "cp", "-a", src, dst, NULL };
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
 
-  run_argv (argv, &r);
+  jmem_test_run_spawn (&r, NULL, argv);
   g_assert_cmpint (r.status, ==, 0);
   return dst;
 }
 
 /* `jmem snapshot --json --all --sysroot TREE`, killed after 20 s. */
 static JsonNode *
-snapshot_of (const char *tree, Run *r)
+snapshot_of (const char *tree, JmemTestRun *r)
 {
-  const char *argv[] = { "timeout", "20", jmem_exe, "snapshot", "--json", "--all",
-                         "--no-ask-password", "--sysroot", tree, NULL };
+  const char *args[] = { "snapshot", "--json", "--all", "--no-ask-password", "--sysroot", tree, NULL };
   g_autoptr(GError) error = NULL;
   JsonNode *node;
 
-  run_argv (argv, r);
-  g_assert_cmpint (r->status, !=, 124);  /* it hung */
+  jmem_test_run_jmem_within (r, 20, NULL, args);
   g_assert_cmpint (r->status, ==, 0);
   node = json_from_string (r->out, &error);
   g_assert_no_error (error);
@@ -139,7 +108,7 @@ test_sysroot_symlink_file (void)
   g_autofree char *secret = g_build_filename (base, "secret", NULL);
   g_autofree char *cmdline = g_build_filename (tree, "proc", "1731", "cmdline", NULL);
   g_autoptr(JsonNode) snap = NULL;
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   JsonObject *p;
 
   g_assert_true (g_file_set_contents (secret, "LOCAL-SECRET-4f1e", -1, NULL));
@@ -163,7 +132,7 @@ test_sysroot_fifo (void)
   g_autofree char *tree = copy_tree (base);
   g_autofree char *meminfo = g_build_filename (tree, "proc", "meminfo", NULL);
   g_autoptr(JsonNode) snap = NULL;
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
 
   g_assert_cmpint (g_unlink (meminfo), ==, 0);
   g_assert_cmpint (mkfifo (meminfo, 0600), ==, 0);
@@ -186,8 +155,8 @@ test_sysroot_symlink_dir (void)
   g_autofree char *outside = g_build_filename (base, "1731", NULL);
   g_autoptr(JsonNode) snap = NULL;
   g_autoptr(JsonNode) before = NULL;
-  g_auto(Run) r0 = { 0 };
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r0 = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
 
   /* The process is there while its directory is a real one. */
   before = snapshot_of (tree, &r0);
@@ -210,13 +179,12 @@ test_sysroot_symlink_proc (void)
   g_autofree char *tree = copy_tree (base);
   g_autofree char *proc = g_build_filename (tree, "proc", NULL);
   g_autofree char *outside = g_build_filename (base, "proc", NULL);
-  const char *argv[] = { "timeout", "20", jmem_exe, "snapshot", "--json", "--no-ask-password",
-                         "--sysroot", tree, NULL };
-  g_auto(Run) r = { 0 };
+  const char *args[] = { "snapshot", "--json", "--no-ask-password", "--sysroot", tree, NULL };
+  g_auto(JmemTestRun) r = { 0 };
 
   g_assert_cmpint (g_rename (proc, outside), ==, 0);
   g_assert_cmpint (symlink (outside, proc), ==, 0);
-  run_argv (argv, &r);
+  jmem_test_run_jmem_within (&r, 20, NULL, args);
   g_assert_cmpint (r.status, ==, 69);
   g_assert_nonnull (strstr (r.err, "proc is a symbolic link"));
 
@@ -226,12 +194,11 @@ test_sysroot_symlink_proc (void)
 /* ---- capture: the directory ------------------------------------------- */
 
 static void
-capture (const char *dir, Run *r)
+capture (const char *dir, JmemTestRun *r)
 {
-  const char *argv[] = { "timeout", "120", jmem_exe, "capture", "--no-ask-password", dir, NULL };
+  const char *args[] = { "capture", "--no-ask-password", dir, NULL };
 
-  run_argv (argv, r);
-  g_assert_cmpint (r->status, !=, 124);
+  jmem_test_run_jmem_within (r, 120, NULL, args);
 }
 
 static gboolean
@@ -294,7 +261,7 @@ test_capture_modes (void)
 {
   g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
   g_autofree char *dir = g_build_filename (base, "cap", NULL);
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   struct stat st;
   guint n_files = 0;
   guint64 n_bytes = 0;
@@ -316,7 +283,7 @@ test_capture_modes (void)
 static void
 assert_refused (const char *dir, const char *why)
 {
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
 
   capture (dir, &r);
   g_assert_cmpint (r.status, ==, 73);
@@ -407,7 +374,7 @@ test_capture_own_empty (void)
 {
   g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
   g_autofree char *dir = g_build_filename (base, "cap", NULL);
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   struct stat st;
 
   g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
@@ -427,7 +394,7 @@ test_capture_quoted (void)
   g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
   g_autofree char *dir = g_build_filename (base, "my cap", NULL);
   g_autofree char *word = g_strdup_printf ("'%s'", dir);
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   guint n_files = 0;
   guint64 n_bytes = 0;
 
@@ -484,7 +451,7 @@ test_capture_swap_attack (void)
       g_autofree char *dir = g_strdup_printf ("%s/cap%u", base, n_runs);
       Swapper sw = { dir, outside, 0, 0 };
       GThread *thread = g_thread_new ("swapper", swap_loop, &sw);
-      g_auto(Run) r = { 0 };
+      g_auto(JmemTestRun) r = { 0 };
 
       capture (dir, &r);
       g_atomic_int_set (&sw.stop, 1);
@@ -552,13 +519,11 @@ write_marker (const char *tree, const char *text)
 }
 
 static void
-run_on (const char *tree, const char *command, Run *r)
+run_on (const char *tree, const char *command, JmemTestRun *r)
 {
-  const char *argv[] = { "timeout", "60", jmem_exe, command, "--no-ask-password", "--sysroot", tree,
-                         NULL };
+  const char *args[] = { command, "--no-ask-password", "--sysroot", tree, NULL };
 
-  run_argv (argv, r);
-  g_assert_cmpint (r->status, !=, 124);
+  jmem_test_run_jmem_within (r, 60, NULL, args);
 }
 
 /* Every reader says what the marker says: the step the capture stopped in
@@ -575,8 +540,8 @@ test_incomplete_readers (void)
   static const char * const quiet[] = { "metrics", "triage", "summary" };
   g_autoptr(JsonNode) before = NULL;
   g_autoptr(JsonNode) snap = NULL;
-  g_auto(Run) r0 = { 0 };
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r0 = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
 
   /* a capture without the marker (as older jmem wrote them) reads as whole */
   before = snapshot_of (tree, &r0);
@@ -587,7 +552,7 @@ test_incomplete_readers (void)
   snap = snapshot_of (tree, &r);
   g_assert_true (has_warning (snap, "capture", expected));
   {
-    g_auto(Run) human = { 0 };
+    g_auto(JmemTestRun) human = { 0 };
 
     run_on (tree, "snapshot", &human);
     g_assert_cmpint (human.status, ==, 0);
@@ -595,7 +560,7 @@ test_incomplete_readers (void)
     g_assert_nonnull (strstr (human.out, "make a new capture"));
   }
   {
-    g_auto(Run) alloc = { 0 };
+    g_auto(JmemTestRun) alloc = { 0 };
 
     run_on (tree, "allocations", &alloc);
     g_assert_cmpint (alloc.status, ==, 69);
@@ -603,7 +568,7 @@ test_incomplete_readers (void)
   }
   for (gsize i = 0; i < G_N_ELEMENTS (quiet); i++)
     {
-      g_auto(Run) q = { 0 };
+      g_auto(JmemTestRun) q = { 0 };
 
       run_on (tree, quiet[i], &q);
       g_assert_cmpint (q.status, ==, 0);
@@ -615,7 +580,7 @@ test_incomplete_readers (void)
   write_marker (tree, "plan host processes accounts programs nvmap thermal system\n"
                       "step thermal     \n");
   {
-    g_auto(Run) alloc = { 0 };
+    g_auto(JmemTestRun) alloc = { 0 };
 
     run_on (tree, "allocations", &alloc);
     g_assert_cmpint (alloc.status, ==, 0);
@@ -625,7 +590,7 @@ test_incomplete_readers (void)
   write_marker (tree, "step \033[2J../../etc\n");
   {
     g_autoptr(JsonNode) odd = NULL;
-    g_auto(Run) r2 = { 0 };
+    g_auto(JmemTestRun) r2 = { 0 };
 
     odd = snapshot_of (tree, &r2);
     g_assert_true (has_warning (odd, "capture", "at a step it does not name, so any part of "
@@ -641,7 +606,7 @@ test_incomplete_readers (void)
 static void
 check_blanked (const char *fixture, const char *pointer)
 {
-  g_autofree char *path = g_build_filename (fixtures, "nvmap", fixture, NULL);
+  g_autofree char *path = jmem_test_fixture ("nvmap", fixture, NULL);
   g_autofree char *data = NULL;
   g_autofree char *copy = NULL;
   g_autoptr(JmemNvmapAllocations) before = NULL;
@@ -691,10 +656,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  jmem_exe = g_getenv ("JMEM_EXE");
-  fixtures = g_getenv ("JMEM_FIXTURES");
-  g_assert_nonnull (jmem_exe);
-  g_assert_nonnull (fixtures);
+  g_assert_nonnull (g_getenv ("JMEM_EXE"));
 
   g_test_add_func ("/sysroot/symlink-file", test_sysroot_symlink_file);
   g_test_add_func ("/sysroot/fifo", test_sysroot_fifo);

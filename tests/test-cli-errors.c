@@ -24,15 +24,7 @@ run_jmem (JmemTestRun *r, const char *bus, gboolean to_full, const char *const *
   g_autoptr(GSubprocessLauncher) launcher =
     g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE |
                                (to_full ? 0 : G_SUBPROCESS_FLAGS_STDOUT_PIPE));
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GError) error = NULL;
-  gint64 start = g_get_monotonic_time ();
 
-  g_ptr_array_add (argv, (char *) jmem_exe);
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (char *) args[i]);
-  g_ptr_array_add (argv, NULL);
   if (bus != NULL)
     g_subprocess_launcher_setenv (launcher, "DBUS_SYSTEM_BUS_ADDRESS", bus, TRUE);
   if (to_full)
@@ -43,9 +35,7 @@ run_jmem (JmemTestRun *r, const char *bus, gboolean to_full, const char *const *
       g_subprocess_launcher_take_stdout_fd (launcher, fd);
     }
   g_test_message ("jmem %s", args[0]);
-  process = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &error);
-  g_assert_no_error (error);
-  jmem_test_run_finish (process, start, r);
+  jmem_test_run_jmem_full (r, launcher, NULL, args);
 }
 
 typedef struct {
@@ -223,7 +213,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   jmem_exe = g_getenv ("JMEM_EXE");
   g_assert_nonnull (jmem_exe);
-  orin = g_build_filename (g_getenv ("JMEM_FIXTURES"), "trees", "orin-agx-nvgpu", NULL);
+  orin = jmem_test_fixture ("trees", "orin-agx-nvgpu", NULL);
 
   g_test_add_func ("/cli-errors/bad-input", test_bad_input);
   g_test_add_func ("/cli-errors/full-stdout", test_full_stdout);

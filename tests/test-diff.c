@@ -5,7 +5,8 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
+
+#include "jmem-test.h"
 
 #include "jmem-container.h"
 #include "jmem-diff.h"
@@ -13,43 +14,17 @@
 #include "jmem-file.h"
 #include "jmem-meminfo.h"
 
-static const char *jmem_exe;
-static const char *fixtures;
 static char *tmpdir;
 static char *before_path;
 static char *after_path;
 
-typedef struct {
-  int   status;
-  char *out;
-  char *err;
-} Run;
-
+/* `jmem A1 A2 A3 A4` (a NULL ends them early). */
 static void
-run_argv (Run *r, const char *const *argv)
+run_jmem (JmemTestRun *r, const char *a1, const char *a2, const char *a3, const char *a4)
 {
-  g_autoptr(GError) error = NULL;
-  int wait_status = 0;
+  const char *args[] = { a1, a2, a3, a4, NULL };
 
-  g_spawn_sync (NULL, (char **) argv, NULL, 0, NULL, NULL,
-                &r->out, &r->err, &wait_status, &error);
-  g_assert_no_error (error);
-  r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
-}
-
-static void
-run_jmem (Run *r, const char *a1, const char *a2, const char *a3, const char *a4)
-{
-  const char *argv[] = { jmem_exe, a1, a2, a3, a4, NULL };
-
-  run_argv (r, argv);
-}
-
-static void
-run_clear (Run *r)
-{
-  g_clear_pointer (&r->out, g_free);
-  g_clear_pointer (&r->err, g_free);
+  jmem_test_run_jmem (r, args);
 }
 
 /* `jmem snapshot --json CUT --sysroot TREE` into PATH; TREE under the
@@ -58,18 +33,15 @@ static char *
 snapshot_file (const char *tree, const char *name, const char *cut)
 {
   g_autofree char *root = g_path_is_absolute (tree) ? g_strdup (tree)
-                                                    : g_build_filename (fixtures, tree, NULL);
+                                                    : jmem_test_fixture (tree, NULL);
   char *path = g_build_filename (tmpdir, name, NULL);
-  const char *argv[] = { jmem_exe, "snapshot", "--json", cut, "--sysroot", root, NULL };
+  const char *args[] = { "snapshot", "--json", cut, "--sysroot", root, NULL };
   g_autoptr(GError) error = NULL;
-  g_autofree char *out = NULL;
-  int wait_status = 0;
+  g_auto(JmemTestRun) r = { 0 };
 
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
-                &out, NULL, &wait_status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
-  g_assert_true (g_file_set_contents (path, out, -1, &error));
+  jmem_test_run_jmem (&r, args);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_file_set_contents (path, r.out, -1, &error));
   g_assert_no_error (error);
   return path;
 }
@@ -90,7 +62,7 @@ diff_of (const char *a, const char *b)
 static JmemMeminfo *
 tree_meminfo (const char *tree)
 {
-  g_autofree char *path = g_build_filename (fixtures, tree, "proc", "meminfo", NULL);
+  g_autofree char *path = jmem_test_fixture (tree, "proc", "meminfo", NULL);
   g_autoptr(GError) error = NULL;
   g_autofree char *data = NULL;
   gsize len = 0;
@@ -218,20 +190,12 @@ test_same_and_cut (void)
 static void
 test_command (void)
 {
-  g_autofree char *json_path = g_build_filename (tmpdir, "diff.json", NULL);
-  const char *argv[] = { "python3", JMEM_VALIDATOR, JMEM_DIFF_SCHEMA, json_path, NULL };
-  g_autoptr(GError) error = NULL;
-  Run r = { 0 };
-  int wait_status = 0;
+  JmemTestRun r = { 0 };
 
   run_jmem (&r, "diff", before_path, after_path, "--json");
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_true (g_file_set_contents (json_path, r.out, -1, &error));
-  run_clear (&r);
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
-                &wait_status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
+  jmem_test_assert_valid (r.out, "diff.schema.json");
+  jmem_test_run_clear (&r);
 
   run_jmem (&r, "diff", before_path, after_path, NULL);
   g_assert_cmpint (r.status, ==, 0);
@@ -245,7 +209,7 @@ test_command (void)
   g_assert_nonnull (strstr (r.out, " processes are unchanged.\n"));
   g_assert_nonnull (strstr (r.out, "gst-launch-1.0"));
   g_assert_nonnull (strstr (r.out, "tracker-miner-f"));
-  run_clear (&r);
+  jmem_test_run_clear (&r);
 }
 
 /* --no-drop on the live system: no helper involved, drop is null, the diff
@@ -253,23 +217,16 @@ test_command (void)
 static void
 test_audit_no_drop (void)
 {
-  const char *args[] = { jmem_exe, "audit", "--no-drop", "--interval", "0", "--json", "--top", "2", NULL };
-  g_autofree char *diff_path = g_build_filename (tmpdir, "audit-diff.json", NULL);
-  g_autofree char *audit_path = g_build_filename (tmpdir, "audit.json", NULL);
-  const char *validate[] = { "python3", JMEM_VALIDATOR, JMEM_DIFF_SCHEMA, diff_path, NULL };
-  const char *validate_audit[] = { "python3", JMEM_VALIDATOR, JMEM_AUDIT_SCHEMA, audit_path, NULL };
+  const char *args[] = { "audit", "--no-drop", "--interval", "0", "--json", "--top", "2", NULL };
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
-  g_autofree char *out = NULL;
+  g_auto(JmemTestRun) r = { 0 };
   g_autofree char *diff_text = NULL;
   JsonObject *root, *procs;
-  int wait_status = 0;
 
-  g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
-                &out, NULL, &wait_status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
-  json_parser_load_from_data (parser, out, -1, &error);
+  jmem_test_run_jmem (&r, args);
+  g_assert_cmpint (r.status, ==, 0);
+  json_parser_load_from_data (parser, r.out, -1, &error);
   g_assert_no_error (error);
   root = json_node_get_object (json_parser_get_root (parser));
   g_assert_cmpstr (json_object_get_string_member (root, "schema"), ==, "jmem-audit");
@@ -283,48 +240,35 @@ test_audit_no_drop (void)
     json_object_get_object_member (json_object_get_object_member (root, "diff"), "processes"), "kernel_threads"));
 
   /* the whole output follows the audit schema, which takes in the others */
-  g_assert_true (g_file_set_contents (audit_path, out, -1, &error));
-  g_spawn_sync (NULL, (char **) validate_audit, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
-                &wait_status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
+  jmem_test_assert_valid (r.out, "audit.schema.json");
 
   diff_text = json_to_string (json_object_get_member (root, "diff"), FALSE);
-  g_assert_true (g_file_set_contents (diff_path, diff_text, -1, &error));
-  g_spawn_sync (NULL, (char **) validate, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
-                &wait_status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
+  jmem_test_assert_valid (diff_text, "diff.schema.json");
 
   /* the human view: waited, not dropped, so nothing is called reclaimed */
   {
-    const char *human[] = { jmem_exe, "audit", "--no-drop", "--interval", "0", "--top", "2", NULL };
-    g_autofree char *text = NULL;
+    const char *human[] = { "audit", "--no-drop", "--interval", "0", "--top", "2", NULL };
+    g_auto(JmemTestRun) text = { 0 };
 
-    g_spawn_sync (NULL, (char **) human, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
-                  &text, NULL, &wait_status, &error);
-    g_assert_no_error (error);
-    g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
-    g_assert_true (g_str_has_prefix (text, "Compared two snapshots without dropping caches.\n"));
-    g_assert_nonnull (strstr (text, "Between the snapshots (no caches dropped):"));
-    g_assert_null (strstr (text, "Reclaimed"));
+    jmem_test_run_jmem (&text, human);
+    g_assert_cmpint (text.status, ==, 0);
+    g_assert_true (g_str_has_prefix (text.out, "Compared two snapshots without dropping caches.\n"));
+    g_assert_nonnull (strstr (text.out, "Between the snapshots (no caches dropped):"));
+    g_assert_null (strstr (text.out, "Reclaimed"));
   }
 
   /* --kernel-threads: this system's kernel threads are compared, and one
    * that renamed itself meanwhile is not both an exit and an appearance
    * (no PID is reused within a second) */
   {
-    const char *with[] = { jmem_exe, "audit", "--no-drop", "--interval", "0", "--json",
-                           "--kernel-threads", NULL };
+    const char *with[] = { "audit", "--no-drop", "--interval", "0", "--json", "--kernel-threads", NULL };
     g_autoptr(JsonParser) p2 = json_parser_new ();
-    g_autofree char *out2 = NULL;
+    g_auto(JmemTestRun) r2 = { 0 };
     JsonObject *procs2;
 
-    g_spawn_sync (NULL, (char **) with, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
-                  &out2, NULL, &wait_status, &error);
-    g_assert_no_error (error);
-    g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
-    json_parser_load_from_data (p2, out2, -1, &error);
+    jmem_test_run_jmem (&r2, with);
+    g_assert_cmpint (r2.status, ==, 0);
+    json_parser_load_from_data (p2, r2.out, -1, &error);
     g_assert_no_error (error);
     procs2 = json_object_get_object_member (json_object_get_object_member (
                json_node_get_object (json_parser_get_root (p2)), "diff"), "processes");
@@ -392,7 +336,7 @@ test_malformed (void)
   g_autofree char *deep_path = NULL;
   g_autoptr(GError) deep_error = NULL;
   g_autoptr(JsonNode) deep_node = NULL;
-  Run r = { 0 };
+  JmemTestRun r = { 0 };
 
   /* a million nested brackets: refused before the parser recurses into them */
   for (int i = 0; i < 1000000; i++)
@@ -406,7 +350,7 @@ test_malformed (void)
   g_assert_nonnull (strstr (deep_error->message, "nested deeper"));
   run_jmem (&r, "diff", deep_path, after_path, NULL);
   g_assert_cmpint (r.status, ==, 65);
-  run_clear (&r);
+  jmem_test_run_clear (&r);
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -424,18 +368,18 @@ test_malformed (void)
       g_assert_cmpuint (count_of (r.err, path), ==, 1);
       g_assert_null (strstr (r.err, "<data>"));
       g_assert_cmpstr (r.out, ==, "");
-      run_clear (&r);
+      jmem_test_run_clear (&r);
     }
 
   /* the path once, with why */
   run_jmem (&r, "diff", "/nonexistent/before.json", after_path, NULL);
   g_assert_cmpint (r.status, ==, 66);
   g_assert_cmpstr (r.err, ==, "jmem diff: Cannot open /nonexistent/before.json: No such file or directory\n");
-  run_clear (&r);
+  jmem_test_run_clear (&r);
 
   run_jmem (&r, "diff", before_path, NULL, NULL);
   g_assert_cmpint (r.status, ==, 64);
-  run_clear (&r);
+  jmem_test_run_clear (&r);
 }
 
 /* A FIFO (or a pipe) given for a snapshot or a history is refused at once,
@@ -444,24 +388,22 @@ static void
 test_fifo (void)
 {
   g_autofree char *fifo = g_build_filename (tmpdir, "fifo.json", NULL);
-  g_autofree char *timeout = g_find_program_in_path ("timeout");
-  const char *diff[] = { timeout, "60", jmem_exe, "diff", fifo, after_path, NULL };
-  const char *history[] = { timeout, "60", jmem_exe, "diff", "--history", fifo, NULL };
+  const char *diff[] = { "diff", fifo, after_path, NULL };
+  const char *history[] = { "diff", "--history", fifo, NULL };
   const char *const *cases[] = { diff, history };
 
-  g_assert_nonnull (timeout);
   g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *expected = g_strdup_printf ("jmem diff: %s is a FIFO or pipe, not a regular file: "
                                                    "save the output to a file first and give that file\n",
                                                    fifo);
-      Run r = { 0 };
+      JmemTestRun r = { 0 };
 
-      run_argv (&r, cases[i]);
+      jmem_test_run_jmem_within (&r, 60, NULL, cases[i]);
       g_assert_cmpint (r.status, ==, 66);
       g_assert_cmpstr (r.err, ==, expected);
-      run_clear (&r);
+      jmem_test_run_clear (&r);
     }
   g_unlink (fifo);
 }
@@ -518,25 +460,17 @@ n_listed (JsonObject *procs, const char *list)
 static JsonNode *
 diff_command (const char *a, const char *b, gboolean kernel_threads)
 {
-  g_autofree char *json_path = g_build_filename (tmpdir, "synthetic-diff.json", NULL);
-  const char *validate[] = { "python3", JMEM_VALIDATOR, JMEM_DIFF_SCHEMA, json_path, NULL };
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
-  const char *argv[] = { jmem_exe, "diff", "--json", a, b,
-                         kernel_threads ? "--kernel-threads" : NULL, NULL };
-  int wait_status = 0;
-  Run r = { 0 };
+  const char *args[] = { "diff", "--json", a, b, kernel_threads ? "--kernel-threads" : NULL, NULL };
+  JmemTestRun r = { 0 };
 
-  run_argv (&r, argv);
+  jmem_test_run_jmem (&r, args);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_true (g_file_set_contents (json_path, r.out, -1, &error));
-  g_spawn_sync (NULL, (char **) validate, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
-                &wait_status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 0);
+  jmem_test_assert_valid (r.out, "diff.schema.json");
   json_parser_load_from_data (parser, r.out, -1, &error);
   g_assert_no_error (error);
-  run_clear (&r);
+  jmem_test_run_clear (&r);
   return json_node_copy (json_parser_get_root (parser));
 }
 
@@ -560,7 +494,7 @@ test_kernel_thread_renamed (void)
   JsonObject *procs = diff_processes (diff);
   JsonObject *with = diff_processes (all);
   JsonArray *appeared;
-  Run r = { 0 };
+  JmemTestRun r = { 0 };
 
   /* by default: only the application */
   g_assert_false (json_object_get_boolean_member (procs, "kernel_threads"));
@@ -585,7 +519,7 @@ test_kernel_thread_renamed (void)
   g_assert_null (strstr (r.out, "kworker"));
   g_assert_null (strstr (r.out, "Processes that exited"));
   g_assert_null (strstr (r.out, "Processes that appeared"));
-  run_clear (&r);
+  jmem_test_run_clear (&r);
 }
 
 /* One PID, two processes: another start time is an exit and an appearance,
@@ -661,19 +595,19 @@ test_old_format (void)
 
   /* what a person reads: one process, in the singular */
   {
-    Run r = { 0 };
+    JmemTestRun r = { 0 };
 
     run_jmem (&r, "diff", a, m, NULL);
     g_assert_cmpint (r.status, ==, 0);
     g_assert_nonnull (strstr (r.out, "\n1 process is unchanged.\n"));
-    run_clear (&r);
+    jmem_test_run_clear (&r);
   }
 }
 
 static void
 copy_fixture (const char *from, const char *tree, const char *to)
 {
-  g_autofree char *src = g_build_filename (fixtures, from, NULL);
+  g_autofree char *src = jmem_test_fixture (from, NULL);
   g_autofree char *dest = g_build_filename (tmpdir, tree, to, NULL);
   g_autofree char *dir = g_path_get_dirname (dest);
   g_autofree char *data = NULL;
@@ -743,7 +677,7 @@ test_hostile_name (void)
   g_autofree char *b = write_tmp ("h2.json",
     "{\"schema\": \"jmem-snapshot\", \"schema_version\": 1, \"processes\": {\"total\": 1, \"list\": "
     "[{\"pid\": 7, \"name\": \"evil\\n4242 fake\\u001b[2J\", \"rss_kib\": 300}]}}", -1);
-  Run r = { 0 };
+  JmemTestRun r = { 0 };
 
   run_jmem (&r, "diff", a, b, NULL);
   g_assert_cmpint (r.status, ==, 0);
@@ -751,7 +685,7 @@ test_hostile_name (void)
   g_assert_null (strstr (r.out, "\n4242"));
   g_assert_nonnull (strstr (r.out, "evil\\n4242"));
   g_assert_true (g_utf8_validate (r.out, -1, NULL));
-  run_clear (&r);
+  jmem_test_run_clear (&r);
 }
 
 static void
@@ -812,27 +746,23 @@ static void
 test_no_bus_hint (void)
 {
   const char *commands[][5] = {
-    { jmem_exe, "drop-caches", "--no-ask-password", NULL },
-    { jmem_exe, "audit", "--no-ask-password", "--top", "0" },
+    { "drop-caches", "--no-ask-password", NULL },
+    { "audit", "--no-ask-password", "--top", "0", NULL },
   };
   gboolean systemd = g_file_test ("/run/systemd/system", G_FILE_TEST_IS_DIR);
   g_autofree char *evidence = jmem_container_detect (NULL);
   gboolean container = evidence != NULL;
-  g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "DBUS_SYSTEM_BUS_ADDRESS",
-                                          "unix:path=/nonexistent/jmem-test-bus", TRUE);
+  const char *no_bus[] = { "DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/jmem-test-bus", NULL };
 
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     {
-      const char *argv[6] = { commands[i][0], commands[i][1], commands[i][2], commands[i][3],
-                              commands[i][4], NULL };
-      g_autoptr(GError) error = NULL;
-      g_autofree char *err = NULL;
-      int wait_status = 0;
+      g_autoptr(GSubprocessLauncher) launcher = jmem_test_launcher (no_bus);
+      g_auto(JmemTestRun) r = { 0 };
+      const char *err;
 
-      g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
-                    NULL, &err, &wait_status, &error);
-      g_assert_no_error (error);
-      g_assert_true (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 69);
+      jmem_test_run_jmem_full (&r, launcher, NULL, commands[i]);
+      err = r.err;
+      g_assert_cmpint (r.status, ==, 69);
       g_assert_nonnull (strstr (err, "cannot reach the system bus"));
       if (systemd)
         g_assert_nonnull (strstr (err, "sudo systemctl start dbus"));
@@ -860,10 +790,7 @@ main (int argc, char **argv)
   int rc;
 
   g_test_init (&argc, &argv, NULL);
-  jmem_exe = g_getenv ("JMEM_EXE");
-  fixtures = g_getenv ("JMEM_FIXTURES");
-  g_assert_nonnull (jmem_exe);
-  g_assert_nonnull (fixtures);
+  g_assert_nonnull (g_getenv ("JMEM_EXE"));
   tmpdir = g_dir_make_tmp ("jmem-test-diff-XXXXXX", &error);
   g_assert_no_error (error);
   before_path = snapshot_file ("trees/orin-agx-nvgpu", "before.json", "--all");

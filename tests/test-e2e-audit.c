@@ -94,31 +94,6 @@ clear_recording (void)
   close (fd);
 }
 
-/* @text follows docs/@schema, as tests/validate-json.py checks it. */
-static void
-assert_valid (const char *schema, const char *text)
-{
-  g_autofree char *schema_path = g_build_filename (source_dir, "docs", schema, NULL);
-  g_autofree char *validator = g_build_filename (source_dir, "tests", "validate-json.py", NULL);
-  g_autofree char *dir = g_dir_make_tmp ("jmem-e2e-json-XXXXXX", NULL);
-  g_autofree char *doc = g_build_filename (dir, "document.json", NULL);
-  const char *argv[] = { "python3", validator, schema_path, doc, NULL };
-  g_autoptr(GError) error = NULL;
-  g_autofree char *err = NULL;
-  int wait_status = 0;
-
-  g_assert_nonnull (dir);
-  g_assert_true (g_file_set_contents (doc, text, -1, &error));
-  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL,
-                NULL, NULL, NULL, &err, &wait_status, &error);
-  g_assert_no_error (error);
-  if (!g_spawn_check_wait_status (wait_status, NULL))
-    g_printerr ("%s", err);
-  g_assert_true (g_spawn_check_wait_status (wait_status, NULL));
-  g_unlink (doc);
-  g_rmdir (dir);
-}
-
 static JsonNode *
 parse_json (const char *text)
 {
@@ -182,7 +157,7 @@ test_agent_drop (void)
   written = read_text (JMEM_DROP_CACHES_PATH);
   g_assert_cmpstr (written, ==, "2\n");
 
-  assert_valid ("drop-caches.schema.json", r.out);
+  jmem_test_assert_valid (r.out, "drop-caches.schema.json");
   root = parse_json (r.out);
   o = json_node_get_object (root);
   g_assert_cmpstr (json_object_get_string_member (o, "schema"), ==, "jmem-drop-caches");
@@ -341,7 +316,7 @@ test_audit_numbers (void)
   written = run_with_drop (g_getenv ("JMEM_SANDBOX_AGENT"), jmem, args, after_text, &r);
   g_assert_cmpstr (written, ==, "2\n");
   g_assert_cmpint (r.exit_code, ==, 0);
-  assert_valid ("audit.schema.json", r.out);
+  jmem_test_assert_valid (r.out, "audit.schema.json");
   root = parse_json (r.out);
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (json_node_get_object (root), "drop"),
                                                "level"), ==, 2);
@@ -419,7 +394,7 @@ test_headroom_agent_drop (void)
   g_assert_cmpstr (written, ==, "3\n");
   /* the verdict of the second reading: it fits now */
   g_assert_cmpint (r.exit_code, ==, 0);
-  assert_valid ("headroom.schema.json", r.out);
+  jmem_test_assert_valid (r.out, "headroom.schema.json");
   root = parse_json (r.out);
   doc = json_node_get_object (root);
   drop = json_object_get_object_member (doc, "drop");

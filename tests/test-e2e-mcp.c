@@ -4,13 +4,13 @@
  * say why not and what to do. */
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "jmem-config.h"
 #include "jmem-names.h"
+#include "jmem-test.h"
 
 static const char *build_dir;
 static const char *agent_user;
@@ -29,14 +29,9 @@ mcp_session (const char *user, const char *const calls[][2], gsize n_calls)
   g_autofree char *out = NULL;
   g_autofree char *err = NULL;
   g_auto(GStrv) lines = NULL;
-  struct passwd *pw = getpwnam (user);
-  g_autofree char *uid = NULL;
-  g_autofree char *gid = NULL;
+  const char *mcp[] = { "mcp", NULL };
   GPtrArray *answers = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
 
-  g_assert_nonnull (pw);
-  uid = g_strdup_printf ("--reuid=%u", (unsigned) pw->pw_uid);
-  gid = g_strdup_printf ("--regid=%u", (unsigned) pw->pw_gid);
   g_string_append (input, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
                           "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
                           "\"clientInfo\":{\"name\":\"e2e\",\"version\":\"1\"}}}\n"
@@ -49,12 +44,7 @@ mcp_session (const char *user, const char *const calls[][2], gsize n_calls)
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
                                         G_SUBPROCESS_FLAGS_STDOUT_PIPE |
                                         G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_setenv (launcher, "HOME", "/nonexistent", TRUE);
-  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
-  g_subprocess_launcher_set_cwd (launcher, "/");
-  process = g_subprocess_launcher_spawn (launcher, &error, "setpriv", uid, gid, "--init-groups",
-                                         jmem, "mcp", NULL);
-  g_assert_no_error (error);
+  process = jmem_test_spawn_as (launcher, user, jmem, mcp);
   g_subprocess_communicate_utf8 (process, input->str, NULL, &out, &err, &error);
   g_assert_no_error (error);
   g_test_message ("jmem mcp as %s\nstdout: %.3000s\nstderr: %.2000s", user, out, err);

@@ -6,6 +6,8 @@
 
 #include <glib.h>
 
+#include "jmem-test.h"
+
 #include "jmem-accounting.h"
 #include "jmem-buddyinfo.h"
 #include "jmem-headroom.h"
@@ -309,7 +311,7 @@ test_actions_name_commands (void)
 static JmemBuddyinfo *
 buddyinfo_fixture (const char *name)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("JMEM_FIXTURES"), "vm", name, NULL);
+  g_autofree char *path = jmem_test_fixture ("vm", name, NULL);
   g_autofree char *data = NULL;
   g_autoptr(GError) error = NULL;
   JmemBuddyinfo *b;

@@ -11,6 +11,8 @@
 #include <gio/gio.h>
 #include <gio/gunixfdlist.h>
 
+#include "jmem-test.h"
+
 #include "jmem-error.h"
 #include "jmem-file.h"
 #include "jmem-helper-client.h"
@@ -96,7 +98,7 @@ on_method (GDBusConnection       *connection,
 
   if (g_str_equal (method, "GetNvMapMapsSnapshot"))
     {
-      g_autofree char *fixture = g_build_filename (g_getenv ("JMEM_FIXTURES"), "nvmap",
+      g_autofree char *fixture = jmem_test_fixture ("nvmap",
                                                 "maps.rendered-r36-format.txt", NULL);
       g_autofree char *maps = NULL;
       gsize len = 0;
@@ -172,7 +174,7 @@ serve (gpointer user_data)
 static StandIn *
 stand_in_start (HelperKind kind)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("JMEM_FIXTURES"), "nvmap",
+  g_autofree char *path = jmem_test_fixture ("nvmap",
                                             "allocations.rendered-r38-hugetlbfs.txt", NULL);
   StandIn *s = g_new0 (StandIn, 1);
 

@@ -9,6 +9,8 @@
 
 #include <gio/gio.h>
 
+#include "jmem-test.h"
+
 #include "jmem-error.h"
 #include "jmem-file.h"
 #include "jmem-helper-snapshot.h"
@@ -17,7 +19,7 @@
 static char *
 fixture (const char *name, gsize *len)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("JMEM_FIXTURES"), "nvmap", name, NULL);
+  g_autofree char *path = jmem_test_fixture ("nvmap", name, NULL);
   g_autoptr(GError) error = NULL;
   char *data = NULL;
 

@@ -2,6 +2,8 @@
  * for real layouts and for hostile names; and DropCaches' argument checks. */
 #include <gio/gio.h>
 
+#include "jmem-test.h"
+
 #include "jmem-error.h"
 #include "jmem-file.h"
 #include "jmem-helper-methods.h"
@@ -13,7 +15,7 @@ static char *
 fixture (const char *name,
          gsize      *len)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("JMEM_FIXTURES"), "nvmap", name, NULL);
+  g_autofree char *path = jmem_test_fixture ("nvmap", name, NULL);
   g_autoptr(GError) error = NULL;
   char *data = NULL;
 

@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "jmem-test.h"
 #include "jmem-text.h"
 
 #define RLO    "\xe2\x80\xae"             /* U+202E RIGHT-TO-LEFT OVERRIDE */
@@ -15,44 +16,15 @@
 #define COLUMNS_TEXT "100"
 
 static const char *jmem_exe;
-static const char *fixtures;
-
-typedef struct {
-  int   status;
-  char *out;
-  char *err;
-} Run;
-
-static void
-run_clear (Run *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-/* The bytes as a string (an empty output has no data at all). */
-static char *
-bytes_text (GBytes *bytes)
-{
-  gsize len = 0;
-  const char *data = g_bytes_get_data (bytes, &len);
-
-  return len > 0 ? g_strndup (data, len) : g_strdup ("");
-}
 
 /* Runs jmem with the arguments (NULL-terminated) and COLUMNS=@columns; the
  * output is kept as bytes, whatever they are. */
 static void
-run_jmem (Run *r, const char *columns, ...)
+run_jmem (JmemTestRun *r, const char *columns, ...)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_autoptr(GSubprocessLauncher) launcher =
     g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GBytes) out = NULL;
-  g_autoptr(GBytes) err = NULL;
-  g_autoptr(GError) error = NULL;
   const char *arg;
   va_list ap;
 
@@ -64,13 +36,7 @@ run_jmem (Run *r, const char *columns, ...)
   g_ptr_array_add (argv, NULL);
   g_subprocess_launcher_setenv (launcher, "COLUMNS", columns, TRUE);
   g_subprocess_launcher_unsetenv (launcher, "NO_COLOR");
-  proc = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate (proc, NULL, NULL, &out, &err, &error);
-  g_assert_no_error (error);
-  r->status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
-  r->out = bytes_text (out);
-  r->err = bytes_text (err);
+  jmem_test_run_spawn (r, launcher, (const char *const *) argv->pdata);
 }
 
 /* Neither ESC, BEL, U+202E nor a C1 CSI in @text: only their escaped forms. */
@@ -146,7 +112,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Tree, tree_clear)
 static void
 tree_make (Tree *t)
 {
-  g_autofree char *src = g_build_filename (fixtures, "trees", "orin-agx-nvgpu", NULL);
+  g_autofree char *src = jmem_test_fixture ("trees", "orin-agx-nvgpu", NULL);
   g_autoptr(GSubprocess) cp = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GString) huge = g_string_new ("a");
@@ -196,7 +162,7 @@ static void
 test_snapshot_human (void)
 {
   g_auto(Tree) t = { 0 };
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   g_autofree char *row = NULL;
 
   tree_make (&t);
@@ -212,7 +178,7 @@ static void
 test_triage_human (void)
 {
   g_auto(Tree) t = { 0 };
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
 
   tree_make (&t);
   run_jmem (&r, COLUMNS_TEXT, "triage", "--sysroot", t.tree, NULL);
@@ -226,8 +192,8 @@ static void
 test_allocations_client (void)
 {
   g_auto(Tree) t = { 0 };
-  g_auto(Run) r = { 0 };
-  g_auto(Run) j = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
+  g_auto(JmemTestRun) j = { 0 };
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(GError) error = NULL;
   JsonObject *first;
@@ -246,34 +212,6 @@ test_allocations_client (void)
   g_assert_no_error (error);
   first = json_array_get_object_element (json_object_get_array_member (json_node_get_object (root), "clients"), 0);
   g_assert_cmpstr (json_object_get_string_member (first, "client"), ==, "us" ESC_SEQ "er");
-}
-
-static void
-assert_schema_valid_with (const char *schema, const char *json)
-{
-  const char *validator = g_getenv ("JMEM_VALIDATOR");
-  g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *out = NULL;
-
-  g_assert_nonnull (validator);
-  g_assert_nonnull (schema);
-  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                           G_SUBPROCESS_FLAGS_STDERR_MERGE, &error,
-                           "python3", validator, schema, "-", NULL);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, json, NULL, &out, NULL, &error);
-  g_assert_no_error (error);
-  if (!g_subprocess_get_successful (proc))
-    g_printerr ("%s", out);
-  g_assert_true (g_subprocess_get_successful (proc));
-}
-
-/* The document matches docs/snapshot.schema.json. */
-static void
-assert_schema_valid (const char *json)
-{
-  assert_schema_valid_with (g_getenv ("JMEM_SCHEMA"), json);
 }
 
 static JsonObject *
@@ -297,8 +235,8 @@ static void
 test_cmdline_cap (void)
 {
   g_auto(Tree) t = { 0 };
-  g_auto(Run) r = { 0 };
-  g_auto(Run) human = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
+  g_auto(JmemTestRun) human = { 0 };
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *row = NULL;
@@ -309,7 +247,7 @@ test_cmdline_cap (void)
   run_jmem (&r, COLUMNS_TEXT, "snapshot", "--json", "--all", "--sysroot", t.tree, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_cmpuint (strlen (r.out), <, 64 * 1024);
-  assert_schema_valid (r.out);
+  jmem_test_assert_valid (r.out, "snapshot.schema.json");
   root = json_from_string (r.out, &error);
   g_assert_no_error (error);
 
@@ -340,7 +278,7 @@ static void
 test_snapshot_aligned (void)
 {
   g_auto(Tree) t = { 0 };
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   g_autofree char *wide = NULL;
   g_autofree char *other = NULL;
   const char *name_at;
@@ -365,9 +303,9 @@ static void
 test_diff_aligned (void)
 {
   g_auto(Tree) t = { 0 };
-  g_auto(Run) before = { 0 };
-  g_auto(Run) after = { 0 };
-  g_auto(Run) diff = { 0 };
+  g_auto(JmemTestRun) before = { 0 };
+  g_auto(JmemTestRun) after = { 0 };
+  g_auto(JmemTestRun) diff = { 0 };
   g_autofree char *before_path = NULL;
   g_autofree char *after_path = NULL;
   g_auto(GStrv) lines = NULL;
@@ -421,9 +359,9 @@ static void
 test_diff_caps (void)
 {
   g_auto(Tree) t = { 0 };
-  g_auto(Run) snap = { 0 };
-  g_auto(Run) json = { 0 };
-  g_auto(Run) human = { 0 };
+  g_auto(JmemTestRun) snap = { 0 };
+  g_auto(JmemTestRun) json = { 0 };
+  g_auto(JmemTestRun) human = { 0 };
   g_autoptr(JsonNode) before = NULL;
   g_autoptr(JsonNode) after = NULL;
   g_autoptr(JsonNode) diff = NULL;
@@ -466,7 +404,7 @@ test_diff_caps (void)
   name = json_object_get_string_member (gone, "name");
   g_assert_cmpuint (strlen (name), ==, JMEM_TEXT_MAX_FIELD_BYTES + strlen ("…"));
   g_assert_true (g_str_has_suffix (name, "n…"));
-  assert_schema_valid_with (JMEM_DIFF_SCHEMA, json.out);
+  jmem_test_assert_valid (json.out, "diff.schema.json");
 
   run_jmem (&human, COLUMNS_TEXT, "diff", before_path, after_path, NULL);
   g_assert_cmpint (human.status, ==, 0);
@@ -478,10 +416,10 @@ test_diff_caps (void)
 static void
 test_errors_escaped (void)
 {
-  g_auto(Run) command = { 0 };
-  g_auto(Run) option = { 0 };
-  g_auto(Run) file = { 0 };
-  g_auto(Run) extra = { 0 };
+  g_auto(JmemTestRun) command = { 0 };
+  g_auto(JmemTestRun) option = { 0 };
+  g_auto(JmemTestRun) file = { 0 };
+  g_auto(JmemTestRun) extra = { 0 };
   g_autofree char *missing = g_build_filename (g_get_tmp_dir (), "jmem-no-such-" ESC_SEQ RLO ".json", NULL);
 
   run_jmem (&command, COLUMNS_TEXT, "snap" ESC_SEQ RLO, NULL);
@@ -508,9 +446,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   jmem_exe = g_getenv ("JMEM_EXE");
-  fixtures = g_getenv ("JMEM_FIXTURES");
   g_assert_nonnull (jmem_exe);
-  g_assert_nonnull (fixtures);
 
   g_test_add_func ("/hostile-output/snapshot", test_snapshot_human);
   g_test_add_func ("/hostile-output/triage", test_triage_human);

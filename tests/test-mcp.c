@@ -6,6 +6,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "jmem-test.h"
+
 #include "jmem-container.h"
 
 #define MIB (1024 * 1024)
@@ -62,7 +64,7 @@ server_start_no_bus (void)
 static Server *
 server_start (const char *tree)
 {
-  g_autofree char *root = g_build_filename (g_getenv ("JMEM_FIXTURES"), "trees", tree, NULL);
+  g_autofree char *root = jmem_test_fixture ("trees", tree, NULL);
 
   return server_start_root (root);
 }
@@ -807,7 +809,7 @@ test_per_boot (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *tmp = g_dir_make_tmp ("jmem-mcp-XXXXXX", &error);
   g_autofree char *tree = NULL;
-  g_autofree char *source = g_build_filename (g_getenv ("JMEM_FIXTURES"), "trees", "orin-agx-nvgpu", ".", NULL);
+  g_autofree char *source = jmem_test_fixture ("trees", "orin-agx-nvgpu", ".", NULL);
   const char *r35 = "# R35 (release), REVISION: 3.1, GCID: 32827747, BOARD: t186ref, EABI: aarch64, DATE: Sun Mar 19 15:19:21 UTC 2023\n";
   const char *probe36 = "query-gpu: 0, [N/A], [N/A], [N/A], [N/A], Orin (nvgpu)";
   const char *probe35 = "query-gpu: 0, [N/A], [N/A], [N/A], [N/A], Xavier (nvgpu)";

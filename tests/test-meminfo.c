@@ -1,11 +1,12 @@
 #include "jmem-error.h"
 #include "jmem-file.h"
 #include "jmem-meminfo.h"
+#include "jmem-test.h"
 
 static char *
 load (const char *name, gsize *len)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("JMEM_FIXTURES"), "meminfo", name, NULL);
+  g_autofree char *path = jmem_test_fixture ("meminfo", name, NULL);
   g_autoptr(GError) error = NULL;
   char *data = NULL;
 

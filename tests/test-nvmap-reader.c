@@ -12,6 +12,8 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "jmem-test.h"
+
 #include "jmem-error.h"
 #include "jmem-nvmap.h"
 #include "jmem-nvmap-reader.h"
@@ -98,7 +100,7 @@ dump_in_pieces (const char *data, gsize len, gsize piece)
 static char *
 load (const char *relative, gsize *len)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("JMEM_FIXTURES"), relative, NULL);
+  g_autofree char *path = jmem_test_fixture (relative, NULL);
   g_autoptr(GError) error = NULL;
   char *data = NULL;
 

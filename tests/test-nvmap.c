@@ -4,19 +4,18 @@
 
 #include <glib.h>
 
+#include "jmem-test.h"
+
 #include "jmem-error.h"
 #include "jmem-nvmap.h"
 
 static char *
 load (const char *name, gsize *len)
 {
-  const char *dir = g_getenv ("JMEM_FIXTURES");
-  g_autofree char *path = NULL;
+  g_autofree char *path = jmem_test_fixture ("nvmap", name, NULL);
   g_autoptr(GError) error = NULL;
   char *data = NULL;
 
-  g_assert_nonnull (dir);
-  path = g_build_filename (dir, "nvmap", name, NULL);
   g_file_get_contents (path, &data, len, &error);
   g_assert_no_error (error);
   return data;

@@ -4,10 +4,12 @@
 
 #include <string.h>
 
+#include "jmem-test.h"
+
 static char *
 load (const char *name, gsize *len)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("JMEM_FIXTURES"), "nvidia-smi", name, NULL);
+  g_autofree char *path = jmem_test_fixture ("nvidia-smi", name, NULL);
   g_autoptr(GError) error = NULL;
   char *data = NULL;
 

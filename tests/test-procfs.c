@@ -10,10 +10,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "jmem-test.h"
+
 static char *
 load (const char *name, gsize *len)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("JMEM_FIXTURES"), "procfs", name, NULL);
+  g_autofree char *path = jmem_test_fixture ("procfs", name, NULL);
   g_autoptr(GError) error = NULL;
   char *data = NULL;
 

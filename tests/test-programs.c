@@ -16,28 +16,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "jmem-test.h"
 #include "test-account.h"
 
 /* The prefix of this program's own account (named per run: test-account.h). */
 #define TEST_USER "jmem-test-programs"
-
-static const char *jmem_exe;
-
-typedef struct {
-  int       status;
-  char     *out;
-  char     *err;
-  JsonNode *json;
-} Run;
-
-static void
-run_clear (Run *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-  g_clear_pointer (&r->json, json_node_unref);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
 
 /* The uid jmem runs as in the user tests: TEST_USER when root (created on
  * first use), else ourselves. FALSE (test skipped) when neither works. */
@@ -65,56 +48,41 @@ static const char *var_lib;
  * is not ourselves. Stdout is parsed as JSON when it exits 0 from --json. */
 static void
 run_jmem (const char *cwd, const char * const *envp, uid_t uid, gid_t gid,
-          const char * const *args, Run *r)
+          const char * const *args, JmemTestRun *r)
 {
-  g_autoptr(GSubprocessLauncher) launcher =
-    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = jmem_test_launcher (NULL);
+  g_autoptr(GPtrArray) prefix = g_ptr_array_new_with_free_func (g_free);
   const char *empty[] = { NULL };
 
   if (var_lib != NULL)
     {
       /* A private mount namespace in which @var_lib is /var/lib: files
        * jmem reads at fixed paths, and nothing of the host's changes. */
-      g_ptr_array_add (argv, g_strdup ("unshare"));
-      g_ptr_array_add (argv, g_strdup ("--mount"));
-      g_ptr_array_add (argv, g_strdup ("--propagation=private"));
-      g_ptr_array_add (argv, g_strdup ("/bin/sh"));
-      g_ptr_array_add (argv, g_strdup ("-c"));
-      g_ptr_array_add (argv, g_strdup ("mount --bind \"$0\" /var/lib && exec \"$@\""));
-      g_ptr_array_add (argv, g_strdup (var_lib));
+      const char *in_namespace[] = { "unshare", "--mount", "--propagation=private", "/bin/sh", "-c",
+                                     "mount --bind \"$0\" /var/lib && exec \"$@\"", var_lib, NULL };
+
+      for (guint i = 0; in_namespace[i] != NULL; i++)
+        g_ptr_array_add (prefix, g_strdup (in_namespace[i]));
     }
   if (uid != geteuid ())
     {
       g_autofree char *setpriv = g_find_program_in_path ("setpriv");
 
       g_assert_nonnull (setpriv);
-      g_ptr_array_add (argv, g_steal_pointer (&setpriv));
-      g_ptr_array_add (argv, g_strdup_printf ("--reuid=%u", (unsigned) uid));
-      g_ptr_array_add (argv, g_strdup_printf ("--regid=%u", (unsigned) gid));
-      g_ptr_array_add (argv, g_strdup ("--clear-groups"));
+      g_ptr_array_add (prefix, g_steal_pointer (&setpriv));
+      g_ptr_array_add (prefix, g_strdup_printf ("--reuid=%u", (unsigned) uid));
+      g_ptr_array_add (prefix, g_strdup_printf ("--regid=%u", (unsigned) gid));
+      g_ptr_array_add (prefix, g_strdup ("--clear-groups"));
     }
-  g_ptr_array_add (argv, g_strdup (jmem_exe));
-  for (gsize i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, g_strdup (args[i]));
-  g_ptr_array_add (argv, NULL);
+  g_ptr_array_add (prefix, NULL);
 
   g_subprocess_launcher_set_environ (launcher, (char **) (envp != NULL ? envp : empty));
   g_subprocess_launcher_set_cwd (launcher, cwd);
-  proc = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
-  g_assert_no_error (error);
-  r->status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
+  jmem_test_run_jmem_full (r, launcher, (const char * const *) prefix->pdata, args);
   if (r->status != 0)
     g_printerr ("%s", r->err);
   if (r->status == 0 && g_strv_contains (args, "--json"))
-    {
-      r->json = json_from_string (r->out, &error);
-      g_assert_no_error (error);
-    }
+    jmem_test_run_parse_json (r);
 }
 
 static JsonArray *
@@ -234,7 +202,7 @@ test_root_ignores_path (void)
 
     for (gsize i = 0; i < G_N_ELEMENTS (envs); i++)
       {
-        g_auto(Run) r = { 0 };
+        g_auto(JmemTestRun) r = { 0 };
         g_autofree char *ran = NULL;
 
         run_jmem (dir, envs[i], 0, 0, snapshot_args, &r);
@@ -279,7 +247,7 @@ test_user_path (void)
 
     for (gsize i = 0; i < G_N_ELEMENTS (envs); i++)
       {
-        g_auto(Run) r = { 0 };
+        g_auto(JmemTestRun) r = { 0 };
         g_autofree char *ran = NULL;
 
         run_jmem (dir, envs[i], uid, gid, snapshot_args, &r);
@@ -295,7 +263,7 @@ test_user_path (void)
   {
     const char *envp[] = { abs_path, NULL };
     g_autofree char *expected = g_strdup_printf ("%s/bin/nvidia-smi\n", dir);
-    g_auto(Run) r = { 0 };
+    g_auto(JmemTestRun) r = { 0 };
     g_autofree char *ran = NULL;
 
     run_jmem (dir, envp, uid, gid, snapshot_args, &r);
@@ -329,7 +297,7 @@ test_watch_probes_once (void)
   g_autofree char *path_env = NULL;
   g_autofree char *ran = NULL;
   g_auto(GStrv) lines = NULL;
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   const char *args[] = { "watch", "--count", "3", "--interval", "1", "--top", "1",
                          "--no-ask-password", NULL };
   uid_t uid;
@@ -383,7 +351,7 @@ metrics_ran (const char *dir, uid_t uid, gid_t gid)
   g_autofree char *ran_path = g_build_filename (dir, "ran", NULL);
   const char *envp[] = { path_env, xdg_env, NULL };
   const char *args[] = { "metrics", "--no-ask-password", NULL };
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   char *ran;
 
   run_jmem (dir, envp, uid, gid, args, &r);
@@ -492,7 +460,7 @@ test_metrics_probes_once_per_boot (void)
 /* jmem snapshot with the NVML stand-in of @libdir in @mode, and on its
  * PATH an nvidia-smi printing @nvidia_smi (NULL: none installed). */
 static void
-run_with_nvml_and_smi (const char *libdir, const char *mode, const char *nvidia_smi, Run *r,
+run_with_nvml_and_smi (const char *libdir, const char *mode, const char *nvidia_smi, JmemTestRun *r,
                        char **log)
 {
   g_autofree char *dir = NULL;
@@ -527,7 +495,7 @@ run_with_nvml_and_smi (const char *libdir, const char *mode, const char *nvidia_
 }
 
 static void
-run_with_nvml (const char *libdir, const char *mode, Run *r, char **log)
+run_with_nvml (const char *libdir, const char *mode, JmemTestRun *r, char **log)
 {
   run_with_nvml_and_smi (libdir, mode, NULL, r, log);
 }
@@ -632,7 +600,7 @@ test_metrics_power_mode_change (void)
 static void
 test_nvml_processes (void)
 {
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   g_autofree char *log = NULL;
   JsonObject *gpu, *dev, *self, *gone;
   uid_t uid;
@@ -671,7 +639,7 @@ test_nvml_processes (void)
 static void
 test_nvml_not_supported (void)
 {
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   g_autofree char *log = NULL;
   JsonObject *dev;
   uid_t uid;
@@ -691,7 +659,7 @@ test_nvml_not_supported (void)
 static void
 test_nvml_insufficient_size (void)
 {
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   g_autofree char *log = NULL;
   g_auto(GStrv) calls = NULL;
   guint compute = 0;
@@ -713,7 +681,7 @@ test_nvml_insufficient_size (void)
 static void
 test_nvml_no_v3 (void)
 {
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   g_autofree char *log = NULL;
   uid_t uid;
   gid_t gid;
@@ -734,8 +702,8 @@ test_nvml_no_v3 (void)
 static void
 test_nvml_fail_init (void)
 {
-  g_auto(Run) r = { 0 };
-  g_auto(Run) none = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
+  g_auto(JmemTestRun) none = { 0 };
   g_autofree char *log = NULL;
   g_autofree char *log2 = NULL;
   uid_t uid;
@@ -767,7 +735,7 @@ test_nvml_root_ignores_ld_path (void)
   g_autofree char *ld = g_strdup_printf ("LD_LIBRARY_PATH=%s", JMEM_NVML_STUB_DIR);
   g_autofree char *log_env = NULL;
   g_autofree char *log = NULL;
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
 
   if (geteuid () != 0)
     {
@@ -795,7 +763,7 @@ test_nvidia_smi_timeout (void)
 {
   g_autofree char *dir = NULL;
   g_autofree char *path = NULL;
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   gint64 start;
   JsonArray *ev;
   uid_t uid;
@@ -829,7 +797,7 @@ test_nvidia_smi_timeout (void)
 /* A stand-in nvidia-smi on the unified stack printing @apps for
  * --query-compute-apps; jmem is run with it as a plain user. */
 static void
-run_with_apps (const char *apps, const char * const *args, Run *r, char **dir_out)
+run_with_apps (const char *apps, const char * const *args, JmemTestRun *r, char **dir_out)
 {
   g_autofree char *body = g_strdup_printf (
     "case \"$1\" in\n"
@@ -906,7 +874,7 @@ static void
 test_nvidia_smi_forged_row (void)
 {
   const char *args[] = { "snapshot", "--json", "--all", "--no-ask-password", NULL };
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   g_autofree char *dir = NULL, *apps = NULL;
   JsonArray *rows;
   JsonObject *init, *row, *evil;
@@ -971,7 +939,7 @@ test_nvidia_smi_unlisted_gpu (void)
                                            "GPU-00000000-0000-0000-0000-000000000000, 1, %d, forged-init\n",
                                            (int) getpid (), FORGED_MIB);
   g_autofree char *dir = NULL;
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   JsonArray *rows;
   JsonObject *self;
 
@@ -1010,8 +978,8 @@ test_nvidia_smi_unreadable_pid (void)
                                            (int) getpid (), GONE_PID, FORGED_MIB);
   g_autofree char *dir = NULL;
   g_autofree char *because = g_strdup_printf ("PID %d could not be read", GONE_PID);
-  g_auto(Run) r = { 0 };
-  g_auto(Run) h = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
+  g_auto(JmemTestRun) h = { 0 };
   JsonObject *gone, *init, *self;
 
   run_with_apps (apps, args, &r, &dir);
@@ -1059,7 +1027,7 @@ test_nvidia_smi_forged_by_cmdline (void)
   g_autofree char *dir = NULL;
   g_autofree char *cmdline_path = NULL;
   g_autofree char *because = NULL;
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   JsonObject *init;
   pid_t child;
 
@@ -1103,8 +1071,7 @@ main (int argc, char **argv)
   int rc;
 
   g_test_init (&argc, &argv, NULL);
-  jmem_exe = g_getenv ("JMEM_EXE");
-  g_assert_nonnull (jmem_exe);
+  g_assert_nonnull (g_getenv ("JMEM_EXE"));
 
   g_test_add_func ("/programs/root-ignores-path", test_root_ignores_path);
   g_test_add_func ("/programs/user-path", test_user_path);

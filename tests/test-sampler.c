@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "jmem-collect.h"
+#include "jmem-test.h"
 
-static const char *fixtures;
+#include "jmem-collect.h"
 
 static const JmemProcess *
 find_or_null (const JmemSnapshot *s, gint64 pid)
@@ -105,7 +105,7 @@ static void
 test_tree (void)
 {
   g_autofree char *root = g_dir_make_tmp ("jmem-sampler-XXXXXX", NULL);
-  g_autofree char *orin = g_build_filename (fixtures, "trees", "orin-agx-nvgpu", NULL);
+  g_autofree char *orin = jmem_test_fixture ("trees", "orin-agx-nvgpu", NULL);
   g_autoptr(JmemSampler) sampler = jmem_sampler_new (4);
   g_autoptr(JmemSnapshot) s1 = NULL;
   g_autoptr(JmemSnapshot) s2 = NULL;
@@ -289,8 +289,6 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  fixtures = g_getenv ("JMEM_FIXTURES");
-  g_assert_nonnull (fixtures);
   g_test_add_func ("/sampler/tree", test_tree);
   g_test_add_func ("/sampler/live", test_live);
   return g_test_run ();

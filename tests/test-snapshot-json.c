@@ -11,8 +11,9 @@
 #include "jmem-json-writer.h"
 #include "jmem-output-human.h"
 #include "jmem-snapshot-json.h"
-#include "jmem-text.h"
 #include "jmem-snapshot.h"
+#include "jmem-test.h"
+#include "jmem-text.h"
 #include "jmem-triage.h"
 
 #define TEGRASTATS_ORIN \
@@ -309,28 +310,6 @@ array_length (JsonNode   *root,
   return json_array_get_length (json_node_get_array (n));
 }
 
-/* Runs tests/validate-json.py on @text; returns its exit status. */
-static int
-validate (const char *text)
-{
-  g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GBytes) input = g_bytes_new (text, strlen (text));
-  g_autoptr(GBytes) err_bytes = NULL;
-  g_autoptr(GError) error = NULL;
-
-  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE |
-                           G_SUBPROCESS_FLAGS_STDOUT_SILENCE,
-                           &error, "python3", JMEM_VALIDATOR, JMEM_SCHEMA, "-", NULL);
-  g_assert_no_error (error);
-  g_subprocess_communicate (proc, input, NULL, NULL, &err_bytes, &error);
-  g_assert_no_error (error);
-  if (g_bytes_get_size (err_bytes) > 0)
-    g_test_message ("validator: %.*s", (int) g_bytes_get_size (err_bytes),
-                    (const char *) g_bytes_get_data (err_bytes, NULL));
-  g_assert_true (g_subprocess_get_if_exited (proc));
-  return g_subprocess_get_exit_status (proc);
-}
-
 static gboolean
 have_validator (void)
 {
@@ -391,7 +370,7 @@ test_json_empty (void)
   assert_null (root, "$.findings");  /* triage did not run */
 
   if (have_validator ())
-    g_assert_cmpint (validate (text), ==, 0);
+    jmem_test_assert_valid (text, "snapshot.schema.json");
 }
 
 static void
@@ -546,7 +525,7 @@ test_json_full (void)
   assert_null (root, "$.findings");
 
   if (have_validator ())
-    g_assert_cmpint (validate (text), ==, 0);
+    jmem_test_assert_valid (text, "snapshot.schema.json");
 }
 
 /* With triage run, its findings are part of the document and of the schema. */
@@ -568,7 +547,7 @@ test_json_findings (void)
   assert_str (root, "$.findings[0].id", ((JmemFinding *) g_ptr_array_index (s->findings, 0))->id);
 
   if (have_validator ())
-    g_assert_cmpint (validate (text), ==, 0);
+    jmem_test_assert_valid (text, "snapshot.schema.json");
 }
 
 /* --json and a pretty-printed dump are the same document. */
@@ -710,7 +689,7 @@ test_json_hostile_strings (void)
   g_assert_null (strstr (text, "\n"));
 
   if (have_validator ())
-    g_assert_cmpint (validate (text), ==, 0);
+    jmem_test_assert_valid (text, "snapshot.schema.json");
 }
 
 /* cmdline stops at 4096 bytes on a character boundary and says so; other
@@ -754,7 +733,7 @@ test_json_caps (void)
   g_assert_true (g_str_has_suffix (json_node_get_string (host), "h…"));
 
   if (have_validator ())
-    g_assert_cmpint (validate (text), ==, 0);
+    jmem_test_assert_valid (text, "snapshot.schema.json");
 }
 
 /* Values the model cannot hold as JSON integers, and odd states. */
@@ -799,7 +778,7 @@ test_json_huge_values (void)
   assert_int (root, "$.processes.total", 1);  /* never fewer than shown */
 
   if (have_validator ())
-    g_assert_cmpint (validate (text), ==, 0);
+    jmem_test_assert_valid (text, "snapshot.schema.json");
 }
 
 /* The schema is strict: a document off the contract fails. */
@@ -820,19 +799,19 @@ test_schema_rejects (void)
   /* -1 is the model's unknown; it must never leak into the output. */
   json_object_set_int_member (proc, "pss_kib", -1);
   bad = json_to_string (root, FALSE);
-  g_assert_cmpint (validate (bad), ==, 1);
+  g_assert_cmpint (jmem_test_validate (bad, "snapshot.schema.json", NULL), ==, 1);
 
   json_object_set_null_member (proc, "pss_kib");
   json_object_set_string_member (proc, "surprise", "x");
   g_clear_pointer (&bad, g_free);
   bad = json_to_string (root, FALSE);
-  g_assert_cmpint (validate (bad), ==, 1);
+  g_assert_cmpint (jmem_test_validate (bad, "snapshot.schema.json", NULL), ==, 1);
 
   json_object_remove_member (proc, "surprise");
   json_object_remove_member (proc, "footprint_kib");
   g_clear_pointer (&bad, g_free);
   bad = json_to_string (root, FALSE);
-  g_assert_cmpint (validate (bad), ==, 1);
+  g_assert_cmpint (jmem_test_validate (bad, "snapshot.schema.json", NULL), ==, 1);
 }
 
 /* ------------------------------------------------------------------ */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jmem-test.h"
 #include "test-account.h"
 
 #include "jmem-capture.h"
@@ -22,56 +23,23 @@
 #define TEST_USER "jmem-test-snapshot"
 
 static const char *jmem_exe;
-static const char *fixtures;
 
-typedef struct {
-  gint64    pid;
-  int       status;
-  char     *out;
-  char     *err;
-  JsonNode *json;
-} Run;
-
+/* Runs argv (NULL-terminated) with exactly @envp (NULL: ours); parses
+ * stdout as JSON when @json. */
 static void
-run_clear (Run *r)
+run_argv (const char * const *argv, const char * const *envp, gboolean json, JmemTestRun *r)
 {
-  g_free (r->out);
-  g_free (r->err);
-  g_clear_pointer (&r->json, json_node_unref);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-/* Runs argv (NULL-terminated); parses stdout as JSON when @json. */
-static void
-run_argv (const char * const *argv, const char * const *envp, gboolean json, Run *r)
-{
-  g_autoptr(GSubprocessLauncher) launcher =
-    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = jmem_test_launcher (NULL);
 
   if (envp != NULL)
     g_subprocess_launcher_set_environ (launcher, (char **) envp);
-  proc = g_subprocess_launcher_spawnv (launcher, argv, &error);
-  g_assert_no_error (error);
-  /* NULL once the child has exited and been reaped: only slow runs need it. */
-  {
-    const char *id = g_subprocess_get_identifier (proc);
-    r->pid = id ? g_ascii_strtoll (id, NULL, 10) : -1;
-  }
-  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r->out, &r->err, &error);
-  g_assert_no_error (error);
-  r->status = g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc) : -1;
+  jmem_test_run_spawn (r, launcher, argv);
   if (json && r->status == 0)
-    {
-      r->json = json_from_string (r->out, &error);
-      g_assert_no_error (error);
-      g_assert_nonnull (r->json);
-    }
+    jmem_test_run_parse_json (r);
 }
 
 static void
-run_jmem (Run *r, gboolean json, ...)
+run_jmem (JmemTestRun *r, gboolean json, ...)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   const char *arg;
@@ -86,33 +54,10 @@ run_jmem (Run *r, gboolean json, ...)
   run_argv ((const char * const *) argv->pdata, NULL, json, r);
 }
 
-/* The document matches docs/snapshot.schema.json. */
-static void
-assert_schema_valid (const char *json)
-{
-  const char *validator = g_getenv ("JMEM_VALIDATOR");
-  const char *schema = g_getenv ("JMEM_SCHEMA");
-  g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *out = NULL;
-
-  g_assert_nonnull (validator);
-  g_assert_nonnull (schema);
-  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                           G_SUBPROCESS_FLAGS_STDERR_MERGE, &error,
-                           "python3", validator, schema, "-", NULL);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, json, NULL, &out, NULL, &error);
-  g_assert_no_error (error);
-  if (!g_subprocess_get_successful (proc))
-    g_printerr ("%s", out);
-  g_assert_true (g_subprocess_get_successful (proc));
-}
-
 static char *
 tree (const char *name)
 {
-  return g_build_filename (fixtures, "trees", name, NULL);
+  return jmem_test_fixture ("trees", name, NULL);
 }
 
 static JsonNode *
@@ -287,13 +232,13 @@ test_orin (void)
   g_autofree char *clients = g_build_filename (dir, "sys/kernel/debug/nvmap/iovmm/clients", NULL);
   g_autofree char *cgroup = NULL;
   g_autofree char *s = NULL;
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   gint64 rows, total, vllm;
   JsonObject *p;
 
   run_jmem (&r, TRUE, "snapshot", "--json", "--all", "--sysroot", dir, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  assert_schema_valid (r.out);
+  jmem_test_assert_valid (r.out, "snapshot.schema.json");
 
   /* identity */
   s = str_at (r.json, "$.identity.sku"); g_assert_cmpstr (s, ==, "orin-agx"); g_clear_pointer (&s, g_free);
@@ -378,12 +323,12 @@ test_thor (void)
 {
   g_autofree char *dir = tree ("thor-unified");
   g_autofree char *s = NULL;
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   JsonObject *p;
 
   run_jmem (&r, TRUE, "snapshot", "--json", "--sysroot", dir, "--tegrastats", "1", NULL);
   g_assert_cmpint (r.status, ==, 0);
-  assert_schema_valid (r.out);
+  jmem_test_assert_valid (r.out, "snapshot.schema.json");
   s = str_at (r.json, "$.identity.variant"); g_assert_cmpstr (s, ==, "thor-t5000"); g_clear_pointer (&s, g_free);
   s = str_at (r.json, "$.identity.l4t_version"); g_assert_cmpstr (s, ==, "38.4.0"); g_clear_pointer (&s, g_free);
   s = str_at (r.json, "$.identity.default_target"); g_assert_cmpstr (s, ==, "multi-user.target"); g_clear_pointer (&s, g_free);
@@ -430,9 +375,9 @@ test_thor_untrusted (void)
   /* what a forger's command line makes nvidia-smi print, and the capture's own */
   static const char forged[] = "/opt/app/run\nGPU-6a1f0e3c-92b4-4d8e-b7a1-5c3d2e1f0a9b, 1, 61440, init";
   static const char captured[] = "/opt/app/run,with,commas\0--batch\0";
-  g_auto(Run) cp_run = { 0 }, rm_run = { 0 };
-  g_auto(Run) r = { 0 };
-  g_auto(Run) gone = { 0 };
+  g_auto(JmemTestRun) cp_run = { 0 }, rm_run = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
+  g_auto(JmemTestRun) gone = { 0 };
 
   run_argv (cp, NULL, FALSE, &cp_run);
   g_assert_cmpint (cp_run.status, ==, 0);
@@ -461,14 +406,14 @@ static void
 test_hostile (void)
 {
   g_autofree char *dir = tree ("hostile");
-  g_auto(Run) r = { 0 };
-  g_auto(Run) human = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
+  g_auto(JmemTestRun) human = { 0 };
   JsonObject *p;
 
   run_jmem (&r, TRUE, "snapshot", "--json", "--all", "--sysroot", dir, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_utf8_validate (r.out, -1, NULL));
-  assert_schema_valid (r.out);
+  jmem_test_assert_valid (r.out, "snapshot.schema.json");
   /* The forged row inside a name never becomes a process. */
   g_assert_null (process_by_pid (r.json, 200));
   p = process_by_pid (r.json, 100);
@@ -498,10 +443,10 @@ static void
 test_top_and_human (void)
 {
   g_autofree char *dir = tree ("orin-agx-nvgpu");
-  g_auto(Run) top = { 0 };
-  g_auto(Run) human = { 0 };
-  g_auto(Run) bad = { 0 };
-  g_auto(Run) both = { 0 };
+  g_auto(JmemTestRun) top = { 0 };
+  g_auto(JmemTestRun) human = { 0 };
+  g_auto(JmemTestRun) bad = { 0 };
+  g_auto(JmemTestRun) both = { 0 };
 
   run_jmem (&top, TRUE, "snapshot", "--json", "--top", "2", "--sysroot", dir, NULL);
   g_assert_cmpint (top.status, ==, 0);
@@ -531,7 +476,7 @@ test_top_matches_all (void)
   for (gsize t = 0; t < G_N_ELEMENTS (trees); t++)
     {
       g_autofree char *dir = tree (trees[t]);
-      g_auto(Run) all = { 0 };
+      g_auto(JmemTestRun) all = { 0 };
       JsonArray *every;
 
       run_jmem (&all, TRUE, "snapshot", "--json", "--all", "--sysroot", dir, NULL);
@@ -542,7 +487,7 @@ test_top_matches_all (void)
       for (guint n = 1; n <= json_array_get_length (every); n++)
         {
           g_autofree char *top_arg = g_strdup_printf ("%u", n);
-          g_auto(Run) top = { 0 };
+          g_auto(JmemTestRun) top = { 0 };
           JsonArray *shown;
 
           run_jmem (&top, TRUE, "snapshot", "--json", "--top", top_arg, "--sysroot", dir, NULL);
@@ -567,10 +512,10 @@ test_exit_between_passes (void)
   g_autofree char *copy = g_build_filename (base, "orin", NULL);
   g_autofree char *orin = tree ("orin-agx-nvgpu");
   g_autofree char *status = g_build_filename (copy, "proc", "1792595", "status", NULL);
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   const char *cp[] = { "cp", "-a", orin, copy, NULL };
   const char *rm[] = { "rm", "-rf", base, NULL };
-  g_auto(Run) cp_run = { 0 }, rm_run = { 0 };
+  g_auto(JmemTestRun) cp_run = { 0 }, rm_run = { 0 };
 
   run_argv (cp, NULL, FALSE, &cp_run);
   g_assert_cmpint (cp_run.status, ==, 0);
@@ -578,7 +523,7 @@ test_exit_between_passes (void)
 
   run_jmem (&r, TRUE, "snapshot", "--json", "--top", "1", "--sysroot", copy, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  assert_schema_valid (r.out);
+  jmem_test_assert_valid (r.out, "snapshot.schema.json");
   g_assert_cmpint (int_at (r.json, "$.processes.vanished"), ==, 1);
   g_assert_cmpint (int_at (r.json, "$.processes.total"), ==, 8);
   g_assert_cmpint (len_at (r.json, "$.processes.list"), ==, 1);
@@ -592,8 +537,8 @@ test_exit_codes (void)
 {
   g_autofree char *empty = g_dir_make_tmp ("jmem-empty-XXXXXX", NULL);
   g_autofree char *orin = tree ("orin-agx-nvgpu");
-  g_auto(Run) missing = { 0 }, none = { 0 }, unknown = { 0 }, opt = { 0 };
-  g_auto(Run) capture = { 0 }, version = { 0 }, alloc = { 0 }, alloc_none = { 0 };
+  g_auto(JmemTestRun) missing = { 0 }, none = { 0 }, unknown = { 0 }, opt = { 0 };
+  g_auto(JmemTestRun) capture = { 0 }, version = { 0 }, alloc = { 0 }, alloc_none = { 0 };
 
   run_jmem (&missing, FALSE, "snapshot", "--sysroot", "/nonexistent/jmem", NULL);
   g_assert_cmpint (missing.status, ==, 69);
@@ -641,7 +586,7 @@ test_tegrastats_range (void)
   for (gsize c = 0; c < G_N_ELEMENTS (commands); c++)
     for (gsize v = 0; v < G_N_ELEMENTS (refused); v++)
       {
-        g_auto(Run) r = { 0 };
+        g_auto(JmemTestRun) r = { 0 };
         g_autofree char *arg = g_strconcat ("--tegrastats=", refused[v], NULL);
         gboolean capture = g_str_equal (commands[c], "capture");
 
@@ -654,7 +599,7 @@ test_tegrastats_range (void)
   /* nothing was written for the refused captures */
   g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
   {
-    g_auto(Run) ok = { 0 };
+    g_auto(JmemTestRun) ok = { 0 };
 
     /* a capture's recorded line: the bounds themselves are accepted */
     run_jmem (&ok, FALSE, "snapshot", "--tegrastats", "1", "--sysroot", orin, NULL);
@@ -683,7 +628,7 @@ static void
 test_human_wording (void)
 {
   g_autofree char *orin = tree ("orin-agx-nvgpu");
-  g_auto(Run) json = { 0 }, human = { 0 }, alloc = { 0 };
+  g_auto(JmemTestRun) json = { 0 }, human = { 0 }, alloc = { 0 };
   JsonArray *by_pid, *list, *thermal;
   guint n_no_pss = 0, n_gone = 0;
 
@@ -838,7 +783,7 @@ check_rows_named (JsonNode *root)
 static void
 check_live (const char * const *argv)
 {
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   gint64 mem_total = file_kib ("/proc/meminfo", "MemTotal");
   JsonObject *self;
 
@@ -847,7 +792,7 @@ check_live (const char * const *argv)
     g_printerr ("%s", r.err);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_cmpint (int_at (r.json, "$.identity.mem_total_kib"), ==, mem_total);
-  assert_schema_valid (r.out);
+  jmem_test_assert_valid (r.out, "snapshot.schema.json");
   /* off a Jetson it still works, and says so */
   if (!g_file_test ("/etc/nv_tegra_release", G_FILE_TEST_EXISTS) &&
       !g_file_test ("/proc/device-tree/model", G_FILE_TEST_EXISTS))
@@ -884,7 +829,7 @@ check_live (const char * const *argv)
 static void
 test_sysroot_hints (void)
 {
-  g_autofree char *trees = g_build_filename (fixtures, "trees", NULL);
+  g_autofree char *trees = jmem_test_fixture ("trees", NULL);
   g_autoptr(GDir) dir = g_dir_open (trees, 0, NULL);
   const char *name;
   guint n_trees = 0;
@@ -893,7 +838,7 @@ test_sysroot_hints (void)
   while ((name = g_dir_read_name (dir)) != NULL)
     {
       g_autofree char *root = tree (name);
-      g_auto(Run) human = { 0 }, json = { 0 };
+      g_auto(JmemTestRun) human = { 0 }, json = { 0 };
 
       if (!g_file_test (root, G_FILE_TEST_IS_DIR))
         continue;
@@ -937,7 +882,7 @@ test_sysroot_hints (void)
                                                  "clients", NULL);
     const char *cp[] = { "cp", "-a", orin, copy, NULL };
     const char *rm[] = { "rm", "-rf", base, NULL };
-    g_auto(Run) cp_run = { 0 }, rm_run = { 0 }, r = { 0 };
+    g_auto(JmemTestRun) cp_run = { 0 }, rm_run = { 0 }, r = { 0 };
 
     run_argv (cp, NULL, FALSE, &cp_run);
     g_assert_cmpint (cp_run.status, ==, 0);
@@ -982,11 +927,11 @@ test_pss_unknown_text (void)
 static void
 check_live_top (const char * const *argv)
 {
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
 
   run_argv (argv, NULL, TRUE, &r);
   g_assert_cmpint (r.status, ==, 0);
-  assert_schema_valid (r.out);
+  jmem_test_assert_valid (r.out, "snapshot.schema.json");
   g_assert_cmpint (len_at (r.json, "$.processes.list"), ==, 3);
   g_assert_cmpint (int_at (r.json, "$.processes.total"), >=, 3);
   check_rows_named (r.json);
@@ -1061,7 +1006,7 @@ test_capture_roundtrip (void)
   g_autofree char *proc = g_build_filename (dir, "proc", NULL);
   g_autofree char *meminfo = g_build_filename (dir, "proc", "meminfo", NULL);
   g_autoptr(GHashTable) captured = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_auto(Run) cap = { 0 }, again = { 0 }, snap = { 0 };
+  g_auto(JmemTestRun) cap = { 0 }, again = { 0 }, snap = { 0 };
   JsonArray *list;
 
   run_jmem (&cap, FALSE, "capture", "--no-ask-password", dir, NULL);
@@ -1142,7 +1087,7 @@ test_capture_roundtrip (void)
   }
   {
     const char *rm[] = { "rm", "-rf", base, NULL };
-    g_auto(Run) r = { 0 };
+    g_auto(JmemTestRun) r = { 0 };
     run_argv (rm, NULL, FALSE, &r);
   }
 }
@@ -1256,9 +1201,9 @@ test_services_dbus (void)
   const char *daemon_argv[] = { "dbus-daemon", "--session", "--nofork", "--print-address=1",
                                 listen, NULL };
   g_auto(GStrv) envp = NULL;
-  g_auto(Run) r = { 0 };
-  g_auto(Run) c = { 0 };
-  g_auto(Run) back = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
+  g_auto(JmemTestRun) c = { 0 };
+  g_auto(JmemTestRun) back = { 0 };
   MockSystemd m = { 0 };
   JsonArray *services;
   guint n_names = 0;
@@ -1344,7 +1289,7 @@ test_services_dbus (void)
   }
   {
     const char *rm[] = { "rm", "-rf", base, NULL };
-    g_auto(Run) rr = { 0 };
+    g_auto(JmemTestRun) rr = { 0 };
     run_argv (rm, NULL, FALSE, &rr);
   }
   g_main_loop_unref (m.loop);
@@ -1405,9 +1350,7 @@ main (int argc, char **argv)
 
   g_test_init (&argc, &argv, NULL);
   jmem_exe = g_getenv ("JMEM_EXE");
-  fixtures = g_getenv ("JMEM_FIXTURES");
   g_assert_nonnull (jmem_exe);
-  g_assert_nonnull (fixtures);
 
   g_test_add_func ("/snapshot/orin", test_orin);
   g_test_add_func ("/snapshot/thor", test_thor);

@@ -4,11 +4,13 @@
 
 #include <string.h>
 
+#include "jmem-test.h"
+
 /* The fixture's non-comment lines, in order. */
 static GPtrArray *
 load_lines (const char *name)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("JMEM_FIXTURES"), "tegrastats", name, NULL);
+  g_autofree char *path = jmem_test_fixture ("tegrastats", name, NULL);
   g_autoptr(GError) error = NULL;
   g_autofree char *data = NULL;
   g_auto(GStrv) lines = NULL;

@@ -9,7 +9,8 @@
 #include <string.h>
 #include <stdio.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
+
+#include "jmem-test.h"
 
 #include "jmem-collect.h"
 #include "jmem-diff.h"
@@ -21,8 +22,6 @@
 #define MIB 1024
 #define T0 G_GINT64_CONSTANT (1780000000)
 
-static const char *fixtures;
-static const char *jmem_exe;
 static char *template_json;  /* a snapshot of trees/orin-agx-nvgpu */
 static char *tmpdir;
 
@@ -458,10 +457,8 @@ test_command (void)
   g_autofree char *path = g_build_filename (tmpdir, "history.jsonl", NULL);
   g_autoptr(JmemHistoryWriter) w = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *out = NULL;
-  g_autofree char *err = NULL;
+  g_auto(JmemTestRun) r = { 0 };
   g_autoptr(JsonNode) doc = NULL;
-  int status = 0;
 
   w = jmem_history_writer_open (path, JMEM_HISTORY_DEFAULT_MAX_BYTES, &error);
   g_assert_no_error (error);
@@ -475,29 +472,26 @@ test_command (void)
       g_assert_no_error (error);
     }
   {
-    const char *argv[] = { jmem_exe, "triage", "--history", path, "--json", NULL };
+    const char *args[] = { "triage", "--history", path, "--json", NULL };
 
-    g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error);
-    g_assert_no_error (error);
-    g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+    jmem_test_run_jmem (&r, args);
+    g_assert_cmpint (r.status, ==, 0);
   }
-  doc = json_from_string (out, &error);
+  doc = json_from_string (r.out, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (doc), "schema"), ==, "jmem-triage");
   g_assert_cmpint (finding_number (doc, "nvmap-growing", "growth_kib"), ==, 160 * MIB);
-  g_clear_pointer (&out, g_free);
-  g_clear_pointer (&err, g_free);
+  jmem_test_run_clear (&r);
 
   {
-    const char *argv[] = { jmem_exe, "diff", "--json", "--history", path, NULL };
+    const char *args[] = { "diff", "--json", "--history", path, NULL };
     g_autoptr(JsonNode) diff = NULL;
     JsonArray *procs;
     gboolean found = FALSE;
 
-    g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error);
-    g_assert_no_error (error);
-    g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
-    diff = json_from_string (out, &error);
+    jmem_test_run_jmem (&r, args);
+    g_assert_cmpint (r.status, ==, 0);
+    diff = json_from_string (r.out, &error);
     g_assert_no_error (error);
     /* the first line and the last one, not two neighbours */
     g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (
@@ -549,42 +543,6 @@ test_unchecked_rows (void)
   g_assert_cmpuint (f->len, ==, 0);
 }
 
-typedef struct {
-  int   status;
-  char *out;
-  char *err;
-} Run;
-
-static void
-run_clear (Run *r)
-{
-  g_clear_pointer (&r->out, g_free);
-  g_clear_pointer (&r->err, g_free);
-}
-
-/* `timeout 60 jmem ARGS...`: a command that blocks is a failure, not a hang. */
-static void
-run_jmem (Run *r, const char *const *args)
-{
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autofree char *timeout = g_find_program_in_path ("timeout");
-  g_autoptr(GError) error = NULL;
-  int status = 0;
-
-  g_assert_nonnull (timeout);
-  g_ptr_array_add (argv, timeout);
-  g_ptr_array_add (argv, (char *) "60");
-  g_ptr_array_add (argv, (char *) jmem_exe);
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (char *) args[i]);
-  g_ptr_array_add (argv, NULL);
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err,
-                &status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (status));
-  r->status = WEXITSTATUS (status);
-}
-
 /* Damaged lines that match nothing (one good line, one of another schema)
  * and files that are no history have their own exit codes. */
 static void
@@ -612,13 +570,13 @@ test_command_errors (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       const char *args[] = { "triage", "--history", cases[i].path, NULL };
-      Run r = { 0 };
+      JmemTestRun r = { 0 };
 
-      run_jmem (&r, args);
+      jmem_test_run_jmem_within (&r, 60, NULL, args);
       g_assert_cmpint (r.status, ==, cases[i].exit);
       if (strstr (r.err, cases[i].says) == NULL)
         g_error ("%s: \"%s\" lacks \"%s\"", cases[i].path, r.err, cases[i].says);
-      run_clear (&r);
+      jmem_test_run_clear (&r);
     }
   g_unlink (fifo);
 }
@@ -646,7 +604,7 @@ test_damaged_lines (void)
     { "\"timestamp_unix\":", "\"timestamp_unix\":-", "collected.timestamp_unix is not a time in seconds" },
     { "\"by_pid\":[", "\"by_pid\":\"rows\",\"rows\":[", "nvmap.by_pid is not an array" },
   };
-  Run r = { 0 };
+  JmemTestRun r = { 0 };
   g_autoptr(JsonNode) doc = NULL;
 
   for (guint i = 0; i < G_N_ELEMENTS (damage) + 6; i++)
@@ -683,7 +641,7 @@ test_damaged_lines (void)
     }
   g_assert_true (g_file_set_contents (path, history->str, (gssize) history->len, NULL));
 
-  run_jmem (&r, args);
+  jmem_test_run_jmem_within (&r, 60, NULL, args);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_null (strstr (r.err, "CRITICAL"));
   g_assert_null (strstr (r.err, "WARNING"));
@@ -703,14 +661,14 @@ test_damaged_lines (void)
   g_assert_nonnull (doc);
   g_assert_cmpint (finding_number (doc, "nvmap-growing", "growth_kib"), ==, 160 * MIB);
   g_assert_cmpint (finding_number (doc, "nvmap-growing", "samples"), ==, 6);
-  run_clear (&r);
+  jmem_test_run_clear (&r);
 
   /* diff --history skips them too, with the same warnings */
-  run_jmem (&r, diff);
+  jmem_test_run_jmem_within (&r, 60, NULL, diff);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.err, "jmem diff: "));
   g_assert_nonnull (strstr (r.err, "damaged.jsonl:8: "));
-  run_clear (&r);
+  jmem_test_run_clear (&r);
 }
 
 /* A line larger than any snapshot jmem reads (65 MiB: a full disk's debris,
@@ -723,7 +681,7 @@ test_huge_line (void)
   const char *args[] = { "triage", "--history", path, NULL };
   gsize huge = 65 * 1024 * 1024;
   g_autofree char *block = g_malloc (1024 * 1024);
-  Run r = { 0 };
+  JmemTestRun r = { 0 };
   FILE *f;
 
   memset (block, 'x', 1024 * 1024);
@@ -735,12 +693,12 @@ test_huge_line (void)
   fprintf (f, "\n%s\n", template_json);
   g_assert_cmpint (fclose (f), ==, 0);
 
-  run_jmem (&r, args);
+  jmem_test_run_jmem_within (&r, 60, NULL, args);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.err, "huge.jsonl:2: larger than 64 MiB, not a snapshot jmem wrote; "
                                    "the line was skipped\n"));
   g_assert_nonnull (strstr (r.err, "the history holds 2 samples"));
-  run_clear (&r);
+  jmem_test_run_clear (&r);
   g_unlink (path);
 }
 
@@ -752,18 +710,18 @@ test_many_damaged (void)
   g_autofree char *path = g_build_filename (tmpdir, "many.jsonl", NULL);
   g_autoptr(GString) history = g_string_new (NULL);
   const char *args[] = { "triage", "--history", path, NULL };
-  Run r = { 0 };
+  JmemTestRun r = { 0 };
 
   g_string_append_printf (history, "%s\n", template_json);
   for (guint i = 0; i < 1000; i++)
     g_string_append (history, "{'not': json}\n");
   g_assert_true (g_file_set_contents (path, history->str, (gssize) history->len, NULL));
-  run_jmem (&r, args);
+  jmem_test_run_jmem_within (&r, 60, NULL, args);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.err, "many.jsonl:11: not valid JSON (column 2: a single quote"));
   g_assert_null (strstr (r.err, "many.jsonl:12:"));
   g_assert_nonnull (strstr (r.err, "many.jsonl: 990 more damaged lines skipped\n"));
-  run_clear (&r);
+  jmem_test_run_clear (&r);
 }
 
 int
@@ -776,11 +734,8 @@ main (int argc, char **argv)
   int rc;
 
   g_test_init (&argc, &argv, NULL);
-  fixtures = g_getenv ("JMEM_FIXTURES");
-  jmem_exe = g_getenv ("JMEM_EXE");
-  g_assert_nonnull (fixtures);
-  g_assert_nonnull (jmem_exe);
-  root = g_build_filename (fixtures, "trees", "orin-agx-nvgpu", NULL);
+  g_assert_nonnull (g_getenv ("JMEM_EXE"));
+  root = jmem_test_fixture ("trees", "orin-agx-nvgpu", NULL);
   options.sysroot = root;
   s = jmem_collect_snapshot (&options, &error);
   g_assert_no_error (error);

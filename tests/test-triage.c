@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jmem-test.h"
+
 #include "jmem-buddyinfo.h"
 #include "jmem-collect.h"
 #include "jmem-glib-compat.h"
@@ -15,13 +17,10 @@
 #include "jmem-nvmap.h"
 #include "jmem-triage.h"
 
-static const char *fixtures;
-static const char *jmem_exe;
-
 static JmemSnapshot *
 collect (const char *name)
 {
-  g_autofree char *root = g_build_filename (fixtures, "triage", name, NULL);
+  g_autofree char *root = jmem_test_fixture ("triage", name, NULL);
   JmemCollectOptions options = { .sysroot = root, .top = 3, .tegrastats_seconds = 1 };
   g_autoptr(GError) error = NULL;
   JmemSnapshot *s = jmem_collect_snapshot (&options, &error);
@@ -35,7 +34,7 @@ collect (const char *name)
 static gint64
 fixture_meminfo (const char *name, const char *field)
 {
-  g_autofree char *path = g_build_filename (fixtures, "triage", name, "proc", "meminfo", NULL);
+  g_autofree char *path = jmem_test_fixture ("triage", name, "proc", "meminfo", NULL);
   g_autofree char *data = NULL;
   g_autoptr(JmemMeminfo) m = NULL;
   gsize len;
@@ -230,7 +229,7 @@ test_fixture_hit (gconstpointer data)
     }
   else if (g_str_equal (c->rule, "fragmented"))
     {
-      g_autofree char *path = g_build_filename (fixtures, "triage", name, "proc", "buddyinfo", NULL);
+      g_autofree char *path = jmem_test_fixture ("triage", name, "proc", "buddyinfo", NULL);
       g_autofree char *text = NULL;
       g_autoptr(JmemBuddyinfo) b = NULL;
       guint64 pages = 0, largest = 0;
@@ -624,44 +623,18 @@ test_hostile (void)
 
 /* ---- the command ---- */
 
+/* `jmem triage --sysroot FIXTURES/@tree [--json]`: its exit status, and its
+ * stdout in @out. */
 static int
 run_triage (const char *tree, gboolean json, char **out)
 {
-  g_autofree char *root = g_build_filename (fixtures, tree, NULL);
-  const char *argv[] = { jmem_exe, "triage", "--sysroot", root, json ? "--json" : NULL, NULL };
-  g_autoptr(GError) error = NULL;
-  int status = -1;
+  g_autofree char *root = jmem_test_fixture (tree, NULL);
+  const char *args[] = { "triage", "--sysroot", root, json ? "--json" : NULL, NULL };
+  g_auto(JmemTestRun) r = { 0 };
 
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
-                               out, NULL, &status, &error));
-  g_assert_no_error (error);
-  return g_spawn_check_wait_status (status, NULL) ? 0 : status;
-}
-
-/* @text meets docs/@schema (found beside $JMEM_SCHEMA); @what names it in a failure. */
-static void
-assert_meets_schema (const char *schema, const char *text, const char *what)
-{
-  g_autofree char *docs = g_path_get_dirname (g_getenv ("JMEM_SCHEMA"));
-  g_autofree char *schema_path = g_build_filename (docs, schema, NULL);
-  g_autofree char *path = NULL, *report = NULL;
-  g_autoptr(GError) error = NULL;
-  int status = -1, fd;
-
-  fd = g_file_open_tmp ("jmem-triage-XXXXXX.json", &path, &error);
-  g_assert_no_error (error);
-  close (fd);
-  g_assert_true (g_file_set_contents (path, text, -1, &error));
-  {
-    const char *validate[] = { "python3", g_getenv ("JMEM_VALIDATOR"), schema_path, path, NULL };
-
-    g_assert_true (g_spawn_sync (NULL, (char **) validate, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
-                                 NULL, &report, &status, &error));
-  }
-  g_assert_no_error (error);
-  g_unlink (path);
-  if (!g_spawn_check_wait_status (status, NULL))
-    g_error ("%s does not meet %s: %s", what, schema, report);
+  jmem_test_run_jmem (&r, args);
+  *out = g_steal_pointer (&r.out);
+  return r.status;
 }
 
 static void
@@ -680,7 +653,7 @@ test_command_json (void)
   g_assert_no_error (error);
   root = json_node_get_object (json_parser_get_root (parser));
   g_assert_cmpstr (json_object_get_string_member (root, "schema"), ==, "jmem-triage");
-  assert_meets_schema ("triage.schema.json", hit, "triage --json");
+  jmem_test_assert_valid (hit, "triage.schema.json");
   findings = json_object_get_array_member (root, "findings");
   g_assert_cmpuint (json_array_get_length (findings), ==, 1);
   f = json_array_get_object_element (findings, 0);
@@ -696,7 +669,7 @@ test_command_json (void)
   g_assert_true (json_parser_load_from_data (parser, miss, -1, &error));
   root = json_node_get_object (json_parser_get_root (parser));
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "findings")), ==, 0);
-  assert_meets_schema ("triage.schema.json", miss, "triage --json with no finding");
+  jmem_test_assert_valid (miss, "triage.schema.json");
 }
 
 static void
@@ -727,19 +700,16 @@ static void
 test_command_schema (gconstpointer data)
 {
   const Case *c = data;
-  g_autofree char *root = g_strdup_printf ("%s/triage/%s-hit", fixtures, c->rule);
-  const char *snapshot[] = { jmem_exe, "snapshot", "--json", "--tegrastats", "1", "--sysroot", root, NULL };
-  g_autofree char *out = NULL;
-  g_autoptr(GError) error = NULL;
-  int status = -1;
+  g_autofree char *hit = g_strdup_printf ("%s-hit", c->rule);
+  g_autofree char *root = jmem_test_fixture ("triage", hit, NULL);
+  const char *snapshot[] = { "snapshot", "--json", "--tegrastats", "1", "--sysroot", root, NULL };
+  g_auto(JmemTestRun) r = { 0 };
 
-  g_assert_true (g_spawn_sync (NULL, (char **) snapshot, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
-                               &out, NULL, &status, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-  g_assert_nonnull (strstr (out, c->rule));
+  jmem_test_run_jmem (&r, snapshot);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, c->rule));
 
-  assert_meets_schema ("snapshot.schema.json", out, c->rule);
+  jmem_test_assert_valid (r.out, "snapshot.schema.json");
 }
 
 int
@@ -761,10 +731,6 @@ main (int argc, char **argv)
   };
 
   g_test_init (&argc, &argv, NULL);
-  fixtures = g_getenv ("JMEM_FIXTURES");
-  g_assert_nonnull (fixtures);
-  jmem_exe = g_getenv ("JMEM_EXE");
-  g_assert_nonnull (jmem_exe);
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {

@@ -10,47 +10,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "jmem-test.h"
+
 #include "jmem-diff.h"
 #include "jmem-history.h"
 #include "jmem-meminfo.h"
 
 static const char *jmem_exe;
-static const char *fixtures;
-static const char *validator;
-static const char *schema;
 static char *tmpdir;
 static char *orin;
-
-typedef struct {
-  int   status;   /* exit status, -1 when killed by a signal */
-  char *out;
-  char *err;
-} Run;
-
-static void
-run_clear (Run *r)
-{
-  g_clear_pointer (&r->out, g_free);
-  g_clear_pointer (&r->err, g_free);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-static void
-run_jmem (Run *r, const char *const *args)
-{
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  int wait_status = 0;
-
-  g_ptr_array_add (argv, (char *) jmem_exe);
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (char *) args[i]);
-  g_ptr_array_add (argv, NULL);
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-                &r->out, &r->err, &wait_status, &error);
-  g_assert_no_error (error);
-  r->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
-}
 
 static char *
 temp_path (const char *name)
@@ -88,33 +56,17 @@ history_lines (const char *path)
   return lines;
 }
 
-static int
-validate (const char *text)
-{
-  g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GBytes) input = g_bytes_new (text, strlen (text));
-  g_autoptr(GError) error = NULL;
-
-  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_SILENCE,
-                           &error, "python3", validator, schema, "-", NULL);
-  g_assert_no_error (error);
-  g_subprocess_communicate (proc, input, NULL, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_if_exited (proc));
-  return g_subprocess_get_exit_status (proc);
-}
-
 static void
 test_count_file (void)
 {
   g_autofree char *path = temp_path ("count.jsonl");
   const char *args[] = { "watch", "--sysroot", orin, "--interval", "1", "--count", "3",
                          "--output", path, NULL };
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   g_auto(GStrv) lines = NULL;
   struct stat st;
 
-  run_jmem (&r, args);
+  jmem_test_run_jmem (&r, args);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_cmpstr (r.out, ==, "");
   lines = history_lines (path);
@@ -123,15 +75,15 @@ test_count_file (void)
     g_autofree char *python = g_find_program_in_path ("python3");
 
     if (python != NULL)
-      g_assert_cmpint (validate (lines[2]), ==, 0);
+      jmem_test_assert_valid (lines[2], "snapshot.schema.json");
   }
   /* a history names every process's command line: private by default */
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   g_assert_cmpint (st.st_mode & 077, ==, 0);
 
   /* a second run appends */
-  run_clear (&r);
-  run_jmem (&r, args);
+  jmem_test_run_clear (&r);
+  jmem_test_run_jmem (&r, args);
   g_assert_cmpint (r.status, ==, 0);
   g_strfreev (lines);
   lines = history_lines (path);
@@ -142,11 +94,11 @@ static void
 test_count_stdout (void)
 {
   const char *args[] = { "watch", "--sysroot", orin, "--interval", "1", "--count", "2", "--all", NULL };
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   g_auto(GStrv) lines = NULL;
   g_autoptr(JsonNode) node = NULL;
 
-  run_jmem (&r, args);
+  jmem_test_run_jmem (&r, args);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_suffix (r.out, "}\n"));
   r.out[strlen (r.out) - 1] = '\0';
@@ -299,13 +251,13 @@ test_cap_command (void)
   g_autofree char *path = temp_path ("capped.jsonl");
   g_autofree char *probe = temp_path ("probe.jsonl");
   const char *once[] = { "watch", "--sysroot", orin, "--count", "1", "--output", probe, NULL };
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   g_autofree char *data = NULL;
   g_autofree char *max = NULL;
   g_auto(GStrv) lines = NULL;
   gsize line_len = 0;
 
-  run_jmem (&r, once);
+  jmem_test_run_jmem (&r, once);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_file_get_contents (probe, &data, &line_len, NULL));
   /* in the size reader's units, as people write it: KiB, rounded down */
@@ -315,8 +267,8 @@ test_cap_command (void)
                            "--max-bytes", max, "--output", path, NULL };
     struct stat st;
 
-    run_clear (&r);
-    run_jmem (&r, args);
+    jmem_test_run_clear (&r);
+    jmem_test_run_jmem (&r, args);
     g_assert_cmpint (r.status, ==, 0);
     g_assert_cmpint (g_stat (path, &st), ==, 0);
     g_assert_cmpint (st.st_size, <=, (goffset) (line_len * 5 / 2 / 1024 * 1024));
@@ -337,27 +289,27 @@ test_torn_tail (void)
   g_autoptr(GError) error = NULL;
   const char *args[] = { "triage", "--history", path, NULL };
   const char *watch[] = { "watch", "--sysroot", orin, "--count", "1", "--output", path, NULL };
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   g_auto(GStrv) lines = NULL;
 
   {
     g_autofree char *probe = temp_path ("torn-probe.jsonl");
     const char *once[] = { "watch", "--sysroot", orin, "--count", "1", "--output", probe, NULL };
 
-    run_jmem (&r, once);
+    jmem_test_run_jmem (&r, once);
     g_assert_cmpint (r.status, ==, 0);
     g_assert_true (g_file_get_contents (probe, &good, NULL, NULL));
-    run_clear (&r);
+    jmem_test_run_clear (&r);
   }
   contents = g_strdup_printf ("%s{\"schema\": \"jmem-snap", good);
   g_assert_true (g_file_set_contents (path, contents, -1, &error));
 
-  run_jmem (&r, args);
+  jmem_test_run_jmem (&r, args);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.err, "unterminated last line"));
-  run_clear (&r);
+  jmem_test_run_clear (&r);
 
-  run_jmem (&r, watch);
+  jmem_test_run_jmem (&r, watch);
   g_assert_cmpint (r.status, ==, 0);
   lines = history_lines (path);
   g_assert_cmpuint (g_strv_length (lines), ==, 2);
@@ -384,24 +336,24 @@ test_refusals (void)
 
   g_assert_cmpint (symlink (target, link), ==, 0);
   {
-    g_auto(Run) r = { 0 };
+    g_auto(JmemTestRun) r = { 0 };
 
-    run_jmem (&r, via_link);
+    jmem_test_run_jmem (&r, via_link);
     g_assert_cmpint (r.status, ==, 73);
     g_assert_nonnull (strstr (r.err, "symbolic link"));
     g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
   }
   {
-    g_auto(Run) r = { 0 };
+    g_auto(JmemTestRun) r = { 0 };
 
-    run_jmem (&r, in_nodir);
+    jmem_test_run_jmem (&r, in_nodir);
     g_assert_cmpint (r.status, ==, 73);
   }
   for (guint i = 0; i < G_N_ELEMENTS (usage); i++)
     {
-      g_auto(Run) r = { 0 };
+      g_auto(JmemTestRun) r = { 0 };
 
-      run_jmem (&r, usage[i]);
+      jmem_test_run_jmem (&r, usage[i]);
       g_assert_cmpint (r.status, ==, 64);
       g_assert_cmpstr (r.out, ==, "");
     }
@@ -414,13 +366,13 @@ test_fifo_refused (void)
 {
   g_autofree char *fifo = temp_path ("fifo.jsonl");
   const char *args[] = { "watch", "--sysroot", orin, "--count", "1", "--output", fifo, NULL };
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   gint64 start;
 
   g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
   start = g_get_monotonic_time ();
   alarm (20);  /* a regression blocks in open() */
-  run_jmem (&r, args);
+  jmem_test_run_jmem (&r, args);
   alarm (0);
   g_assert_cmpint (r.status, ==, 73);
   g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
@@ -479,7 +431,7 @@ test_summary (void)
                                                  "page_pool_available_pages", NULL);
   g_autofree char *reserve = NULL, *pool = NULL, *now = NULL;
   const char *args[] = { "summary", "--sysroot", orin, NULL };
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
   gsize len;
 
   g_assert_true (g_file_get_contents (meminfo_path, &data, &len, NULL));
@@ -493,7 +445,7 @@ test_summary (void)
   now = size_text (jmem_meminfo_get_kib (m, "MemFree") - jmem_meminfo_get_kib (m, "CmaFree") -
                    g_ascii_strtoll (reserve, NULL, 10) + 4 * g_ascii_strtoll (pool, NULL, 10));
   expect = g_strdup_printf ("total %s, available %s, allocatable now %s, NvMap ", total, avail, now);
-  run_jmem (&r, args);
+  jmem_test_run_jmem (&r, args);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, expect));
   g_assert_true (g_str_has_suffix (r.out, "\n"));
@@ -509,13 +461,13 @@ test_summary (void)
 static void
 test_summary_hostile (void)
 {
-  g_autofree char *hostile = g_build_filename (fixtures, "trees", "hostile", NULL);
+  g_autofree char *hostile = jmem_test_fixture ("trees", "hostile", NULL);
   const char *args[] = { "summary", "--sysroot", hostile, NULL };
   g_autofree char *tree = g_build_filename (tmpdir, "evil-tree", NULL);
   g_autofree char *status_path = NULL;
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
 
-  run_jmem (&r, args);
+  jmem_test_run_jmem (&r, args);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_utf8_validate (r.out, -1, NULL));
 
@@ -526,12 +478,12 @@ test_summary_hostile (void)
     g_autofree char *renamed = NULL;
     g_autoptr(GRegex) re = g_regex_new ("^Name:.*$", G_REGEX_MULTILINE, 0, NULL);
     const char *first[] = { "summary", "--sysroot", orin, NULL };
-    g_auto(Run) r0 = { 0 };
+    g_auto(JmemTestRun) r0 = { 0 };
     char pid[32] = { 0 };
     const char *at;
 
     g_assert_true (g_subprocess_wait_check (cp, NULL, NULL));
-    run_jmem (&r0, first);
+    jmem_test_run_jmem (&r0, first);
     at = strstr (r0.out, "top PID ");
     g_assert_nonnull (at);
     sscanf (at, "top PID %31[0-9]", pid);
@@ -542,8 +494,8 @@ test_summary_hostile (void)
     {
       const char *evil[] = { "summary", "--sysroot", tree, NULL };
 
-      run_clear (&r);
-      run_jmem (&r, evil);
+      jmem_test_run_clear (&r);
+      jmem_test_run_jmem (&r, evil);
     }
     g_assert_cmpint (r.status, ==, 0);
     g_assert_null (strchr (r.out, '\033'));
@@ -564,7 +516,7 @@ test_summary_unreadable_processes (void)
   g_autoptr(GDir) dir = NULL;
   const char *name;
   const char *args[] = { "summary", "--sysroot", tree, NULL };
-  g_auto(Run) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
 
   g_assert_true (g_subprocess_wait_check (cp, NULL, NULL));
   dir = g_dir_open (proc, 0, NULL);
@@ -578,7 +530,7 @@ test_summary_unreadable_processes (void)
 
         g_assert_true (g_subprocess_wait_check (rm, NULL, NULL));
       }
-  run_jmem (&r, args);
+  jmem_test_run_jmem (&r, args);
   g_assert_cmpint (r.status, ==, 0);
   /* the tree's largest NvMap client row: 14.0 GiB of PID 1792595 */
   g_assert_nonnull (strstr (r.out, ", top PID 1792595 (VLLM::EngineCor) NvMap 14.0 GiB, "));
@@ -631,14 +583,8 @@ main (int argc, char **argv)
 
   g_test_init (&argc, &argv, NULL);
   jmem_exe = g_getenv ("JMEM_EXE");
-  fixtures = g_getenv ("JMEM_FIXTURES");
-  validator = g_getenv ("JMEM_VALIDATOR");
-  schema = g_getenv ("JMEM_SCHEMA");
   g_assert_nonnull (jmem_exe);
-  g_assert_nonnull (fixtures);
-  g_assert_nonnull (validator);
-  g_assert_nonnull (schema);
-  orin = g_build_filename (fixtures, "trees", "orin-agx-nvgpu", NULL);
+  orin = jmem_test_fixture ("trees", "orin-agx-nvgpu", NULL);
   tmpdir = g_dir_make_tmp ("jmem-test-watch-XXXXXX", &error);
   g_assert_no_error (error);
 

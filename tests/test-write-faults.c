@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "jmem-test.h"
 #include "test-run.h"
 
 static const char *jmem_exe;
@@ -24,21 +25,18 @@ static char *thor;
 
 /* `jmem ARGS...` under `timeout`. */
 static void
-run_jmem (TestRun *r, ...)
+run_jmem (JmemTestRun *r, ...)
 {
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
   va_list ap;
   const char *arg;
 
-  g_ptr_array_add (argv, "timeout");
-  g_ptr_array_add (argv, "120");
-  g_ptr_array_add (argv, (char *) jmem_exe);
   va_start (ap, r);
   while ((arg = va_arg (ap, const char *)) != NULL)
-    g_ptr_array_add (argv, (char *) arg);
+    g_ptr_array_add (args, (char *) arg);
   va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  test_run_argv ((const char * const *) argv->pdata, NULL, r);
+  g_ptr_array_add (args, NULL);
+  jmem_test_run_jmem_within (r, 120, NULL, (const char * const *) args->pdata);
 }
 
 /* The temporary files of @name in @dir (jmem's ".NAME.XXXXXXXX.tmp"). */
@@ -89,7 +87,7 @@ need_namespace (void)
 {
   const char *argv[] = { "unshare", "-m", "--propagation", "private", "true", NULL };
   g_autofree char *unshare = g_find_program_in_path ("unshare");
-  g_auto(TestRun) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
 
   if (geteuid () != 0)
     {
@@ -101,7 +99,7 @@ need_namespace (void)
       g_test_skip ("unshare is not installed");
       return FALSE;
     }
-  test_run_argv (argv, NULL, &r);
+  jmem_test_run_spawn (&r, NULL, argv);
   if (r.status != 0)
     {
       g_test_skip ("cannot create a mount namespace here");
@@ -115,14 +113,14 @@ need_strace (void)
 {
   const char *argv[] = { "strace", "-f", "-qq", "-o", "/dev/null", "true", NULL };
   g_autofree char *strace = g_find_program_in_path ("strace");
-  g_auto(TestRun) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
 
   if (strace == NULL)
     {
       g_test_skip ("strace is not installed: it delivers the signals at each step");
       return FALSE;
     }
-  test_run_argv (argv, NULL, &r);
+  jmem_test_run_spawn (&r, NULL, argv);
   if (r.status != 0)
     {
       g_test_skip ("strace cannot trace here (ptrace refused)");
@@ -145,11 +143,11 @@ in_small_disk (const char *base, guint size_kib, const char *script)
                                        script, NULL);
   const char *argv[] = { "unshare", "-m", "--propagation", "private", "sh", "-c", full, "sh",
                          mnt, out, jmem_exe, orin, thor, size, NULL };
-  g_auto(TestRun) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
 
   g_assert_cmpint (g_mkdir (mnt, 0700), ==, 0);
   g_assert_cmpint (g_mkdir (out, 0700), ==, 0);
-  test_run_argv (argv, NULL, &r);
+  jmem_test_run_spawn (&r, NULL, argv);
   if (r.status != 0)
     g_error ("the script in the small disk exited %d: %s", r.status, r.err);
 }
@@ -188,10 +186,11 @@ traced_env (void)
  * first enters a system call of @calls (strace's syntax; @path, when given,
  * keeps only those on that file), then ARGS... */
 static void
-run_tampered (TestRun *r, const char *calls, const char *path, const char *spec, ...)
+run_tampered (JmemTestRun *r, const char *calls, const char *path, const char *spec, ...)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_auto(GStrv) env = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
   va_list ap;
   const char *arg;
 
@@ -218,7 +217,9 @@ run_tampered (TestRun *r, const char *calls, const char *path, const char *spec,
   va_end (ap);
   g_ptr_array_add (argv, NULL);
   env = traced_env ();
-  test_run_argv ((const char * const *) argv->pdata, (const char * const *) env, r);
+  launcher = jmem_test_launcher ((const char * const *) env);
+  jmem_test_run_spawn (r, launcher, (const char * const *) argv->pdata);
+  g_assert_cmpint (r->status, !=, 124);  /* hung until `timeout` killed it */
 }
 
 /* ---- jmem capture ---------------------------------------------------------- */
@@ -242,7 +243,7 @@ assert_read_as_incomplete (const char *dir)
   g_autofree char *marker = test_read_file (marker_path);
   g_autofree char *said = NULL;
   const char *step;
-  g_auto(TestRun) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
 
   g_assert_nonnull (marker);
   step = strstr (marker, "\nstep ");
@@ -348,7 +349,7 @@ test_capture_signals (void)
     {
       g_autofree char *dir = g_strdup_printf ("%s/cap%" G_GSIZE_FORMAT, base, i);
       g_autofree char *on = g_build_filename (dir, faults[i].on, NULL);
-      g_auto(TestRun) r = { 0 };
+      g_auto(JmemTestRun) r = { 0 };
 
       run_tampered (&r, faults[i].calls, on, faults[i].spec,
                     "capture", "--no-ask-password", dir, NULL);
@@ -360,8 +361,8 @@ test_capture_signals (void)
     /* seven steps: an eighth record never comes, and the capture is whole */
     g_autofree char *dir = g_build_filename (base, "whole", NULL);
     g_autofree char *marker = g_build_filename (dir, "jmem", "capture-incomplete", NULL);
-    g_auto(TestRun) r = { 0 };
-    g_auto(TestRun) s = { 0 };
+    g_auto(JmemTestRun) r = { 0 };
+    g_auto(JmemTestRun) s = { 0 };
 
     run_tampered (&r, "pwrite64", marker, "signal=SIGKILL:when=8", "capture", "--no-ask-password",
                   dir, NULL);
@@ -425,7 +426,7 @@ test_textfile_signals (void)
   base = test_make_tmp ();
   prom = g_build_filename (base, "jmem.prom", NULL);
   {
-    g_auto(TestRun) r = { 0 };
+    g_auto(JmemTestRun) r = { 0 };
 
     run_jmem (&r, "metrics", "--no-ask-password", "--sysroot", thor, "--textfile", base, NULL);
     g_assert_cmpint (r.status, ==, 0);
@@ -434,7 +435,7 @@ test_textfile_signals (void)
   for (gsize i = 0; i < G_N_ELEMENTS (calls); i++)
     {
       g_autofree char *now = NULL;
-      g_auto(TestRun) r = { 0 };
+      g_auto(JmemTestRun) r = { 0 };
 
       run_tampered (&r, calls[i], NULL, specs[i], "metrics", "--no-ask-password", "--sysroot",
                     orin, "--textfile", base, NULL);
@@ -446,7 +447,7 @@ test_textfile_signals (void)
     }
   {
     g_autofree char *now = NULL;
-    g_auto(TestRun) r = { 0 };
+    g_auto(JmemTestRun) r = { 0 };
 
     run_jmem (&r, "metrics", "--no-ask-password", "--sysroot", orin, "--textfile", base, NULL);
     g_assert_cmpint (r.status, ==, 0);
@@ -462,7 +463,7 @@ test_textfile_signals (void)
 static gsize
 history_line_length (void)
 {
-  g_auto(TestRun) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
 
   run_jmem (&r, "watch", "--sysroot", orin, "--count", "1", NULL);
   g_assert_cmpint (r.status, ==, 0);
@@ -518,7 +519,7 @@ test_watch_trim_signals (void)
   base = test_make_tmp ();
   path = g_build_filename (base, "h.jsonl", NULL);
   {
-    g_auto(TestRun) r = { 0 };
+    g_auto(JmemTestRun) r = { 0 };
 
     run_jmem (&r, "watch", "--sysroot", orin, "--interval", "1", "--count", "2", "--output", path, NULL);
     g_assert_cmpint (r.status, ==, 0);
@@ -529,7 +530,7 @@ test_watch_trim_signals (void)
   for (gsize i = 0; i < G_N_ELEMENTS (calls); i++)
     {
       g_autofree char *now = NULL;
-      g_auto(TestRun) r = { 0 };
+      g_auto(JmemTestRun) r = { 0 };
 
       run_tampered (&r, calls[i], NULL, "signal=SIGKILL", "watch", "--sysroot", orin,
                     "--count", "1", "--max-bytes", cap, "--output", path, NULL);
@@ -543,7 +544,7 @@ test_watch_trim_signals (void)
   for (gsize i = 1; i < G_N_ELEMENTS (calls); i++)
     {
       g_autofree char *now = NULL;
-      g_auto(TestRun) r = { 0 };
+      g_auto(JmemTestRun) r = { 0 };
 
       /* until stopped: the signal ends it after the sample */
       run_tampered (&r, calls[i], NULL, "signal=SIGTERM", "watch", "--sysroot", orin,
@@ -564,7 +565,7 @@ test_watch_sigterm_on_write (void)
   g_autofree char *base = NULL;
   g_autofree char *path = NULL;
   g_autofree char *data = NULL;
-  g_auto(TestRun) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
 
   if (!need_strace ())
     return;
@@ -647,16 +648,13 @@ test_watch_sigterm_after_overrun (void)
 int
 main (int argc, char **argv)
 {
-  const char *fixtures;
   int rc;
 
   g_test_init (&argc, &argv, NULL);
   jmem_exe = g_getenv ("JMEM_EXE");
-  fixtures = g_getenv ("JMEM_FIXTURES");
   g_assert_nonnull (jmem_exe);
-  g_assert_nonnull (fixtures);
-  orin = g_build_filename (fixtures, "trees", "orin-agx-nvgpu", NULL);
-  thor = g_build_filename (fixtures, "trees", "thor-unified", NULL);
+  orin = jmem_test_fixture ("trees", "orin-agx-nvgpu", NULL);
+  thor = jmem_test_fixture ("trees", "thor-unified", NULL);
 
   g_test_add_func ("/faults/capture/full-disk", test_capture_full_disk);
   g_test_add_func ("/faults/capture/signals", test_capture_signals);

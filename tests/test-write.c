@@ -22,6 +22,7 @@
 
 #include "jmem-write.h"
 #include "test-account.h"
+#include "jmem-test.h"
 #include "test-run.h"
 
 #ifndef RENAME_EXCHANGE
@@ -31,23 +32,7 @@
 /* the prefix of this run's account (test-account.h) */
 #define ACCOUNT "jmem-test-write"
 
-static const char *jmem_exe;
 static char *orin;
-
-/* `jmem ARGS` (under `timeout`) with @env set on top of ours. */
-static void
-run_jmem (TestRun *r, const char * const *env, const char * const *args)
-{
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-
-  g_ptr_array_add (argv, "timeout");
-  g_ptr_array_add (argv, "120");
-  g_ptr_array_add (argv, (char *) jmem_exe);
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (char *) args[i]);
-  g_ptr_array_add (argv, NULL);
-  test_run_argv ((const char * const *) argv->pdata, env, r);
-}
 
 static guint
 count_entries (const char *dir)
@@ -150,23 +135,23 @@ test_dir_link (void)
   g_assert_cmpint (g_mkdir (target, 0700), ==, 0);
   g_assert_cmpint (symlink (target, link), ==, 0);
   {
-    g_auto(TestRun) r = { 0 };
+    g_auto(JmemTestRun) r = { 0 };
 
-    run_jmem (&r, NULL, textfile);
+    jmem_test_run_jmem_within (&r, 120, NULL, textfile);
     g_assert_cmpint (r.status, ==, 73);
     g_assert_nonnull (strstr (r.err, "is a symbolic link"));
   }
   {
-    g_auto(TestRun) r = { 0 };
+    g_auto(JmemTestRun) r = { 0 };
 
-    run_jmem (&r, NULL, watch);
+    jmem_test_run_jmem_within (&r, 120, NULL, watch);
     g_assert_cmpint (r.status, ==, 73);
     g_assert_nonnull (strstr (r.err, "is a symbolic link"));
   }
   {
-    g_auto(TestRun) r = { 0 };
+    g_auto(JmemTestRun) r = { 0 };
 
-    run_jmem (&r, NULL, capture);
+    jmem_test_run_jmem_within (&r, 120, NULL, capture);
     g_assert_cmpint (r.status, ==, 73);
     g_assert_nonnull (strstr (r.err, "is a symbolic link"));
   }
@@ -304,9 +289,9 @@ account_makes (const char *path, mode_t mode, const char *content)
   const char *argv[] = { "setpriv", reuid, regid, "--clear-groups", "sh", "-c",
                          "set -C; printf %s \"$2\" >\"$1\" && chmod \"$3\" \"$1\"",
                          "sh", path, content, octal, NULL };
-  g_auto(TestRun) r = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
 
-  test_run_argv (argv, NULL, &r);
+  jmem_test_run_spawn (&r, NULL, argv);
   g_assert_cmpint (r.status, ==, 0);
 }
 
@@ -329,25 +314,25 @@ test_root_other_owner (void)
   account_dir (theirs);
   {
     const char *args[] = { "metrics", "--no-ask-password", "--sysroot", orin, "--textfile", theirs, NULL };
-    g_auto(TestRun) r = { 0 };
+    g_auto(JmemTestRun) r = { 0 };
 
-    run_jmem (&r, NULL, args);
+    jmem_test_run_jmem_within (&r, 120, NULL, args);
     g_assert_cmpint (r.status, ==, 73);
     g_assert_nonnull (strstr (r.err, "belongs to uid"));
   }
   {
     const char *args[] = { "watch", "--sysroot", orin, "--count", "1", "--output", history, NULL };
-    g_auto(TestRun) r = { 0 };
+    g_auto(JmemTestRun) r = { 0 };
 
-    run_jmem (&r, NULL, args);
+    jmem_test_run_jmem_within (&r, 120, NULL, args);
     g_assert_cmpint (r.status, ==, 73);
     g_assert_nonnull (strstr (r.err, "belongs to uid"));
   }
   {
     const char *args[] = { "capture", "--no-ask-password", theirs, NULL };
-    g_auto(TestRun) r = { 0 };
+    g_auto(JmemTestRun) r = { 0 };
 
-    run_jmem (&r, NULL, args);
+    jmem_test_run_jmem_within (&r, 120, NULL, args);
     g_assert_cmpint (r.status, ==, 73);
     g_assert_nonnull (strstr (r.err, "belongs to uid"));
   }
@@ -357,12 +342,12 @@ test_root_other_owner (void)
     const char *env_xdg[] = { xdg, "RUNTIME_DIRECTORY=", NULL };
     const char *env_runtime[] = { runtime, NULL };
     const char *args[] = { "metrics", "--no-ask-password", NULL };
-    g_auto(TestRun) r1 = { 0 };
-    g_auto(TestRun) r2 = { 0 };
+    g_auto(JmemTestRun) r1 = { 0 };
+    g_auto(JmemTestRun) r2 = { 0 };
 
-    run_jmem (&r1, env_xdg, args);
+    jmem_test_run_jmem_within (&r1, 120, env_xdg, args);
     g_assert_cmpint (r1.status, ==, 0);
-    run_jmem (&r2, env_runtime, args);
+    jmem_test_run_jmem_within (&r2, 120, env_runtime, args);
     g_assert_cmpint (r2.status, ==, 0);
   }
   assert_empty (theirs, "root into a directory the account owns");
@@ -450,9 +435,9 @@ test_root_swap (void)
         {
           const char *swapped = runs[i] == capture ? cap : out;
           pid_t swapper = start_swapper (swapped, outside, swaps);
-          g_auto(TestRun) r = { 0 };
+          g_auto(JmemTestRun) r = { 0 };
 
-          run_jmem (&r, runs[i] == boot_cache ? env : NULL, runs[i]);
+          jmem_test_run_jmem_within (&r, 120, runs[i] == boot_cache ? env : NULL, runs[i]);
           stop_swapper (swapper, swapped);
           if (r.status != 0 && r.status != 73)
             g_error ("run %" G_GSIZE_FORMAT ": exit %d: %s", i, r.status, r.err);
@@ -509,9 +494,9 @@ planted_setid_in (const char *dir, const char *line, gboolean textfile_taken)
   account_makes (history, 04755, line);
   account_makes (prom, 04755, "planted\n");
   {
-    g_auto(TestRun) r = { 0 };
+    g_auto(JmemTestRun) r = { 0 };
 
-    run_jmem (&r, NULL, watch);
+    jmem_test_run_jmem_within (&r, 120, NULL, watch);
     g_assert_cmpuint (root_setid_files (dir), ==, 0);
     g_assert_cmpint (r.status, ==, 73);
     g_assert_nonnull (strstr (r.err, "belongs to uid"));
@@ -522,9 +507,9 @@ planted_setid_in (const char *dir, const char *line, gboolean textfile_taken)
   after = test_read_file (history);
   g_assert_cmpstr (after, ==, line);
   {
-    g_auto(TestRun) r = { 0 };
+    g_auto(JmemTestRun) r = { 0 };
 
-    run_jmem (&r, NULL, metrics);
+    jmem_test_run_jmem_within (&r, 120, NULL, metrics);
     g_assert_cmpint (r.status, ==, textfile_taken ? 0 : 73);
   }
   g_assert_cmpint (lstat (prom, &st), ==, 0);
@@ -561,9 +546,9 @@ test_root_planted_setid (void)
   g_assert_cmpint (chmod (sticky, 01777), ==, 0);
   {
     const char *args[] = { "watch", "--sysroot", orin, "--count", "1", NULL };
-    g_auto(TestRun) r = { 0 };
+    g_auto(JmemTestRun) r = { 0 };
 
-    run_jmem (&r, NULL, args);
+    jmem_test_run_jmem_within (&r, 120, NULL, args);
     g_assert_cmpint (r.status, ==, 0);
     line = g_strdup (r.out);
   }
@@ -592,9 +577,9 @@ test_root_stale_of_another (void)
   account_makes (theirs, 0600, "theirs");
   {
     const char *args[] = { "metrics", "--no-ask-password", "--sysroot", orin, "--textfile", sticky, NULL };
-    g_auto(TestRun) r = { 0 };
+    g_auto(JmemTestRun) r = { 0 };
 
-    run_jmem (&r, NULL, args);
+    jmem_test_run_jmem_within (&r, 120, NULL, args);
     g_assert_cmpint (r.status, ==, 0);
   }
   g_assert_true (g_file_test (theirs, G_FILE_TEST_EXISTS));
@@ -604,15 +589,11 @@ test_root_stale_of_another (void)
 int
 main (int argc, char **argv)
 {
-  const char *fixtures;
   int rc;
 
   g_test_init (&argc, &argv, NULL);
-  jmem_exe = g_getenv ("JMEM_EXE");
-  fixtures = g_getenv ("JMEM_FIXTURES");
-  g_assert_nonnull (jmem_exe);
-  g_assert_nonnull (fixtures);
-  orin = g_build_filename (fixtures, "trees", "orin-agx-nvgpu", NULL);
+  g_assert_nonnull (g_getenv ("JMEM_EXE"));
+  orin = jmem_test_fixture ("trees", "orin-agx-nvgpu", NULL);
 
   g_test_add_func ("/write/modes", test_modes);
   g_test_add_func ("/write/fifo", test_fifo);
