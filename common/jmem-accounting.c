@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The arithmetic of "where the RAM is". Each bucket names the fields it is
  * made of; the rules that keep the buckets disjoint, and the sources they
  * come from, are in docs/accounting.md. Sizes are KiB; -1 is unknown. */

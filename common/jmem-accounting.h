@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Where the RAM is: MemTotal as disjoint named buckets and an honest
  * remainder, and each process's footprint without the NvMap pages its PSS
  * already holds. A pure computation over what collection parsed; every

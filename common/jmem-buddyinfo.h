@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* /proc/buddyinfo: the free blocks of the kernel's page allocator, per zone
  * and order (mm/vmstat.c, frag_show_print). A block of order N is 2^N pages;
  * what a page is comes from the system read (jmem-headroom.h), never an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Comparing two snapshots (`jmem snapshot --json` documents): system memory
  * fields and per-process sizes before, after and the change. The result is
  * a JSON object whose shape is docs/diff.schema.json; `jmem diff`, `jmem

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One sample as the faces over time show it (jmem top, jmem plot): the
  * header's numbers and a row per process, from a snapshot document (a line
  * of a jmem watch history) or from a live JmemSnapshot. Unknown numbers are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
 /* GLib 2.66 is the floor (Debian 11; JetPack 6 ships 2.72), and the build

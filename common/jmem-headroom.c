@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The arithmetic of "can this board still allocate N". Sizes are KiB, -1
  * unknown. The rules and their sources are in docs/headroom.md. */
 #include "jmem-headroom.h"

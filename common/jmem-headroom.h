@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Can this board still allocate N? How much a new GPU allocation can get
  * now, after the kernel reclaims what it can, the largest contiguous free
  * block, and what stands in the way. A pure computation over what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The NvMap model on the wire of dev.jmem.Helper1: the helper builds the
  * replies, the client reads them back. Both directions live here so that one
  * test covers the pair (see dev.jmem.Helper1.xml for the signatures). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* History files: appending under a cap without ever leaving a torn line, and
  * reading them back one line at a time. */
 #include "jmem-history.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* History files: one compact `jmem snapshot --json` document per line (JSON
  * Lines), appended by `jmem watch` and read by `jmem triage --history` and
  * `jmem diff --history`. docs/watch.md describes the format. */

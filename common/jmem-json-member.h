@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reading members of a parsed JSON document that may lack them or hold the
  * wrong type: NULL or -1 instead of json-glib's criticals. For documents
  * already checked (jmem_diff_check_snapshot()) and for what later versions

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Strict JSON: a scanner without recursion checks every byte against
  * RFC 8259 and jmem's limits, then json-glib builds the tree. */
 #include "jmem-json-reader.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The one way jmem reads JSON that comes from outside: saved snapshots,
  * histories, MCP messages. json-glib's parser is lenient (comments, single
  * quotes, hexadecimal numbers, a second value ignored, integers past 64 bits

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A streaming JSON writer with JsonBuilder's calls: the document is text as
  * soon as it is written, with no tree of nodes to build and free. A
  * snapshot of every process is thousands of objects, and json-glib's tree

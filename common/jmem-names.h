@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Names shared by the helper, the client and the tests: one place for each. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* iovmm/allocations read once and walked as often as an output needs (its
  * summary first, then its rows), holding neither its rows nor its text: a
  * board leaking 240,000 handles prints 33 MB of it. The text stays where

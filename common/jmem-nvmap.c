@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Parsers for /sys/kernel/debug/nvmap/iovmm/{clients,allocations} and
  * stats/total_memory. The formats and how ambiguities are resolved are
  * described in docs/nvmap-formats.md. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Parsers for the NvMap debugfs files (see fixtures/nvmap and docs/field-guide.md). */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* nvidia-smi CSV output (--format=csv,noheader,nounits). */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Which PID namespace a set of PIDs is in. NvMap prints each client's
  * task->pid, a PID of the initial namespace, whoever reads the file; a jmem
  * in a container with a PID namespace of its own must not take those for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Parsers for /proc/PID/{status,stat,statm,smaps_rollup,cgroup,cmdline}. Unknown values are -1. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Board identity: /etc/nv_tegra_release, /etc/nv_boot_control.conf, the device-tree model. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Writing a capture beneath directories jmem itself created (see
  * jmem_root_create() in jmem-root.h), through jmem-write.h like every
  * other file jmem writes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What jmem-root.c and jmem-root-capture.c share. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Files beneath a root directory descriptor: the live system, a --sysroot
  * tree (untrusted input) or a capture being written. Paths given here are
  * absolute names inside the root ("/proc/meminfo"), never joined strings.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The one reader of sizes people and agents give jmem (`jmem headroom
  * --need`, the MCP headroom tool's "need", `jmem watch --max-bytes`). */
 #pragma once

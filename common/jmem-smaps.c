@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* /proc/PID/smaps: fs/proc/task_mmu.c prints per mapping a header
  * (show_map_vma: "%08lx-%08lx %c%c%c%c %08llx %02x:%02x %lu ", padded, then
  * the path) and "Name:   value kB" lines (show_smap); VmFlags closes it. */

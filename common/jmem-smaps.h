@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* /proc/PID/smaps, one mapping at a time: the Rss and Pss of the mappings
  * a caller picks (the NvMap buffers a process maps for the CPU, which its
  * smaps_rollup counts among the rest). */

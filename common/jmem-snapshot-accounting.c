@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The accounting's input from what a snapshot collected: one place, for the
  * collector and for triage on a snapshot built without it. */
 #include "jmem-snapshot.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The headroom's input from what a snapshot collected: one place, for the
  * collector, the headroom operation and triage. */
 #include "jmem-snapshot.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The snapshot as JSON: the shape is docs/snapshot.schema.json, the meaning
  * docs/field-guide.md. Memory is in KiB integers (*_kib), unknown is null. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The snapshot: everything one `jmem snapshot` reports. Collected by the
  * client (client/collect/jmem-collect*.c), written by jmem-snapshot-json.c and the
  * human view. Unknown numbers are -1 and print as null. */

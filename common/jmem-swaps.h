@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* /proc/swaps: where swap lives. zram swaps to RAM, compressed, so a page
  * swapped there frees less than a page (jmem-headroom.c). */
 #pragma once

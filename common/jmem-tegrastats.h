@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One tegrastats line, any generation (TX1 r28 .. Thor r38, Orin r39). */
 #pragma once
 

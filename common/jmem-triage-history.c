@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The rules over time. Each sample is reduced to per-PID sizes as it is
  * read, so a long history costs memory per process, not per line. */
 #include "jmem-triage-history.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Triage over time: rules on a history (jmem watch's JSON Lines) that no
  * single snapshot can show. docs/watch.md and docs/triage.md explain them. */
 #pragma once

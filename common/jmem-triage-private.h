@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the triage rules share: the figures every rule derives from the
  * snapshot once, and the helpers that build findings. */
 #pragma once

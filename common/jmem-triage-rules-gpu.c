@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Rules about GPU memory: how much of RAM it takes, who holds it, and memory
  * held for processes that can no longer free it. */
 #include "jmem-triage-private.h"

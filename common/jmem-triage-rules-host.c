@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Rules about the host around memory: heat and fragmentation. */
 #include "jmem-triage-private.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Rules about system memory: memory in no bucket, swap, CMA, and what a new
  * allocation can still get (the headroom's figures, jmem-headroom.c). */
 #include "jmem-triage-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The triage engine: derives the shared figures once, runs each rule, orders
  * the findings. */
 #include "jmem-triage-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Triage: rules that turn a snapshot into findings a person or an agent can
  * act on. Every threshold is here, with the reason for its value; the rules
  * themselves live in jmem-triage-rules-*.c and docs/triage.md explains them. */

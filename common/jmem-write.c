@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One way to write a file: see jmem-write.h for what it guarantees. */
 #include "jmem-write.h"
 

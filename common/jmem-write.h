@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Every file jmem writes goes through here: the capture tree, the metrics
  * textfile, the watch history and its trim, the per-boot cache.
  *

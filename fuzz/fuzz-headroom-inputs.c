@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for what the headroom reads beside meminfo:
  * jmem_buddyinfo_parse(), jmem_swaps_parse() and the size reader. */
 #include <stdint.h>

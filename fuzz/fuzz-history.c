@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for the history reader (jmem-history.c) and the rules
  * over time that read what it passes (jmem-triage-history.c): the input is
  * a history file, read as triage --history reads it. */

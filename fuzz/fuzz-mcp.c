@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for the MCP message handler (client/mcp/jmem-mcp.c):
  * the input is what a client writes to `jmem mcp`'s stdin, lines and all.
  * Every answer must be one line of strict JSON in UTF-8, a JSON-RPC 2.0

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for jmem_meminfo_parse(). */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for jmem_nvmap_allocations_parse(), and for the parser
  * in pieces, which must give the same rows wherever the pieces end. */
 #include <stdint.h>

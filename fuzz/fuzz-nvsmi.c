@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for the nvidia-smi CSV parsers. */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for the /proc/PID status, stat, smaps_rollup, cgroup
  * and cmdline parsers: the same bytes go through each. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for nv_tegra_release, nv_boot_control.conf and the
  * identity resolver (the bytes also serve as the device-tree model). */
 #include <stdint.h>

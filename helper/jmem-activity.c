@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "jmem-activity.h"
 
 /* Shared with the calls it counts, which may be finalized in a worker

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The helper's idle accounting: how many calls are unanswered and when the
  * last one arrived or was answered, so that it exits only when nobody is
  * waiting for it. It counts method invocations, not wire messages: a

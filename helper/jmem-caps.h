@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The helper's capability hygiene: hold none. As uid 0 it owns the files it
  * reads and writes, and the kernel checks no capability for them. The one
  * exception is an operator's grant of CAP_DAC_READ_SEARCH through the unit's

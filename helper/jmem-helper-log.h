@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The helper's audit trail: who asked for what, and what came of it. */
 #pragma once
 

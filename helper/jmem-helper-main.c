@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem-helper: the D-Bus-activated root helper behind dev.jmem.Helper1.
  * Started by the bus on the first call; exits after a quiet spell. */
 #include <gio/gio.h>

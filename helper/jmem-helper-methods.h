@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The helper's method handlers. They run after the polkit gate has said yes,
  * in a GTask worker thread, and read only fixed paths. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reading an NvMap debugfs file into a sealed memfd, one read at a time:
  * calls that arrive while the file is being read wait for that read and
  * share its snapshot instead of reading it again. */

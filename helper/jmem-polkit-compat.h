@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
 /* polkit's headers define g_autoptr() cleanups for its types only from

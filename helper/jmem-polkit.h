@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The helper's one authorization gate: every method call is mapped to a
  * polkit action and asked about; anything not in the table is refused. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* At most one event per interval, shared by every caller (thread-safe). */
 #pragma once
 

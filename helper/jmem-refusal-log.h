@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Log lines for refused calls, bounded per caller: a caller refused in a
  * loop would otherwise write thousands of lines a second, and journald's
  * rate limit, which counts every line of the service, would then drop the

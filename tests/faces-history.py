@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Records a jmem watch history of a captured tree that changes between
 samples, for the tests of jmem top --replay and jmem plot.
 

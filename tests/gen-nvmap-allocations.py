@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Writes an NvMap iovmm/allocations file with HANDLES handles in the L4T r36
 layout (the kernel's seq_printf formats, as in
 fixtures/nvmap/allocations.rendered-r36-format.txt), for tests and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """jmem snapshot and jmem allocations at 60, 80, 100 and 132 columns, against
 goldens; then every command's --help and human output, standard error
 included, in a terminal (a pty) of 60, 80 and 132 columns.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the tests share: running a program (jmem, or jmem as another
  * account) and keeping what it did, checking a document against its
  * published schema, and finding the fixtures. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Runs a command as on a kernel without openat2 (Linux before 5.6), or under
  * a container runtime whose seccomp profile predates it: a seccomp filter
  * answers openat2 with ENOSYS (or EPERM, as some profiles do), and is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A stand-in libnvidia-ml.so.1 for the NVML loader's tests: one GPU
  * ("GPU-stub-0000") and its processes, the caller itself among them.
  * JMEM_NVML_STUB picks the behaviour: "processes" (default), "not-supported"

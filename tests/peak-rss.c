@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Runs a command and writes its peak resident set size, in KiB, to a file:
  * ru_maxrss of the child it forks and waits for (the highest VmHWM of the
  * command and of what it exec'd into).

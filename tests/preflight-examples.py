@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The examples of docs/preflight.md, written out as files, so that the
 tests run what the document shows and nothing else.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """What the Python tests share: a decorator that lists a test, and a runner
 that prints TAP, a failure's exception as comment lines, a skip with its
 reason."""

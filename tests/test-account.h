@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A system account for tests that run jmem as someone else: one of the
  * run's own, named PREFIX-XXXXXX (random), so that two runs on one machine
  * never share, remove or kill each other's; removed when the test ends,

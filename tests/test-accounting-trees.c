@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The accounting and the footprint on every captured tree, through the
  * collector as `jmem snapshot --sysroot` runs it: every tree adds up to
  * MemTotal, and each generation's rule holds (fixtures/trees/README.md and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The accounts the tests make are gone when the test that made them ends,
  * however it ends: this program runs itself in a mode that makes the
  * account and then returns, fails an assertion (SIGABRT) or, with a program

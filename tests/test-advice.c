@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Every way an operation of the client can fail, as GDBus or the client
  * delivers it: the code it is decided by (never its message), the exit
  * status jmem(1) documents for it and the action the commands and the MCP

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `jmem allocations` on a capture of 240,000 NvMap handles (33 MB of
 # iovmm/allocations, written by gen-nvmap-allocations.py): the JSON and the
 # table each hold every handle, and jmem's peak RSS stays within 32 MiB for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The headroom's kernel inputs beside meminfo: /proc/buddyinfo and
  * /proc/swaps, on real, rendered and hostile files. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem capture and --sysroot as the files they touch see them: a capture
  * run as root refuses directories others own or can write, makes 0600
  * files and 0700 directories, and writes nothing outside its directory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What jmem does with wrong input and an output it cannot write: a clear
  * error on stderr and the status jmem(1) documents, never a crash, a silent
  * default or a silent failure; and with a system bus that accepts and never

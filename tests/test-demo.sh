@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # scripts/demo on an existing build: it fits a screenful or two, every section
 # says what it shows, and nothing in a section contradicts what that section
 # shows (the helper's NvMap rows name the demo's own processes).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """One truth about joining the group, in every document that tells how:
 polkit reads the group database at each call, so `usermod -aG jmem USER`
 applies at the account's next call, with no new login (what

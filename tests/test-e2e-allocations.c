@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* End-to-end tests of GetNvMapAllocations and GetNvMapAllocationsSnapshot
  * with a big file: the helper's memory stays bounded, and jmem's with
  * 240,000 handles from each source, concurrent callers share one read, and

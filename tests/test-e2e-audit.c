@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* End to end, inside tests/e2e/jmem-sandbox: `jmem drop-caches` and `jmem
  * audit` through the helper from the build tree and the real polkitd. Which
  * cases run depends on how the sandbox mounted /proc/sys/vm/drop_caches

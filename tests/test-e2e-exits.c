@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem's exit statuses and advice end to end, inside tests/e2e/jmem-sandbox,
  * against jmem(1)'s exit table: polkit not running, a helper that cannot
  * start (missing binary, broken Exec=, never takes its name), a helper that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* `jmem mcp` in the e2e sandbox (tests/e2e/jmem-sandbox), against the real
  * helper and polkit: as a member of the group an agent gets the NvMap rows
  * and drops caches with no password and no sudo; as an outsider the tools

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What the jmem-metrics account's own group may do, asked of the real polkitd
 # with the project's rules file: run in tests/e2e/jmem-sandbox started with
 # --agent-metrics, so that the sandbox's agent is in the run's metrics group

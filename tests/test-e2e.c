@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* End-to-end tests: the helper from the build tree, activated by a private
  * system bus, gated by the real polkitd (or a mock), called by real
  * unprivileged accounts. Runs inside tests/e2e/jmem-sandbox, which sets the

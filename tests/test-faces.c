@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The parts of jmem top and jmem plot that are arithmetic: the columns a
  * window keeps (the documented order), sparklines and growth, compact sizes,
  * the rows' order with unknown values, reading a sample document (with and

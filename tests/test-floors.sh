@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The platform floors stay enforced (docs/operator-guide.md, "Platforms"):
 # every C file of this build is compiled against GLib 2.66 and json-glib 1.6
 # at most, and a fresh configure of the tree uses no meson feature newer

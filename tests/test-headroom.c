@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The headroom's arithmetic (jmem-headroom.c) on meminfo written for each
  * rule: what "now" and "after reclaim" are made of, zram's cost, the free
  * blocks in the page size read, the verdict at its boundaries, and what it

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """jmem headroom on the captured trees: each verdict and its exit status,
 the reason it names, the figures against the tree's own files, the JSON
 against docs/headroom.schema.json, human lines within 80 columns, and every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The helper's capability decision (hold none, or only the operator's
  * grant), and reading the sets the kernel reports. */
 #include <glib.h>

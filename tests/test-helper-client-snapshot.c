@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* How the client gets NvMap allocations from helpers that answer
  * differently: a helper that predates GetNvMapAllocationsSnapshot (the
  * typed reply is used), one that sends a sealed memfd, and one whose fd is

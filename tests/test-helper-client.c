@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The client's reading of helper failures: each ends in a message and an
  * action a person can follow. Errors are built as GDBus delivers them. */
 #include <gio/gio.h>

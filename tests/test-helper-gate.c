@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The helper's polkit gate without root: a private dbus-daemon (GTestDBus)
  * stands in for the system bus, tests/mock-polkit (or nobody) owns
  * org.freedesktop.PolicyKit1 on it, and the gate exports a skeleton whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The helper's audit records: a caller's text stays on one line, escaped,
  * in every field (journal and stderr alike); refusals are counted into a
  * line per uid and interval, and never crowd out an audit line. */

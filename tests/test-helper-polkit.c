@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The helper's authorization table, and the polkit files that back it. */
 #include <gio/gio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* DropCaches' limit: one call per interval, for every caller together. */
 #include <glib.h>
 

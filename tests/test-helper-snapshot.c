@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The helper's reading of iovmm/allocations: the UID column zeroed however
  * the file arrives in pieces, a sealed memfd, the size cap, and calls made
  * while a read runs answered by that read. */

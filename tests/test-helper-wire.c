@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dev.jmem.Helper1 replies: what the helper sends is what the client reads,
  * for real layouts and for hostile names; and DropCaches' argument checks. */
 #include <gio/gio.h>

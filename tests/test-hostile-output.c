@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Every byte jmem prints, end to end: the built client on a copy of a
  * captured tree made hostile at test time (a command line with U+202E and
  * escape sequences, an NvMap CLIENT with one, a 1 MiB command line, a name of

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """`meson install` says when it puts the D-Bus policy, the polkit action,
 rule or .pkla where the system bus and polkit do not read them (meson's
 default prefix /usr/local), instead of installing a helper nobody can call

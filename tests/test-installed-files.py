@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The FILES sections of jmem(1) and jmem-helper(8), and the operator guide's
 table of installed files, against what is really installed.
 

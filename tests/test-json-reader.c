@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The strict JSON reader every command uses on outside input: what it
  * takes, what it refuses (each of json-glib's lenient forms), its limits,
  * its depth limit on a thread with a small stack, and the opening of a file

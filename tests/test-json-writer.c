@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The JSON writer's destinations beside a string: a sink that takes a long
  * document in pieces (what `jmem allocations --json` streams to stdout)
  * and a json-glib tree (what the MCP tools embed). */

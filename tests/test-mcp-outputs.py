@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """What `jmem mcp` costs a model, and whether its results say what their
 schemas say. TAP output.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* `jmem mcp` over pipes: the JSON-RPC error semantics, the handshake, the
  * line limit and the end of input, as a client that sends what the SDK
  * never would sees them. */

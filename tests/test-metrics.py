@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """jmem metrics checked by the tools that consume it: promtool on every
 captured tree (and a hostile process name made at test time), node_exporter's
 textfile collector serving the file, the textfile's replacement (mode,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* iovmm/allocations in pieces: the incremental parser gives the rows the
  * whole-file parser gives, wherever the pieces end (a fixed record whose
  * comm holds a newline, a tag longer than a piece); the reader walks a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The NvMap debugfs parsers on real captures, kernel-format renderings and
  * hostile input (fixtures/nvmap/README.md says which is which). */
 #include <string.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """jmem plot on a recorded leak history: the PNG decodes (by a decoder of
 this file's own, zlib and the PNG specification, and by Pillow where it is
 installed) with the size asked for, the SVG parses as XML, the leaking

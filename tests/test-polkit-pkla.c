@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The .pkla that polkit 0.105 reads grants exactly the actions the policy
  * declares, to the configured group, and dev.jmem.read-nvmap to the
  * metrics account's group, without a password. Both files are

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """docs/preflight.md's examples, extracted (preflight-examples.py) and run
 against captured boards: the shell script and each systemd unit start the
 job on a board where it fits and not on one where a TensorRT build holds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The programs jmem runs (nvidia-smi, nvpmodel, tegrastats): where they are
  * looked for, as root and as a plain user, and what their output may claim.
  * Stand-ins are found through PATH only by a plain user: as root, the test

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reading beneath a --sysroot tree: a symbolic link anywhere on a path
  * (first, middle or last component, pointing inside the tree or out of it),
  * a ".." that climbs out, and a FIFO are refused, the component at fault is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the writer tests share: a scratch directory and reading what jmem
  * left in it (running it: jmem-test.h). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The incremental sampler (client/collect/jmem-sampler.h) through the
  * collector: on a copy of a captured tree given statm files, and on this
  * system with a child whose memory the test moves. What a user relies on:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The sandbox's accounts and state directory go even when the sandbox is
 # killed (meson's timeout ends with SIGKILL, which runs no trap): the
 # sandbox is started in a session of its own, its whole group is killed once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The one size reader (jmem-size.c): what it takes, and every refusal with
  * a message that says why and what a size looks like. */
 #include <string.h>

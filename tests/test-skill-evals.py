@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The Agent Skill skills/jetson-memory and its evals. TAP output.
 
 - SKILL.md's front matter follows the Agent Skills format; its links exist;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The snapshot's two outputs: JSON (exact values, null for unknown, valid
  * against docs/snapshot.schema.json) and the human view (hostile names
  * escaped, the numbers a person looks for present). */

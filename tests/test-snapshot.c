@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem snapshot end to end: the built client on captured trees, the
  * collector called directly, the live system as root and as a plain user,
  * and capture followed by --sysroot. Expected values are read from the

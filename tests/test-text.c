@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem-text: what reaches a terminal and how wide it is there. */
 #include <string.h>
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """jmem top driven in tmux as a person would: golden screens of a replayed
 history and of every captured tree at 80x24 and 132x43, the accounting's
 bar and the headroom line where the samples carry them (and a history an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The rules over time (nvmap-growing, pss-growing, nvmap-orphaned) on
  * synthetic histories built here: each rule on a series that must fire, at
  * its thresholds, and on noisy or short series that must not. Samples are a

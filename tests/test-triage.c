@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Triage rules: each one on a fixture tree that triggers it and one that must
  * not, collected through the real collector; and each threshold exactly at
  * its boundary on snapshots built here. Expected numbers come from the

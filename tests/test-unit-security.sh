@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The helper's unit must keep its systemd-analyze exposure at or below the
 # limit the design sets (0.6: an empty capability bounding set and the rest
 # of the hardening). Each KEY=VALUE after the limit must be the unit's last

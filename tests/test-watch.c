@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem watch and jmem summary through the built jmem on fixture trees: the
  * lines written (each a schema-valid snapshot), the cap and its atomic
  * rewrite, a clean end on SIGINT and SIGTERM, a torn last line repaired, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Faults while jmem writes, and what is read afterwards: a full disk (a
  * small tmpfs mounted in a private mount namespace, as root) and a signal
  * at each step (strace's syscall tampering delivers it as the step's system

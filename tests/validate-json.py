@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Validate a JSON document against a JSON Schema (draft 2020-12).
 
 Usage: validate-json.py SCHEMA [FILE|-]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The calls jmem top and jmem plot make into the rest of jmem, in one file
  * (jmem-cmd-faces.h). */
 #include "jmem-cmd-faces.h"

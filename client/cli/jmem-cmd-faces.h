@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What jmem top and jmem plot ask of the rest of jmem (collection, the
  * helper, the history reader, the file writer), all in jmem-cmd-faces.c:
  * the faces themselves (client/top, client/plot) call none of it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem headroom: can this board still allocate SIZE, and what stands in
  * the way. Its verdict is its exit status: 0 fits now, 1 fits after
  * reclaim, 2 does not fit (jmem(1)). */

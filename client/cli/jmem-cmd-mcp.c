@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem mcp: the tools of jmem for an AI agent, as a stdio MCP server. */
 #include "jmem-cmd.h"
 #include "jmem-cmd-view.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem metrics: the snapshot and its findings as Prometheus metrics, on
  * stdout or as node_exporter's textfile (docs/metrics.md). */
 #include "jmem-cmd.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem plot: a history drawn as PNG or SVG. */
 #include "jmem-cmd.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Taking samples for the commands: one through the collector with the
  * command's error reporting, or one every few seconds until a count or a
  * signal ends it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem summary: the five numbers a person glances at, on one line. */
 #include "jmem-cmd.h"
 #include "jmem-cmd-view.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem top: the live view in the terminal, or a history played back. */
 #include "jmem-cmd.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem triage: only the findings, for a person or an agent that wants the
  * conclusions without the tables. */
 #include "jmem-cmd.h"

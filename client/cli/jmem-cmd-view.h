@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The options that choose what a command shows and where it reads from,
  * declared and checked once for every command: --json, --top N, --all,
  * --width N, --no-ask-password and --sysroot DIR. */

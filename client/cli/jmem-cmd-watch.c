@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem watch: a snapshot every few seconds, one JSON line each, for the
  * rules over time (jmem triage --history) and for anyone's own tools. */
 #include "jmem-cmd.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The jmem subcommands, and what they share: option checks, errors and
  * output. Exit statuses are JmemExit (jmem-advice.h, see jmem(1)). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The human view of the RAM accounting: the "Where the RAM is" section of
  * `jmem snapshot`. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Help text fitted to a terminal: GLib prints an option context's help,
  * and the program's own usage, in lines as long as their authors wrote
  * them; these wrap them at a width instead. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "jmem-output-human.h"
 
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The human view of a snapshot: a terminal report, every attacker-controlled
  * string escaped so it cannot move the cursor or forge a row. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the human views share to fit a terminal: the width, cells padded and
  * cut by display width, and the rule for when a table row takes two lines.
  * Every cell is escaped text (jmem-text.h). */

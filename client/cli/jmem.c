@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem: who holds memory on this Jetson. */
 #include "jmem-cmd.h"
 

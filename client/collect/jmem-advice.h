@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What a person or an agent does next about a failed operation: the exit
  * status of jmem(1)'s table and the action to take. One function, called by
  * the commands and the MCP tools alike, so that their advice cannot drift. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The per-boot facts on disk: a `jmem metrics` started by a timer finds
  * what an earlier run probed in this boot and starts no program for it.
  * The file is private to the caller and treated as hostile all the same. */

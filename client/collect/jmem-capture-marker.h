@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The mark of a capture that did not finish. `jmem capture` writes
  * jmem/capture-incomplete before anything else, records in it each step as
  * the step begins, and removes it once every file is written and synced:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* `jmem capture DIR`: the raw inputs of a snapshot, written as a sysroot
  * tree that `jmem snapshot --sysroot DIR` reads (docs/capture-format.md). */
 #pragma once

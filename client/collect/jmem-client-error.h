@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The client's own error codes, never sent on the bus: what an operation
  * failed at, so that the faces decide by a code and never by a message. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Facts that hold for one boot (board identity, the GPU driver-stack
  * probe, the power mode), kept across the snapshots one process takes,
  * such as the calls of a `jmem mcp` server: read once per boot_id. A

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the headroom reads beside the accounting: the free blocks
  * (/proc/buddyinfo), where swap lives (/proc/swaps), the kernel's reserve
  * (vm.min_free_kbytes) and the page size, each once; and the headroom

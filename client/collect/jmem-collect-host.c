@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Host facts: thermal zones, power mode, disk usage. */
 #include "jmem-collect-private.h"
 

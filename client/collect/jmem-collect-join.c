@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Everything that needs more than one source: NvMap per PID, the joins onto
  * processes, the footprint, the order and --top. */
 #include "jmem-collect-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The collector's pieces: one source per file, sharing this context. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Processes from /proc/PID. smaps_rollup first: one read gives RSS, PSS and
  * swap, which is all the sort needs. status (name, owner, state) only where
  * smaps_rollup is unreadable and for the processes a report names (see

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The services an operator switches off on a headless device: their state
  * from systemd's D-Bus API, both questions asked at once (one round trip). */
 #include "jmem-collect-private.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Collecting a JmemSnapshot from the live system or from a captured tree. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Whether jmem runs inside a container. There, drop-caches acts on the
  * host's page cache (there is only one) and the PIDs the helper reports are
  * the host's, so the commands say so. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Internals of jmem-helper-client.c, exposed for its tests. */
 #pragma once
 

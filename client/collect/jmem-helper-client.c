@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "jmem-helper-client.h"
 #include "jmem-helper-client-private.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The client's side of dev.jmem.Helper1: typed calls with errors a person can act on
  * (jmem_advice_for_error() in jmem-advice.h says what to do about each). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Where NvMap data comes from: a captured tree, debugfs read directly when
  * running as root, or the helper on the system bus. One table, so snapshot,
  * allocations and capture choose the same way. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The few NVML declarations jmem uses, from NVIDIA's documented ABI, and the
  * calls in the order nvtop makes them: the newest process-list entry point
  * the library has (_v3, _v2, then the original), retried while the list

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* NVML (libnvidia-ml.so.1) loaded at run time, for the unified driver stack
  * (Thor, discrete GPUs): the GPU list and per-process GPU memory without
  * starting nvidia-smi. No NVIDIA header or library is needed to build. */

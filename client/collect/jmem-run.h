@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Running a helper program (nvidia-smi, nvpmodel, tegrastats) without ever hanging. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What each process's files gave, kept between samples (jmem-sampler.h). */
 #include "jmem-sampler.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Repeated sampling for less than a snapshot's cost each time (jmem top,
  * jmem watch, jmem metrics --interval): what each process's files gave is
  * kept between samples, and a process is read again only when its memory

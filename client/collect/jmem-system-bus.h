@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The system bus connection, with a deadline: g_bus_get_sync() has none, so
  * a frozen bus daemon (or a socket that accepts and never answers) would
  * hang every command that talks to the helper. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Replacing a file in node_exporter's textfile directory so that a reader
  * sees the old content or the new, never a part. */
 #pragma once

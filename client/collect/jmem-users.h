@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uid -> user name, from the live system or a captured /etc/passwd. */
 #pragma once
 

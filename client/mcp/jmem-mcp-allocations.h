@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The allocations tool's document: the largest NvMap handles under their
  * clients, and every handle summed up by what an agent acts on, the
  * process and the tag, within the result limit however many handles and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Keeps a tool's result within the server's result limit, whatever the
  * input: a model pays for every byte of a result, and a board with
  * thousands of processes or NvMap clients must not flood its context. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The MCP tools' output schemas (docs/mcp-outputs.schema.json, compiled
  * into jmem): what an agent reads of each tool's document, with shared
  * definitions written once. */

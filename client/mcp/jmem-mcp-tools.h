@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The tools `jmem mcp` offers: their schemas, their arguments, and the
  * operations that answer them. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The Model Context Protocol over stdio: newline-delimited JSON-RPC 2.0. */
 #pragma once
 

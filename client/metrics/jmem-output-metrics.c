@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The Prometheus text format: every family a gauge with HELP and TYPE, its
  * samples together, no series twice (a hostile tree may repeat a meminfo
  * field or a process), values in base units. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A snapshot in the Prometheus text exposition format (version 0.0.4), for
  * node_exporter's textfile collector or any scraper. docs/metrics.md lists
  * every family. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* NvMap allocations: every handle of every client, from a capture, debugfs
  * (as root) or the helper. The rows are never all in memory: the source is
  * walked once for the summary and again by each output (jmem-nvmap-reader.h),

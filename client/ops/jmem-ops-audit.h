@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Audit: snapshot, drop caches (or wait), snapshot again, and compare. */
 #pragma once
 

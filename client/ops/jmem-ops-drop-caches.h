@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Dropping the kernel's caches through the helper, and what that freed. */
 #pragma once
 

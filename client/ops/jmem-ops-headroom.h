@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Headroom: can this board still allocate N; with a drop, dropping caches
  * first when that is what makes N fit, and measuring again. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What drop-caches and audit share inside the operations. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Taking a snapshot, as every face asks for one. */
 #pragma once
 

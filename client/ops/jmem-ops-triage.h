@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Triage: the findings of the rules over one snapshot of every process. */
 #pragma once
 

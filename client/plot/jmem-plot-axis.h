@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The axes of jmem plot: ticks on local time and on binary sizes. Pure
  * arithmetic, tested on its own. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Drawing the plot with cairo: panels stacked on one local-time axis, a
  * legend below them, encoded by cairo's own PNG and SVG surfaces. */
 #include "jmem-plot.h"

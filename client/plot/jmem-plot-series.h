@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The series jmem plot draws, taken from a history's frames: pure data,
  * tested without cairo. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem plot: a jmem watch history drawn with cairo as PNG or SVG, for a bug
  * report: per-process memory over time, the accounting and the headroom
  * when the samples carry them, and the triage --history findings marked on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem top's "RAM [...]" line: the accounting of MemTotal as one stacked
  * bar, a letter per bucket, and its legend. Pure text, tested without a
  * terminal. */

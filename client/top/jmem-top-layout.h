@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Which columns of jmem top's table fit a window, and how wide each is.
  *
  * Every column at its narrowest takes 105 columns. As the window narrows,

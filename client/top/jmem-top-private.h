@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem top's state, shared by the loop (jmem-top.c) and the screen
  * (jmem-top-screen.c). */
 #pragma once

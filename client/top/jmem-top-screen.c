@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Drawing jmem top: the header, the table, the status and help lines, and a
  * popup over them. Every string from a process, a tree or a history is
  * escaped (jmem-text.h) and cut to its cell by display width. */

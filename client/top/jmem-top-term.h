@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The terminal under jmem top: taken with ncursesw, and given back as it
  * was on every way out: q, Ctrl-C (SIGINT), SIGTERM, SIGHUP, a crash
  * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) or exit(). */

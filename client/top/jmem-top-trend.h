@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The TREND column of jmem top: a process's footprint over its last
  * samples as a sparkline, and its growth per minute. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What jmem top's table shows of a frame: the rows after the filter, the
  * grouping by container and the sort, each with its trend. Pure data: the
  * screen (jmem-top-screen.c) draws it, the tests check it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem top's loop: samples (or replayed frames) on time, keys, and the
  * fallback to summary lines where no screen can be drawn. */
 #include "jmem-top-private.h"

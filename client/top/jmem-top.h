@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem top: memory per process, live in the terminal (ncursesw), or a
  * jmem watch history played back. docs/jmem.1 describes the screen. */
 #pragma once

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced by the scripts in scripts/: where the tree is, where builds go,
 # and an idempotent way to configure a build directory.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced by scripts/demo and scripts/test: installs what jmem needs to build
 # and test on Debian 12, and nothing when it is all there already.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced by scripts/test: runs every libFuzzer target of a -Dfuzzing=true
 # build for a bounded time, starting from its seed corpus.
 

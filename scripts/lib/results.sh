@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced by scripts/test: keeps the pass/fail/skip tally across the runs.
 
 JMEM_PASSED=0

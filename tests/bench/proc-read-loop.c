@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The floor for `jmem snapshot --json --all`: read the /proc files it reads
  * (status, smaps_rollup, stat, cgroup, cmdline) of every process, and
  * nothing else. bench-snapshot compares jmem's CPU with this loop's. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A stand-in for polkitd on the sandbox's system bus, for the faults the real
  * one cannot be made to show: it owns org.freedesktop.PolicyKit1 and answers
  * CheckAuthorization by never replying (hang), by asking for authentication

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The TAP the SDK tests print: test(name, fn) adds a case, run() runs them
 // in order and gives the exit status: 0 when all passed.
 const cases = [];

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The MCP Inspector's CLI, an outside client on the v2 client line (pinned
 // by run-sdk-test --pin inspector), against `jmem mcp --sysroot TREE`: the
 // scripted round an integrator runs, tools/list, tools/call with arguments,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // mcporter, an outside MCP client (pinned by run-sdk-test --pin mcporter),
 // against `jmem mcp --sysroot TREE` as an ad-hoc stdio server: the tools
 // with their schemas, a call with an argument, and a tool's isError. TAP.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // In the e2e sandbox, the official MCP TypeScript SDK against `jmem mcp` on
 // the live system, run as the account this script runs as: a member of the
 // jmem group gets the fixture's NvMap rows through the helper and drops

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // An older line of the official MCP TypeScript SDK (pinned by run-sdk-test
 // --pin) against `jmem mcp --sysroot TREE`: the handshake in the SDK's own
 // protocol revision, tools/list, and tools/call, as agents that ship that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `jmem mcp --sysroot TREE` driven by the official MCP TypeScript SDK: the
 // handshake, tools/list, every tool, each structuredContent validated against
 // its outputSchema (by the SDK's own client and again by ajv in strict

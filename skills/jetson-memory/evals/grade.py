@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Grades an agent's answer to one eval of evals.json, deterministically.
 
 Usage: grade.py [--evals FILE] [--json] EVAL_ID ANSWER
