@@ -346,8 +346,7 @@ static const Tool tool_table[] = {
   { "snapshot", "Memory snapshot",
     "What holds memory on this Jetson now: processes, GPU memory (nvidia-smi), NvMap (CUDA, "
     "video and camera buffers, invisible to top), where the RAM is (accounting), warnings with "
-    "their fix, and the triage findings: `jmem snapshot --json`. When nvmap.readable is false, "
-    "report its error and fix; never guess NvMap numbers.",
+    "their fix, and the triage findings: `jmem snapshot --json`.",
     snapshot_args, TRUE, run_snapshot, snapshot_lists },
   { "triage", "Memory triage",
     "What needs attention (one process holding most GPU memory, NvMap held for exited "
