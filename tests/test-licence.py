@@ -14,7 +14,6 @@ with open(os.path.join(src, "meson.build"), encoding="utf-8") as f:
     licence = re.search(r"license:\s*'([^']+)'", f.read()).group(1)
 TAG = "SPDX-License-Identifier: " + licence
 SKIP_DIRS = {".git", "fixtures", "golden", "node_modules"}
-SCRIPT_DIRS = ("scripts", "tests", "cross", ".ci")
 
 
 def is_source(path, name):
@@ -32,7 +31,10 @@ def is_source(path, name):
 results = []
 for root, dirs, files in os.walk(src):
     rel_root = os.path.relpath(root, src)
+    # build folders (build*, as scripts/test names them, and meson's of any
+    # name; a package build's) hold generated files and trees, not sources
     dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(("build", "_build", "obj-"))
+                     and not os.path.isdir(os.path.join(root, d, "meson-private"))
                      and not (rel_root == "debian" and d.startswith("jmem")))
     for name in sorted(files):
         path = os.path.join(root, name)
