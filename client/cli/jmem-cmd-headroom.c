@@ -11,7 +11,6 @@
 #include "jmem-error.h"
 #include "jmem-ops-headroom.h"
 #include "jmem-output-headroom.h"
-#include "jmem-size.h"
 #include "jmem-text.h"
 
 int
@@ -51,12 +50,8 @@ jmem_cmd_headroom (int argc, char **argv)
     "70 internal error, 75 rate-limited, 77 not authorized to drop caches.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
     return JMEM_EXIT_USAGE;
-  if (need_text != NULL && !jmem_size_parse (need_text, &need, &error))
-    {
-      jmem_cmd_printerr ("jmem headroom: --need: %s", error->message);
-      g_printerr ("Try \"jmem headroom --help\".\n");
-      return JMEM_EXIT_USAGE;
-    }
+  if (!jmem_cmd_parse_size ("need", need_text, &need))
+    return JMEM_EXIT_USAGE;
   if (drop && (need_text == NULL || view.sysroot != NULL))
     {
       g_printerr ("jmem headroom: --drop %s\nTry \"jmem headroom --help\".\n",

@@ -7,7 +7,6 @@
 #include "jmem-config.h"
 
 #include "jmem-history.h"
-#include "jmem-size.h"
 #include "jmem-snapshot-json.h"
 
 #include <string.h>
@@ -98,11 +97,8 @@ jmem_cmd_watch (int argc, char **argv)
       g_printerr ("jmem watch: --count takes a count of 1 or more (0: until stopped)\n");
       return JMEM_EXIT_USAGE;
     }
-  if (max_text != NULL && !jmem_size_parse (max_text, &max_bytes, &error))
-    {
-      jmem_cmd_printerr ("jmem watch: --max-bytes: %s", error->message);
-      return JMEM_EXIT_USAGE;
-    }
+  if (!jmem_cmd_parse_size ("max-bytes", max_text, &max_bytes))
+    return JMEM_EXIT_USAGE;
   if (max_bytes < JMEM_HISTORY_MIN_MAX_BYTES)
     {
       g_printerr ("jmem watch: --max-bytes takes %d bytes or more\n", JMEM_HISTORY_MIN_MAX_BYTES);

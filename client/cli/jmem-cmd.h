@@ -88,6 +88,13 @@ gboolean jmem_cmd_parse (GOptionContext *context,
  * (do not run tegrastats). Prints why and returns FALSE otherwise. */
 gboolean jmem_cmd_check_tegrastats (int *seconds);
 
+/* Reads @text, the value of the size option --@option, into @bytes (left
+ * alone when @text is NULL). Prints why and returns FALSE when it is not a
+ * size: exit with JMEM_EXIT_USAGE. */
+gboolean jmem_cmd_parse_size (const char *option,
+                              const char *text,
+                              guint64    *bytes);
+
 /* Prints the formatted line and a newline on stderr, escaped for a terminal
  * (jmem-text.h): messages quote file names, file contents and arguments;
  * wrapped at the terminal's width when stderr is one. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem: who holds memory on this Jetson. */
 #include "jmem-cmd.h"
+#include "jmem-size.h"
 
 #include "jmem-config.h"
 #include "jmem-file.h"
@@ -148,6 +149,20 @@ jmem_cmd_check_tegrastats (int *seconds)
   if (*seconds >= 1 && *seconds <= 3600)
     return TRUE;
   g_printerr ("%s: --tegrastats takes 1 to 3600 seconds, not %d\n", g_get_prgname (), *seconds);
+  g_printerr ("Try \"%s --help\".\n", g_get_prgname ());
+  return FALSE;
+}
+
+gboolean
+jmem_cmd_parse_size (const char *option,
+                     const char *text,
+                     guint64    *bytes)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (text == NULL || jmem_size_parse (text, bytes, &error))
+    return TRUE;
+  jmem_cmd_printerr ("%s: --%s: %s", g_get_prgname (), option, error->message);
   g_printerr ("Try \"%s --help\".\n", g_get_prgname ());
   return FALSE;
 }
