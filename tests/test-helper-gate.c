@@ -149,6 +149,12 @@ fixture_set_up (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
 }
 
+static gboolean
+nothing_in_flight (gpointer activity)
+{
+  return jmem_activity_in_flight (activity) == 0;
+}
+
 static void
 fixture_tear_down (Fixture *f, gconstpointer data)
 {
@@ -165,7 +171,9 @@ fixture_tear_down (Fixture *f, gconstpointer data)
   if (f->polkit_log != NULL)
     g_unlink (f->polkit_log);
   g_clear_pointer (&f->polkit_log, g_free);
-  /* every call was answered, so none is counted any more */
+  /* every call was answered, so none is counted any more, once the
+   * helper's side has seen its last reply off (slow under emulation) */
+  iterate_until (nothing_in_flight, f->activity, 10);
   g_assert_cmpuint (jmem_activity_in_flight (f->activity), ==, 0);
   g_clear_pointer (&f->activity, jmem_activity_unref);
   g_clear_object (&f->skeleton);
