@@ -5,6 +5,10 @@ JMEM_PASSED=0
 JMEM_FAILED=0
 JMEM_SKIPPED=0
 JMEM_FAILURES=()
+# The end of each failed test's output, printed again beside the summary so
+# that a log cut to its last lines still says why.
+JMEM_FAILURE_TAILS="$(mktemp -t jmem-test-failures-XXXXXX)"
+trap 'rm -f "$JMEM_FAILURE_TAILS"' EXIT
 
 # jmem_tally_testlog LOG RC LABEL: adds the results of one `meson test` run,
 # read from the JSON-lines log it wrote.  A run that failed without leaving
@@ -12,10 +16,12 @@ JMEM_FAILURES=()
 jmem_tally_testlog () {
   local log="$1" rc="$2" label="$3" counts p f s
   if [ -s "$log" ]; then
-    counts="$(python3 - "$log" <<'PY'
+    counts="$(python3 - "$log" "$label" "$JMEM_FAILURE_TAILS" <<'PY'
 import json, sys
+TAIL_LINES = 40
 passed = failed = skipped = 0
 failures = []
+tails = open(sys.argv[3], "a", encoding="utf-8")
 with open(sys.argv[1], encoding="utf-8", errors="replace") as f:
     for line in f:
         line = line.strip()
@@ -34,7 +40,14 @@ with open(sys.argv[1], encoding="utf-8", errors="replace") as f:
             skipped += 1
         else:
             failed += 1
-            failures.append("%s (%s)" % (entry.get("name", "?"), result))
+            name = "%s (%s)" % (entry.get("name", "?"), result)
+            failures.append(name)
+            for stream in ("stdout", "stderr"):
+                lines = (entry.get(stream) or "").splitlines()[-TAIL_LINES:]
+                if lines:
+                    tails.write("--- %s: %s, the last %d lines of its %s\n"
+                                % (sys.argv[2], name, len(lines), stream))
+                    tails.write("".join("  %s\n" % line for line in lines))
 print(passed, failed, skipped)
 for name in failures:
     print(name)

@@ -4,7 +4,9 @@
  * CheckAuthorization by never replying (hang), by asking for authentication
  * (challenge) or by refusing (deny); hang-interactive never replies to a
  * check that allows user interaction, as when the caller's own
- * authentication agent never answers, and grants every other. Properties are answered in every mode so
+ * authentication agent never answers, and grants every other. SIGUSR1
+ * refuses every check held so far, so that a test ends them when it chooses
+ * rather than when a timer does. Properties are answered in every mode so
  * that a client's proxy set-up does not stall before the call under test. */
 #include <gio/gio.h>
 #include <glib-unix.h>
@@ -128,6 +130,19 @@ name_lost (GDBusConnection *connection, const char *name, gpointer user_data)
   g_main_loop_quit (user_data);
 }
 
+/* SIGUSR1: every held check is answered "not authorized". */
+static gboolean
+on_release (gpointer user_data)
+{
+  printf ("mock-polkit: refusing %u held checks\n", held->len);
+  fflush (stdout);
+  for (guint i = 0; i < held->len; i++)
+    g_dbus_method_invocation_return_value (g_object_ref (g_ptr_array_index (held, i)),
+                                           g_variant_new_parsed ("((false, false, @a{ss} {}),)"));
+  g_ptr_array_set_size (held, 0);
+  return G_SOURCE_CONTINUE;
+}
+
 static gboolean
 on_signal (gpointer user_data)
 {
@@ -189,6 +204,7 @@ main (int argc, char **argv)
                                            NULL, name_lost, loop, NULL);
   g_unix_signal_add (SIGTERM, on_signal, loop);
   g_unix_signal_add (SIGINT, on_signal, loop);
+  g_unix_signal_add (SIGUSR1, on_release, NULL);
   g_main_loop_run (loop);
 
   g_bus_unown_name (owner_id);
