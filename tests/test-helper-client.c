@@ -197,7 +197,9 @@ test_bus_frozen (void)
       g_assert_cmpstr (error->message, ==, "the system bus did not answer within 1 s");
       if (attempt == 0)
         g_assert_cmpfloat (seconds, >=, 0.29);
-      g_assert_cmpfloat (seconds, <, 2.5);
+      /* ended by the deadline, not by the frozen bus: a loaded machine
+       * may take a while longer to get there */
+      g_assert_cmpfloat (seconds, <, 10);
       g_clear_error (&error);
     }
   g_unlink (path);
