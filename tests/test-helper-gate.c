@@ -364,37 +364,46 @@ test_fail_closed_absent (Fixture *f, gconstpointer data)
   calls_clear (&c);
 }
 
-/* polkit that never answers: refused when the gate's time is up (not
- * earlier, and within what a loaded machine explains), and not served. */
+/* One call, allowing interaction or not, that mock-polkit in @mode never
+ * answers: refused when the gate's @timeout_s is up (not earlier, and within
+ * what a loaded machine explains), counted in flight until then, and not
+ * served. */
 static void
-test_fail_closed_hang (Fixture *f, gconstpointer data)
+assert_gate_times_out (Fixture *f, const char *mode, gboolean interactive, guint timeout_s)
 {
   g_autoptr(GDBusConnection) caller = connect ();
-  g_autofree char *expected = g_strdup_printf ("did not answer within %u s", TIMEOUT_S);
+  g_autofree char *expected = g_strdup_printf ("did not answer within %u s", timeout_s);
   gint64 start;
   double seconds;
   Calls c;
 
-  start_polkit (f, "hang");
+  start_polkit (f, mode);
   calls_init (&c);
   start = g_get_monotonic_time ();
-  call (&c, caller, helper_name (f), FALSE, 0);
+  call (&c, caller, helper_name (f), interactive, 0);
   wait_checks (f, 1);
   /* waiting for polkit counts as in flight: the helper is not idle */
   g_assert_cmpuint (jmem_activity_in_flight (f->activity), ==, 1);
   g_assert_false (jmem_activity_idle (f->activity, g_get_monotonic_time () + (gint64) 3600 * G_USEC_PER_SEC, 0));
-  wait_done (&c, 1, TIMEOUT_S + PATIENCE_S);
+  wait_done (&c, 1, timeout_s + PATIENCE_S);
   g_assert_true (jmem_activity_idle (f->activity, g_get_monotonic_time () + G_USEC_PER_SEC,
                                      G_USEC_PER_SEC / 2));
   seconds = (g_get_monotonic_time () - start) / 1e6;
-  g_test_message ("hanging polkit: %s after %.2f s", c.last_message, seconds);
+  g_test_message ("%s polkit: %s after %.2f s", mode, c.last_message, seconds);
   g_assert_cmpuint (calls_errors (&c, POLKIT_UNAVAILABLE), ==, 1);
   g_assert_nonnull (strstr (c.last_message, expected));
-  g_assert_cmpfloat (seconds, >=, TIMEOUT_S - 0.5);
-  g_assert_cmpfloat (seconds, <, 20);
+  g_assert_cmpfloat (seconds, >=, timeout_s - 0.5);
+  g_assert_cmpfloat (seconds, <, timeout_s + 20);
   g_assert_cmpuint (polkit_checks (f), ==, 1);
   g_assert_cmpuint (f->served, ==, 0);
   calls_clear (&c);
+}
+
+/* polkit that never answers */
+static void
+test_fail_closed_hang (Fixture *f, gconstpointer data)
+{
+  assert_gate_times_out (f, "hang", FALSE, TIMEOUT_S);
 }
 
 /* A challenge to a caller that did not allow interaction: the D-Bus name
@@ -419,24 +428,7 @@ test_challenge (Fixture *f, gconstpointer data)
 static void
 test_interactive_timeout (Fixture *f, gconstpointer data)
 {
-  g_autoptr(GDBusConnection) caller = connect ();
-  g_autofree char *expected = g_strdup_printf ("did not answer within %u s", INTERACTIVE_TIMEOUT_S);
-  gint64 start;
-  double seconds;
-  Calls c;
-
-  start_polkit (f, "hang-interactive");
-  calls_init (&c);
-  start = g_get_monotonic_time ();
-  call (&c, caller, helper_name (f), TRUE, 0);
-  wait_done (&c, 1, INTERACTIVE_TIMEOUT_S + PATIENCE_S);
-  seconds = (g_get_monotonic_time () - start) / 1e6;
-  g_test_message ("unanswered interactive check: %s after %.2f s", c.last_message, seconds);
-  g_assert_cmpuint (calls_errors (&c, POLKIT_UNAVAILABLE), ==, 1);
-  g_assert_nonnull (strstr (c.last_message, expected));
-  g_assert_cmpfloat (seconds, >=, INTERACTIVE_TIMEOUT_S - 0.5);
-  g_assert_cmpuint (f->served, ==, 0);
-  calls_clear (&c);
+  assert_gate_times_out (f, "hang-interactive", TRUE, INTERACTIVE_TIMEOUT_S);
 }
 
 /* 16 checks of one uid over two connections wait for polkit; the uid's next
