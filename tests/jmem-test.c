@@ -23,12 +23,27 @@ run_keep_pid (GSubprocess *process,
   run->pid = id != NULL ? g_ascii_strtoll (id, NULL, 10) : -1;
 }
 
-/* Keeps @process's end in @run, whose output is already read. */
+/* The first bytes of @text on one escaped line: what a program prints must
+ * not read as TAP. */
+static char *
+run_said (const char *text)
+{
+  g_autofree char *start = g_strndup (text, 1000);
+
+  return g_strescape (start, NULL);
+}
+
+/* Keeps @process's end in @run, whose output is already read, and says it
+ * in the test's log as @program's (NULL: by its ID). */
 static void
 run_keep_end (GSubprocess *process,
+              const char  *program,
               gint64       start,
               JmemTestRun *run)
 {
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+
   run->seconds = (g_get_monotonic_time () - start) / 1e6;
   run->status = g_subprocess_get_if_exited (process) ? g_subprocess_get_exit_status (process) : -1;
   run->signal = g_subprocess_get_if_signaled (process) ? g_subprocess_get_term_sig (process) : 0;
@@ -36,6 +51,14 @@ run_keep_end (GSubprocess *process,
     run->out = g_strdup ("");
   if (run->err == NULL)
     run->err = g_strdup ("");
+  out = run_said (run->out);
+  err = run_said (run->err);
+  if (program != NULL)
+    g_test_message ("%s: exit %d after %.1f s; stdout: %s; stderr: %s", program, run->status,
+                    run->seconds, out, err);
+  else
+    g_test_message ("process %" G_GINT64_FORMAT ": exit %d after %.1f s; stdout: %s; stderr: %s",
+                    (gint64) run->pid, run->status, run->seconds, out, err);
 }
 
 void
@@ -48,9 +71,7 @@ jmem_test_run_finish (GSubprocess *process,
   run_keep_pid (process, run);
   g_subprocess_communicate_utf8 (process, NULL, NULL, &run->out, &run->err, &error);
   g_assert_no_error (error);
-  run_keep_end (process, start, run);
-  g_test_message ("exit %d after %.1f s\nstdout: %.1500s\nstderr: %.1500s", run->status,
-                  run->seconds, run->out, run->err);
+  run_keep_end (process, NULL, start, run);
 }
 
 /* The bytes as a string (an empty output has no data at all). */
@@ -84,15 +105,7 @@ jmem_test_run_spawn (JmemTestRun         *run,
   g_assert_no_error (error);
   run->out = bytes_text (out);
   run->err = bytes_text (err);
-  run_keep_end (process, start, run);
-  {
-    /* one line, escaped: what a program prints must not read as TAP */
-    g_autofree char *said = g_strndup (run->err, 1000);
-    g_autofree char *escaped = g_strescape (said, NULL);
-
-    g_test_message ("%s: exit %d after %.1f s; stderr: %s", argv[0], run->status, run->seconds,
-                    escaped);
-  }
+  run_keep_end (process, argv[0], start, run);
 }
 
 GSubprocessLauncher *
