@@ -33,8 +33,8 @@ jmem_text_make_valid (const char *bytes,
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
-/* Beyond ASCII and C1, what a terminal or a log shows as nothing, or lets
- * reorder or split what follows: format characters (the bidirectional
+/* Beyond ASCII, what a terminal or a log shows as nothing, or lets
+ * reorder or split what follows: the C1 controls, format characters (the bidirectional
  * controls, zero-width characters, the BOM: a name holding U+202E makes
  * "gpt.exe" read as "exe.tpg"), line and paragraph separators, and code
  * points with no character yet, whose rendering no one can promise. */
@@ -66,7 +66,9 @@ append_escaped_char (GString *out, const char *p, gunichar c)
     g_string_append (out, "\\t");
   else if (c == '\\')
     g_string_append (out, "\\\\");
-  else if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0))
+  /* \xNN is an ASCII control or a byte that is not UTF-8 (0x80 and up),
+   * never a character of its own: C1's U+0085 is \u0085, the byte \x85 */
+  else if (c < 0x20 || c == 0x7f)
     g_string_append_printf (out, "\\x%02x", (guint) c);
   else if (is_hidden (c) && c <= 0xffff)
     g_string_append_printf (out, "\\u%04x", (guint) c);

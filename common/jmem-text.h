@@ -20,11 +20,12 @@ char *jmem_text_make_valid (const char *bytes,
 
 /* A copy of any bytes safe to print on a terminal or a log line: it moves
  * no cursor, starts no line and hides or reorders nothing. Newline and tab
- * become \n and \t, a backslash \\, the C0 and C1 controls and DEL \xNN;
- * beyond them what shows as nothing or reorders text (format characters
+ * become \n and \t, a backslash \\, the C0 controls and DEL \xNN;
+ * beyond them what shows as nothing or reorders text (the C1 controls, format characters
  * such as the bidirectional controls, zero-width characters and the BOM,
  * line and paragraph separators, private-use and unassigned code points)
- * \uNNNN, or \UNNNNNNNN above U+FFFF; a byte that is not UTF-8 \xNN. The
+ * \uNNNN, or \UNNNNNNNN above U+FFFF; a byte that is not UTF-8 \xNN (so
+ * \xNN from 80 up is always a byte, never a character). The
  * one spelling of the human output, the metrics labels and the helper's
  * log. */
 char *jmem_text_escape (const char *text);

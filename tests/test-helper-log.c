@@ -101,7 +101,7 @@ test_log_spelled_as_terminal (void)
   const char *hostile = "evil\xe2\x80\xae" "cod.exe\x1b]0;pwned\x07\r\n\t\\"
                         "\xc2\x85\xe2\x80\xa8\xef\xbb\xbf\xf3\xa0\x80\x81";
   const char *spelled = "evil\\u202ecod.exe\\x1b]0;pwned\\x07\\x0d\\n\\t\\\\"
-                        "\\x85\\u2028\\ufeff\\U000e0001";
+                        "\\u0085\\u2028\\ufeff\\U000e0001";
   g_autofree char *terminal = jmem_text_for_terminal (hostile);
   g_autofree char *message = g_strconcat (spelled, " by uid 1000: failed: ", spelled, NULL);
 

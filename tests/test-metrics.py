@@ -184,14 +184,14 @@ def hostile_label():
         promtool_ok(r.stdout, 'hostile label')
         rows = [l for l in r.stdout.splitlines() if 'pid="1731"' in l]
         # the label value is what the human output shows (\\, \n, \x1b, \x0d,
-        # \x9b, \u202e), with the exposition format's own escaping over it
-        shown = 'ev\\"il\\\\\\\\x\\\\n} 1\\\\nnl\\\\x1b[2J\\\\x0d\\\\x9b\\\\u202e'
+        # \u009b, \u202e), with the exposition format's own escaping over it
+        shown = 'ev\\"il\\\\\\\\x\\\\n} 1\\\\nnl\\\\x1b[2J\\\\x0d\\\\u009b\\\\u202e'
         assert rows and all('comm="%s"' % shown in l for l in rows), (shown, rows)
         for raw in ('\x1b', '\r', '\u009b', '\u202e'):
             assert raw not in r.stdout, repr(raw)
         human = subprocess.run([JMEM, 'snapshot', '--all', '--sysroot', tree, '--width', '200'],
                                capture_output=True, text=True, timeout=120)
-        assert 'ev"il\\\\x\\n} 1\\nnl\\x1b[2J\\x0d\\x9b\\u202e' in human.stdout, human.stdout
+        assert 'ev"il\\\\x\\n} 1\\nnl\\x1b[2J\\x0d\\u009b\\u202e' in human.stdout, human.stdout
         assert 'secret-token' not in r.stdout and 'hunter2' not in r.stdout
 
 

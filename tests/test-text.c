@@ -22,7 +22,7 @@ test_escape_controls (void)
   assert_escaped ("\x01\x1f", "\\x01\\x1f");
   assert_escaped ("del\x7f", "del\\x7f");
   /* C1 controls in their UTF-8 form: U+0080, U+0085 (NEL), U+009B (CSI), U+009F */
-  assert_escaped ("\xc2\x80\xc2\x85\xc2\x9b\xc2\x9f", "\\x80\\x85\\x9b\\x9f");
+  assert_escaped ("\xc2\x80\xc2\x85\xc2\x9b\xc2\x9f", "\\u0080\\u0085\\u009b\\u009f");
   /* the first character after C1 is printable */
   assert_escaped ("\xc2\xa0", "\xc2\xa0");
 }
@@ -79,6 +79,8 @@ test_escape_not_utf8 (void)
     { "cut\xe2\x80", "cut\\xe2\\x80" },
     { "\xe2\x80\xae\xe2\x80" "x\x1b", "\\u202e\\xe2\\x80x\\x1b" },
     { "overlong\xc0\xaf", "overlong\\xc0\\xaf" },
+    /* the byte 0x85 and the character U+0085 (NEL) read differently */
+    { "\x85|\xc2\x85", "\\x85|\\u0085" },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
