@@ -298,12 +298,14 @@ test_orin (void)
   g_assert_cmpint (json_object_get_int_member (p, "footprint_kib"), ==,
                    json_object_get_int_member (p, "pss_kib") + vllm);
   /* a process with pages swapped out: they are its memory too */
-  p = process_by_pid (r.json, 2831);
-  g_assert_cmpint (json_object_get_int_member (p, "swap_kib"), ==, 2048);
-  g_assert_cmpint (json_object_get_int_member (p, "footprint_kib"), ==,
-                   json_object_get_int_member (p, "pss_kib") + 2048 +
-                   json_object_get_int_member (p, "nvmap_kib"));
-  p = process_by_pid (r.json, 1792595);
+  {
+    JsonObject *swapped = process_by_pid (r.json, 2831);
+
+    g_assert_cmpint (json_object_get_int_member (swapped, "swap_kib"), ==, 2048);
+    g_assert_cmpint (json_object_get_int_member (swapped, "footprint_kib"), ==,
+                     json_object_get_int_member (swapped, "pss_kib") + 2048 +
+                     json_object_get_int_member (swapped, "nvmap_kib"));
+  }
   {
     g_autofree char *cg_path = g_build_filename (dir, "proc/1792595/cgroup", NULL);
     JsonObject *container = json_object_get_object_member (p, "container");
