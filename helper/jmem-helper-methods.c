@@ -584,9 +584,15 @@ jmem_helper_methods_new (JmemHelper1 *skeleton)
   self->handlers[3] = g_signal_connect (skeleton, "handle-get-nvmap-allocations-snapshot",
                                         G_CALLBACK (on_get_nvmap_allocations_snapshot), self);
   self->allocations = jmem_sealed_reader_new (JMEM_NVMAP_ALLOCATIONS_PATH,
-                                                JMEM_MAX_DEBUGFS_BYTES);
-  /* maps prints a kernel pointer in the same UID column: zeroed the same way */
-  self->maps = jmem_sealed_reader_new (JMEM_NVMAP_MAPS_PATH, JMEM_MAX_DEBUGFS_BYTES);
+                                              JMEM_MAX_DEBUGFS_BYTES,
+                                              JMEM_NVMAP_TABLE_ALLOCATIONS,
+                                              JMEM_NVMAP_REDACT_UIDS);
+  /* maps prints a kernel pointer in the same UID column, and the address
+   * layout of every process mapping NvMap, which /proc/PID/maps shows
+   * only to its owner: read-nvmap (the metrics account) gets the sizes */
+  self->maps = jmem_sealed_reader_new (JMEM_NVMAP_MAPS_PATH, JMEM_MAX_DEBUGFS_BYTES,
+                                       JMEM_NVMAP_TABLE_MAPS,
+                                       JMEM_NVMAP_REDACT_UIDS | JMEM_NVMAP_REDACT_VMAS);
   self->handlers[4] = g_signal_connect (skeleton, "handle-get-nvmap-maps-snapshot",
                                         G_CALLBACK (on_get_nvmap_maps_snapshot), self);
   return self;

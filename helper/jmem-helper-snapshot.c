@@ -9,188 +9,18 @@
 
 #include "jmem-error.h"
 #include "jmem-file.h"
+#include "jmem-nvmap-redact.h"
 
-/* ---- zeroing the UID column --------------------------------------------- */
-
-/* Handle rows start with two empty columns, "%-18s %-18s " of "". */
-#define HANDLE_INDENT 38
-/* Enough of a line to reach its UID; the rest of a longer line (a long tag)
- * passes as it is, so memory stays bounded whatever the file holds. */
-#define LINE_HEAD     4096
-/* The kernel's columns when no BASE header says otherwise: BASE SIZE FLAGS
- * REFS DUPES PINS KMAPS UMAPS SHARE UID. */
-#define DEFAULT_UID_TOKEN 9
-
-struct _JmemUidFilter {
-  guint    uid_token;  /* UID's place among the handle columns, BASE = 0 */
-  gboolean passing;    /* inside the rest of a line longer than LINE_HEAD */
-  gsize    head_len;
-  char     head[LINE_HEAD];
+struct _JmemSealedReader {
+  gatomicrefcount    ref;
+  char              *path;
+  gsize              max_bytes;
+  JmemNvmapTableFile file;
+  JmemNvmapRedact    redact;
+  GMutex          lock;
+  GPtrArray      *waiters;  /* GTask: the calls the read in flight answers */
+  guint64         reads;
 };
-
-JmemUidFilter *
-jmem_uid_filter_new (void)
-{
-  JmemUidFilter *f = g_new0 (JmemUidFilter, 1);
-
-  f->uid_token = DEFAULT_UID_TOKEN;
-  return f;
-}
-
-void
-jmem_uid_filter_free (JmemUidFilter *filter)
-{
-  g_free (filter);
-}
-
-static gboolean
-is_blank (char c)
-{
-  return c == ' ' || c == '\t';
-}
-
-/* Calls the tokens of @line from @from: TRUE from @each stops the walk. */
-static void
-tokens (char *line, gsize len, gsize from,
-        gboolean (*each) (char *tok, gsize n, guint index, gpointer data),
-        gpointer data)
-{
-  gsize i = from;
-
-  for (guint index = 0;; index++)
-    {
-      gsize start;
-
-      while (i < len && is_blank (line[i]))
-        i++;
-      if (i >= len)
-        return;
-      start = i;
-      while (i < len && !is_blank (line[i]))
-        i++;
-      if (each (line + start, i - start, index, data))
-        return;
-    }
-}
-
-static gboolean
-find_uid_header (char *tok, gsize n, guint index, gpointer data)
-{
-  JmemUidFilter *f = data;
-
-  if (index == 0 && !(n == 4 && memcmp (tok, "BASE", 4) == 0))
-    return TRUE;
-  if (n == 3 && memcmp (tok, "UID", 3) == 0)
-    {
-      f->uid_token = index;
-      return TRUE;
-    }
-  return FALSE;
-}
-
-static gboolean
-zero_uid (char *tok, gsize n, guint index, gpointer data)
-{
-  JmemUidFilter *f = data;
-
-  if (index < f->uid_token)
-    return FALSE;
-  /* Same length, so every other byte stays where the parser expects it. */
-  memset (tok, '0', n);
-  return TRUE;
-}
-
-/* @line is not NUL-terminated, so strspn() would read past it. */
-static gsize
-leading_spaces (const char *line, gsize len)
-{
-  gsize n = 0;
-
-  while (n < len && line[n] == ' ')
-    n++;
-  return n;
-}
-
-/* @line: the first bytes of one line, without its newline. */
-static void
-filter_line (JmemUidFilter *f, char *line, gsize len)
-{
-  if (len == 0 || !is_blank (line[0]))
-    return;  /* client rows, totals, the first header: no pointer */
-
-  if (leading_spaces (line, len) >= HANDLE_INDENT)
-    {
-      gboolean header = FALSE;
-      gsize i = HANDLE_INDENT;
-
-      while (i < len && is_blank (line[i]))
-        i++;
-      header = len - i >= 4 && memcmp (line + i, "BASE", 4) == 0 &&
-               (len - i == 4 || is_blank (line[i + 4]));
-      if (header)
-        tokens (line, len, 0, find_uid_header, f);
-      else
-        tokens (line, len, HANDLE_INDENT, zero_uid, f);
-    }
-  else
-    tokens (line, len, 0, find_uid_header, f);
-}
-
-static void
-flush_head (JmemUidFilter *f, GByteArray *out)
-{
-  filter_line (f, f->head, f->head_len);
-  g_byte_array_append (out, (const guint8 *) f->head, (guint) f->head_len);
-  f->head_len = 0;
-}
-
-void
-jmem_uid_filter_feed (JmemUidFilter *f,
-                      const char    *data,
-                      gsize          len,
-                      GByteArray    *out)
-{
-  gsize i = 0;
-
-  if (len == 0)
-    {
-      if (!f->passing)
-        flush_head (f, out);
-      return;
-    }
-
-  while (i < len)
-    {
-      const char *nl = memchr (data + i, '\n', len - i);
-      gsize line_end = nl != NULL ? (gsize) (nl - data) : len;
-
-      if (f->passing)
-        {
-          g_byte_array_append (out, (const guint8 *) data + i, (guint) (line_end - i));
-        }
-      else
-        {
-          gsize take = MIN (line_end - i, LINE_HEAD - f->head_len);
-
-          memcpy (f->head + f->head_len, data + i, take);
-          f->head_len += take;
-          if (f->head_len == LINE_HEAD)
-            {
-              flush_head (f, out);
-              f->passing = TRUE;
-              g_byte_array_append (out, (const guint8 *) data + i + take,
-                                   (guint) (line_end - i - take));
-            }
-        }
-      if (nl == NULL)
-        return;
-      if (!f->passing)
-        flush_head (f, out);
-      f->passing = FALSE;
-      g_byte_array_append (out, (const guint8 *) "\n", 1);
-      i = line_end + 1;
-    }
-}
 
 /* ---- snapshots ---------------------------------------------------------- */
 
@@ -238,13 +68,35 @@ jmem_sealed_file_open_readonly (JmemSealedFile  *snapshot,
   return fd;
 }
 
-static JmemSealedFile *
-read_snapshot (const char  *path,
-               gsize        max_bytes,
-               GError     **error)
+/* What the caller must not see, taken out of the memfd before it is
+ * sealed: in place, so the file takes no second copy of memory. */
+static gboolean
+redact (int fd, gsize size, JmemNvmapTableFile file, JmemNvmapRedact what, GError **error)
 {
-  g_autoptr(JmemUidFilter) filter = jmem_uid_filter_new ();
-  g_autoptr(GByteArray) out = g_byte_array_sized_new (72 * 1024);
+  char *map;
+
+  if (size == 0)
+    return TRUE;
+  map = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED)
+    {
+      int saved = errno;
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "cannot map the snapshot: %s",
+                   g_strerror (saved));
+      return FALSE;
+    }
+  jmem_nvmap_redact (file, what, map, size);
+  /* F_SEAL_WRITE is refused while a writable mapping exists */
+  munmap (map, size);
+  return TRUE;
+}
+
+static JmemSealedFile *
+read_snapshot (const JmemSealedReader *reader,
+               GError                **error)
+{
+  const char *path = reader->path;
+  gsize max_bytes = reader->max_bytes;
   g_autofree char *chunk = g_malloc (64 * 1024);
   const unsigned seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
   Snapshot *s;
@@ -296,9 +148,7 @@ read_snapshot (const char  *path,
                        path, max_bytes);
           goto fail;
         }
-      g_byte_array_set_size (out, 0);
-      jmem_uid_filter_feed (filter, chunk, (gsize) n, out);
-      if (!jmem_file_write_all (s->public.fd, out->data, out->len))
+      if (!jmem_file_write_all (s->public.fd, chunk, (gsize) n))
         {
           saved = errno;
           g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "cannot write the snapshot: %s",
@@ -309,6 +159,8 @@ read_snapshot (const char  *path,
         break;
     }
 
+  if (!redact (s->public.fd, total, reader->file, reader->redact, error))
+    goto fail;
   if (fcntl (s->public.fd, F_ADD_SEALS, seals) != 0)
     {
       saved = errno;
@@ -328,14 +180,6 @@ fail:
 
 /* ---- one read at a time -------------------------------------------------- */
 
-struct _JmemSealedReader {
-  gatomicrefcount ref;
-  char           *path;
-  gsize           max_bytes;
-  GMutex          lock;
-  GPtrArray      *waiters;  /* GTask: the calls the read in flight answers */
-  guint64         reads;
-};
 
 static JmemSealedReader *
 reader_ref (JmemSealedReader *reader)
@@ -356,14 +200,18 @@ reader_unref (JmemSealedReader *reader)
 }
 
 JmemSealedReader *
-jmem_sealed_reader_new (const char *path,
-                          gsize       max_bytes)
+jmem_sealed_reader_new (const char         *path,
+                        gsize               max_bytes,
+                        JmemNvmapTableFile  file,
+                        JmemNvmapRedact     redact)
 {
   JmemSealedReader *reader = g_new0 (JmemSealedReader, 1);
 
   g_atomic_ref_count_init (&reader->ref);
   reader->path = g_strdup (path);
   reader->max_bytes = max_bytes;
+  reader->file = file;
+  reader->redact = redact;
   g_mutex_init (&reader->lock);
   reader->waiters = g_ptr_array_new ();
   return reader;
@@ -384,7 +232,7 @@ read_in_thread (GTask        *task,
 {
   JmemSealedReader *reader = task_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JmemSealedFile) snapshot = read_snapshot (reader->path, reader->max_bytes, &error);
+  g_autoptr(JmemSealedFile) snapshot = read_snapshot (reader, &error);
   g_autoptr(GPtrArray) waiters = NULL;
 
   /* Calls that arrive from here on start the next read: this one's data

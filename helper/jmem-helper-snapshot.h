@@ -6,10 +6,12 @@
 
 #include <gio/gio.h>
 
+#include "jmem-nvmap-redact.h"
+
 G_BEGIN_DECLS
 
-/* An immutable copy of the file with the kernel-pointer (UID) column
- * zeroed: sealed against writing, growing and shrinking, and the seals
+/* An immutable copy of the file with what its reader redacts taken out
+ * (jmem-nvmap-redact.h): sealed against writing, growing and shrinking, and the seals
  * sealed. */
 typedef struct {
   int     fd;         /* the memfd (read-write for the helper; mmap it read-only) */
@@ -30,10 +32,13 @@ int jmem_sealed_file_open_readonly (JmemSealedFile  *snapshot,
 
 typedef struct _JmemSealedReader JmemSealedReader;
 
-/* Reads @path (a fixed debugfs path), refusing with JMEM_ERROR_TOO_LARGE
- * beyond @max_bytes and with JMEM_ERROR_NOT_AVAILABLE when it is absent. */
-JmemSealedReader *jmem_sealed_reader_new (const char *path,
-                                          gsize       max_bytes);
+/* Reads @path (a fixed debugfs path, a @file table), refusing with
+ * JMEM_ERROR_TOO_LARGE beyond @max_bytes and with JMEM_ERROR_NOT_AVAILABLE
+ * when it is absent, and takes @redact out of each read. */
+JmemSealedReader *jmem_sealed_reader_new (const char         *path,
+                                          gsize               max_bytes,
+                                          JmemNvmapTableFile  file,
+                                          JmemNvmapRedact     redact);
 void jmem_sealed_reader_free (JmemSealedReader *reader);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemSealedReader, jmem_sealed_reader_free)
 
@@ -44,18 +49,5 @@ void jmem_sealed_reader_get_async (JmemSealedReader    *reader,
                                    gpointer             user_data);
 JmemSealedFile *jmem_sealed_reader_get_finish (GAsyncResult  *result,
                                                GError       **error);
-
-/* The filter that zeroes the UID column, fed a file in pieces of any size;
- * exposed for its test. */
-typedef struct _JmemUidFilter JmemUidFilter;
-
-JmemUidFilter *jmem_uid_filter_new (void);
-void jmem_uid_filter_free (JmemUidFilter *filter);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemUidFilter, jmem_uid_filter_free)
-/* Appends @len bytes of @data, filtered, to @out; @len 0 flushes the end. */
-void jmem_uid_filter_feed (JmemUidFilter *filter,
-                           const char    *data,
-                           gsize          len,
-                           GByteArray    *out);
 
 G_END_DECLS
