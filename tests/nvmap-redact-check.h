@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The helper's redaction against the client's parsers, for any input: what
+ * the helper passes on parses as the original did (VMAs as their lengths),
+ * and no handle row in it has a UID other than 0s nor a VMA an address.
+ * Shared by test-nvmap-redact and fuzz-nvmap-redact. */
+#pragma once
+
+#include <glib.h>
+
+/* NULL when @data (as iovmm/allocations and as iovmm/maps) passes, else
+ * what went wrong. */
+char *jmem_nvmap_redact_check (const char *data,
+                               gsize       len);
