@@ -10,6 +10,7 @@
 #include "jmem-test.h"
 
 #include "jmem-collect.h"
+#include "jmem-nvmap-redact.h"
 #include "jmem-snapshot.h"
 
 static JmemSnapshot *
@@ -186,6 +187,30 @@ test_footprint_by_name (void)
   remove_copy (root);
 }
 
+/* maps as the helper gives it, each VMA as [0, length): smaps by name,
+ * never by those ranges (which would match nothing, or the wrong pages). */
+static void
+test_footprint_stripped_maps (void)
+{
+  g_autofree char *root = copy_without ("r36-orin-nano", NULL);
+  g_autofree char *path = g_build_filename (root, "sys/kernel/debug/nvmap/iovmm/maps", NULL);
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  g_autoptr(JmemSnapshot) s = NULL;
+  JmemProcess *ds;
+
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  jmem_nvmap_redact (JMEM_NVMAP_TABLE_MAPS, JMEM_NVMAP_REDACT_UIDS | JMEM_NVMAP_REDACT_VMAS,
+                     data, len);
+  g_assert_true (g_file_set_contents (path, data, (gssize) len, NULL));
+  s = collect (root);
+  ds = process (s, 4242);
+  g_assert_cmpint (ds->nvmap_mapped_kib, ==, 3072 + 1024);
+  g_assert_cmpstr (ds->nvmap_mapped_source, ==, "smaps-name");
+  g_assert_cmpint (process (s, 950)->nvmap_mapped_kib, ==, 0);
+  remove_copy (root);
+}
+
 /* Neither smaps nor maps: nothing to take out, and the report says so. */
 static void
 test_footprint_unknown (void)
@@ -324,6 +349,7 @@ main (int argc, char **argv)
   g_test_add_func ("/accounting-trees/r32", test_r32);
   g_test_add_func ("/accounting-trees/r36", test_r36);
   g_test_add_func ("/accounting-trees/r39-hugetlbfs", test_r39_hugetlbfs);
+  g_test_add_func ("/accounting-trees/footprint-stripped-maps", test_footprint_stripped_maps);
   g_test_add_func ("/accounting-trees/thor", test_thor);
   g_test_add_func ("/accounting-trees/orin", test_orin);
   g_test_add_func ("/accounting-trees/hostile", test_hostile);

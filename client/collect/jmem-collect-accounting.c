@@ -220,6 +220,15 @@ ranges_kib (const GArray *ranges)
   return MIN (kib, (guint64) JMEM_ACCOUNTING_MAX_KIB);
 }
 
+/* Whether @ranges are where the process maps them: the helper gives each
+ * VMA as [0, length) (docs/dbus-api.md), and no mapping starts at 0. */
+static gboolean
+ranges_have_addresses (const GArray *ranges)
+{
+  /* sorted: a stripped one comes first */
+  return ranges->len > 0 && g_array_index (ranges, JmemNvmapVma, 0).start != 0;
+}
+
 /* smaps of @p matched by NvMap's own ranges where maps lists the process,
  * else by the mappings' names; FALSE when unreadable. */
 static gboolean
@@ -251,6 +260,7 @@ jmem_collect_nvmap_mapped (JmemCollectContext *ctx)
     {
       JmemProcess *p = g_ptr_array_index (s->processes, i);
       GArray *ranges = maps_read ? g_hash_table_lookup (by_pid, &p->pid) : NULL;
+      GArray *addressed = ranges != NULL && ranges_have_addresses (ranges) ? ranges : NULL;
       JmemSmapsSum sum;
 
       if (p->nvmap_kib <= 0)
@@ -261,12 +271,12 @@ jmem_collect_nvmap_mapped (JmemCollectContext *ctx)
           p->nvmap_mapped_kib = 0;
           p->nvmap_mapped_source = "nvmap-maps";
         }
-      else if (read_smaps (ctx, proc_fd, p, ranges, &sum))
+      else if (read_smaps (ctx, proc_fd, p, addressed, &sum))
         {
           guint64 part = p->pss_kib >= 0 ? sum.pss_kib : sum.rss_kib;
 
           p->nvmap_mapped_kib = (gint64) MIN (part, (guint64) JMEM_ACCOUNTING_MAX_KIB);
-          p->nvmap_mapped_source = ranges != NULL ? "smaps" : "smaps-name";
+          p->nvmap_mapped_source = addressed != NULL ? "smaps" : "smaps-name";
         }
       else if (p->pss_kib < 0 && ranges != NULL && p->rss_kib >= 0)
         {
