@@ -270,9 +270,9 @@ test_r32 (void)
 
 /* R39 on Orin: hugetlb-backed NvMap handles stay in hugetlb, no page twice. */
 static void
-test_r39_hugetlbfs (void)
+test_r39_hugetlbfs (gconstpointer name)
 {
-  g_autofree char *root = tree ("r39-orin-agx");
+  g_autofree char *root = tree (name);
   g_autoptr(JmemSnapshot) s = collect (root);
   const JmemAccounting *a = s->accounting;
 
@@ -348,7 +348,10 @@ main (int argc, char **argv)
   g_test_add_func ("/accounting-trees/footprint/unknown", test_footprint_unknown);
   g_test_add_func ("/accounting-trees/r32", test_r32);
   g_test_add_func ("/accounting-trees/r36", test_r36);
-  g_test_add_func ("/accounting-trees/r39-hugetlbfs", test_r39_hugetlbfs);
+  g_test_add_data_func ("/accounting-trees/r39-hugetlbfs", "r39-orin-agx", test_r39_hugetlbfs);
+  /* the 3 GiB handle held by two clients (SHARE 2): counted once */
+  g_test_add_data_func ("/accounting-trees/r39-shared-hugetlbfs", "r39-shared-hugetlbfs",
+                        test_r39_hugetlbfs);
   g_test_add_func ("/accounting-trees/footprint-stripped-maps", test_footprint_stripped_maps);
   g_test_add_func ("/accounting-trees/thor", test_thor);
   g_test_add_func ("/accounting-trees/orin", test_orin);
