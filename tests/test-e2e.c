@@ -588,6 +588,79 @@ test_agent_maps (void)
   g_assert_true (seen);
 }
 
+/* GetNvMapMapsSnapshot as the agent gets it (read-nvmap, the metrics
+ * account's action): the same clients, handles and VMA lengths as the
+ * mounted file, but no VMA address, which /proc/PID/maps shows only to
+ * the process's owner, and no kernel pointer. */
+static void
+test_agent_maps_addresses (void)
+{
+  g_autoptr(GDBusConnection) bus = NULL;
+  g_autoptr(GUnixFDList) fds = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JmemNvmapMaps) mounted = NULL;
+  g_autoptr(JmemNvmapMaps) given = NULL;
+  g_autofree char *original = NULL;
+  g_autofree char *snapshot = NULL;
+  gsize len = 0;
+  guint n_vmas = 0;
+  struct stat st;
+  gint32 handle = -1;
+  int fd;
+
+  if (!g_file_get_contents (JMEM_NVMAP_MAPS_PATH, &original, &len, NULL))
+    {
+      g_test_skip ("the sandbox mounted no maps");
+      return;
+    }
+  mounted = jmem_nvmap_maps_parse (original, len, &error);
+  g_assert_no_error (error);
+
+  bus = bus_open_as (agent_user);
+  reply = g_dbus_connection_call_with_unix_fd_list_sync (bus, JMEM_DBUS_NAME, JMEM_DBUS_PATH,
+                                                         JMEM_DBUS_INTERFACE,
+                                                         "GetNvMapMapsSnapshot", NULL,
+                                                         G_VARIANT_TYPE ("(ha{sv})"),
+                                                         G_DBUS_CALL_FLAGS_NONE, 30000, NULL,
+                                                         &fds, NULL, &error);
+  g_assert_no_error (error);
+  g_variant_get_child (reply, 0, "h", &handle);
+  fd = g_unix_fd_list_get (fds, handle, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (fstat (fd, &st), ==, 0);
+  g_assert_cmpint (st.st_size, ==, (off_t) len);
+  snapshot = g_malloc0 (len + 1);
+  g_assert_cmpint (pread (fd, snapshot, len, 0), ==, (gssize) len);
+  close (fd);
+
+  given = jmem_nvmap_maps_parse (snapshot, len, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (given->clients->len, ==, mounted->clients->len);
+  for (guint i = 0; i < mounted->clients->len; i++)
+    {
+      const JmemNvmapClientMaps *m = g_ptr_array_index (mounted->clients, i);
+      const JmemNvmapClientMaps *g = g_ptr_array_index (given->clients, i);
+
+      g_assert_cmpuint (g->client->pid, ==, m->client->pid);
+      g_assert_cmpuint (g->mapped_kib, ==, m->mapped_kib);
+      g_assert_cmpuint (g->vmas->len, ==, m->vmas->len);
+      for (guint j = 0; j < m->vmas->len; j++)
+        {
+          const JmemNvmapVma *mv = &g_array_index (m->vmas, JmemNvmapVma, j);
+          const JmemNvmapVma *gv = &g_array_index (g->vmas, JmemNvmapVma, j);
+          g_autofree char *start = g_strdup_printf ("%" G_GINT64_MODIFIER "x", mv->start);
+
+          g_assert_cmpuint (gv->start, ==, 0);
+          g_assert_cmpuint (gv->end, ==, mv->end - mv->start);
+          g_assert_nonnull (strstr (original, start));
+          g_assert_null (strstr (snapshot, start));
+          n_vmas++;
+        }
+    }
+  g_assert_cmpuint (n_vmas, >, 0);
+}
+
 static void
 test_agent_allocations (void)
 {
@@ -2159,6 +2232,7 @@ main (int argc, char **argv)
       g_test_add_func ("/e2e/agent/clients", test_agent_clients);
       g_test_add_func ("/e2e/agent/snapshot", test_agent_snapshot);
       g_test_add_func ("/e2e/agent/maps", test_agent_maps);
+      g_test_add_func ("/e2e/agent/maps-addresses", test_agent_maps_addresses);
       g_test_add_func ("/e2e/agent/allocations", test_agent_allocations);
       g_test_add_func ("/e2e/agent/drop-caches", test_agent_drop_caches);
       g_test_add_func ("/e2e/agent/log-escaped", test_log_escaped);
