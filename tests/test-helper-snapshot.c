@@ -92,10 +92,13 @@ test_uid_zeroed (void)
   const char *r38[] = { "ffff0000a1b2c3d4", NULL };
   const char *old[] = { "e1b2c3d4", NULL };
   const char *hostile[] = { "ffff0000a1b2c3d4", "ffff0000a1b2c400", NULL };
+  const char *header_in_name[] = { "ffff0000a1b2c3d4", "ffff0000a1b2c400", "ffff0000a1b2c480",
+                                   NULL };
 
   check_filtered ("allocations.rendered-r38-hugetlbfs.txt", r38);
   check_filtered ("allocations.rendered-old-7col.txt", old);
   check_filtered ("allocations.hostile-tags.txt", hostile);
+  check_filtered ("allocations.hostile-header-in-name.txt", header_in_name);
 }
 
 /* A long line (a tag of 10000 bytes) has its UID zeroed, and its tag
