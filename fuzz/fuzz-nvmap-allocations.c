@@ -8,26 +8,9 @@
 #include <glib.h>
 
 #include "jmem-nvmap.h"
+#include "nvmap-redact-check.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
-
-static void
-dump_client (JmemNvmapClient *c, gpointer user_data)
-{
-  g_string_append_printf (user_data, "c%s|%s|%u|%" G_GUINT64_FORMAT "\n",
-                          c->client, c->process, c->pid, c->size_kib);
-  jmem_nvmap_client_free (c);
-}
-
-static void
-dump_handle (JmemNvmapHandle *h, gpointer user_data)
-{
-  g_string_append_printf (user_data, "h%" G_GUINT64_FORMAT "|%" G_GUINT64_FORMAT
-                          "|%u|%u|%u|%u|%u|%u|%u|%d|%s\n", h->base, h->size_kib, h->flags,
-                          h->refs, h->dupes, h->pins, h->kmaps, h->umaps, h->share,
-                          h->from_hugetlbfs, h->tag);
-  jmem_nvmap_handle_free (h);
-}
 
 static void
 dump_summary (GString *out, gboolean ok, const JmemNvmapAllocations *s)
@@ -40,15 +23,14 @@ dump_summary (GString *out, gboolean ok, const JmemNvmapAllocations *s)
                             s->has_map_columns, s->layout);
 }
 
-static const JmemNvmapAllocationsVisitor dumper = { dump_client, dump_handle };
-
 /* @data fed in pieces of @piece bytes, what each call leaves coming again. */
 static char *
 dump_in_pieces (const char *data, gsize size, gsize piece)
 {
   GString *out = g_string_new (NULL);
   g_autoptr(GByteArray) held = g_byte_array_new ();
-  g_autoptr(JmemNvmapAllocationsParser) parser = jmem_nvmap_allocations_parser_new (&dumper, out);
+  g_autoptr(JmemNvmapAllocationsParser) parser =
+    jmem_nvmap_allocations_parser_new (&jmem_nvmap_dump_visitor, out);
   JmemNvmapAllocations summary = { 0 };
   gsize pos = 0, used;
 
@@ -74,7 +56,8 @@ check_pieces (const char *data, gsize size)
 {
   GString *whole = g_string_new (NULL);
   JmemNvmapAllocations summary = { 0 };
-  gboolean ok = jmem_nvmap_allocations_visit (data, size, &dumper, whole, &summary, NULL);
+  gboolean ok = jmem_nvmap_allocations_visit (data, size, &jmem_nvmap_dump_visitor, whole,
+                                              &summary, NULL);
   /* a piece size the input picks: its last byte, 1 to 64 */
   gsize piece = size > 0 ? (gsize) (guchar) data[size - 1] % 64 + 1 : 1;
   g_autofree char *cut = NULL;

@@ -8,7 +8,7 @@
 static void
 dump_client (JmemNvmapClient *c, gpointer user_data)
 {
-  g_string_append_printf (user_data, "c%s|%s|%u|%" G_GUINT64_FORMAT "\n",
+  g_string_append_printf (user_data, "client %s|%s|%u|%" G_GUINT64_FORMAT "\n",
                           c->client, c->process, c->pid, c->size_kib);
   jmem_nvmap_client_free (c);
 }
@@ -16,21 +16,22 @@ dump_client (JmemNvmapClient *c, gpointer user_data)
 static void
 dump_handle (JmemNvmapHandle *h, gpointer user_data)
 {
-  g_string_append_printf (user_data, "h%" G_GUINT64_FORMAT "|%" G_GUINT64_FORMAT
-                          "|%u|%u|%u|%u|%u|%u|%u|%d|%s\n", h->base, h->size_kib, h->flags,
+  g_string_append_printf (user_data, "handle %" G_GINT64_MODIFIER "x|%" G_GUINT64_FORMAT
+                          "|%x|%u|%u|%u|%u|%u|%u|%d|%s\n", h->base, h->size_kib, h->flags,
                           h->refs, h->dupes, h->pins, h->kmaps, h->umaps, h->share,
                           h->from_hugetlbfs, h->tag);
   jmem_nvmap_handle_free (h);
 }
 
+const JmemNvmapAllocationsVisitor jmem_nvmap_dump_visitor = { dump_client, dump_handle };
+
 static char *
 dump_allocations (const char *data, gsize len)
 {
-  static const JmemNvmapAllocationsVisitor dumper = { dump_client, dump_handle };
   GString *out = g_string_new (NULL);
   JmemNvmapAllocations s = { 0 };
 
-  if (!jmem_nvmap_allocations_visit (data, len, &dumper, out, &s, NULL))
+  if (!jmem_nvmap_allocations_visit (data, len, &jmem_nvmap_dump_visitor, out, &s, NULL))
     g_string_append (out, "error\n");
   else
     g_string_append_printf (out, "s%d|%" G_GUINT64_FORMAT "|%u|%d|%d|%d\n", s.has_total,

@@ -18,28 +18,9 @@
 #include "jmem-error.h"
 #include "jmem-nvmap.h"
 #include "jmem-nvmap-reader.h"
+#include "nvmap-redact-check.h"
 
 /* ---- every row and the summary as text, to compare two parses ----------- */
-
-static void
-dump_client (JmemNvmapClient *c, gpointer user_data)
-{
-  g_string_append_printf (user_data, "client %s|%s|%u|%" G_GUINT64_FORMAT "\n",
-                          c->client, c->process, c->pid, c->size_kib);
-  jmem_nvmap_client_free (c);
-}
-
-static void
-dump_handle (JmemNvmapHandle *h, gpointer user_data)
-{
-  g_string_append_printf (user_data, "handle %" G_GINT64_MODIFIER "x|%" G_GUINT64_FORMAT
-                          "|%x|%u|%u|%u|%u|%u|%u|%d|%s\n", h->base, h->size_kib, h->flags,
-                          h->refs, h->dupes, h->pins, h->kmaps, h->umaps, h->share,
-                          h->from_hugetlbfs, h->tag);
-  jmem_nvmap_handle_free (h);
-}
-
-static const JmemNvmapAllocationsVisitor dumper = { dump_client, dump_handle };
 
 static void
 dump_summary (GString *out, const JmemNvmapAllocations *s)
@@ -58,7 +39,7 @@ dump_whole (const char *data, gsize len)
   JmemNvmapAllocations summary = { 0 };
   g_autoptr(GError) error = NULL;
 
-  if (jmem_nvmap_allocations_visit (data, len, &dumper, out, &summary, &error))
+  if (jmem_nvmap_allocations_visit (data, len, &jmem_nvmap_dump_visitor, out, &summary, &error))
     dump_summary (out, &summary);
   else
     g_string_append_printf (out, "error %s\n", error->message);
@@ -72,7 +53,8 @@ dump_in_pieces (const char *data, gsize len, gsize piece)
 {
   GString *out = g_string_new (NULL);
   g_autoptr(GByteArray) held = g_byte_array_new ();
-  g_autoptr(JmemNvmapAllocationsParser) parser = jmem_nvmap_allocations_parser_new (&dumper, out);
+  g_autoptr(JmemNvmapAllocationsParser) parser =
+    jmem_nvmap_allocations_parser_new (&jmem_nvmap_dump_visitor, out);
   JmemNvmapAllocations summary = { 0 };
   g_autoptr(GError) error = NULL;
   gsize pos = 0;
@@ -228,7 +210,7 @@ dump_walk (JmemNvmapAllocationsReader *reader)
   JmemNvmapAllocations summary = { 0 };
   g_autoptr(GError) error = NULL;
 
-  if (jmem_nvmap_allocations_reader_walk (reader, &dumper, out, &summary, &error))
+  if (jmem_nvmap_allocations_reader_walk (reader, &jmem_nvmap_dump_visitor, out, &summary, &error))
     dump_summary (out, &summary);
   else
     g_string_append_printf (out, "error %s\n", error->message);
