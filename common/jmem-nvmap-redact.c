@@ -41,21 +41,32 @@ strip_vma (char *line, gsize len)
 }
 
 void
-jmem_nvmap_redact (JmemNvmapTableFile  file,
-                   JmemNvmapRedact     what,
-                   char               *data,
-                   gsize               len)
+jmem_nvmap_redactor_init (JmemNvmapRedactor  *redactor,
+                          JmemNvmapTableFile  file,
+                          JmemNvmapRedact     what)
 {
-  JmemNvmapTable table;
+  jmem_nvmap_table_init (&redactor->table, file);
+  redactor->what = what;
+}
+
+gsize
+jmem_nvmap_redactor_feed (JmemNvmapRedactor *redactor,
+                          char              *data,
+                          gsize              len,
+                          gboolean           at_end)
+{
+  JmemNvmapTable *table = &redactor->table;
   gsize pos = 0;
 
-  jmem_nvmap_table_init (&table, file);
   while (pos < len)
     {
       JmemNvmapLine line;
       char *text;
 
-      pos += jmem_nvmap_table_next (&table, data + pos, len - pos, &line);
+      /* as the parsers read a file in pieces: a line only once it is whole */
+      if (!at_end && !jmem_nvmap_table_line_complete (data + pos, len - pos))
+        return pos;
+      pos += jmem_nvmap_table_next (table, data + pos, len - pos, &line);
       jmem_nvmap_line_clear (&line);
       /* Every line shaped as a handle or VMA row, wherever it stands: the
        * parser reads them by their tokens, never by the UID's content, so
@@ -64,9 +75,22 @@ jmem_nvmap_redact (JmemNvmapTableFile  file,
           !jmem_nvmap_line_is_handle_shaped (line.text, line.len))
         continue;
       text = data + (line.text - data);
-      if (what & JMEM_NVMAP_REDACT_UIDS)
-        zero_uid (text, line.len, jmem_nvmap_table_uid_token (&table));
-      if ((what & JMEM_NVMAP_REDACT_VMAS) && file == JMEM_NVMAP_TABLE_MAPS)
+      if (redactor->what & JMEM_NVMAP_REDACT_UIDS)
+        zero_uid (text, line.len, jmem_nvmap_table_uid_token (table));
+      if ((redactor->what & JMEM_NVMAP_REDACT_VMAS) && table->file == JMEM_NVMAP_TABLE_MAPS)
         strip_vma (text, line.len);
     }
+  return len;
+}
+
+void
+jmem_nvmap_redact (JmemNvmapTableFile  file,
+                   JmemNvmapRedact     what,
+                   char               *data,
+                   gsize               len)
+{
+  JmemNvmapRedactor redactor;
+
+  jmem_nvmap_redactor_init (&redactor, file, what);
+  (void) jmem_nvmap_redactor_feed (&redactor, data, len, TRUE);
 }

@@ -22,4 +22,25 @@ void jmem_nvmap_redact (JmemNvmapTableFile  file,
                         char               *data,
                         gsize               len);
 
+/* The same for a file that comes in pieces, so that not even its text is
+ * held whole. */
+typedef struct {
+  JmemNvmapTable  table;
+  JmemNvmapRedact what;
+} JmemNvmapRedactor;
+
+void jmem_nvmap_redactor_init (JmemNvmapRedactor  *redactor,
+                               JmemNvmapTableFile  file,
+                               JmemNvmapRedact     what);
+
+/* Redacts in place the lines @data holds whole and returns how many of its
+ * bytes they took: those are final. The rest (a line cut by the end of the
+ * piece) must come again at the start of the next call's @data, followed
+ * by more of the file; with @at_end, @data is all that is left and is
+ * taken whole. The bytes are the same whatever the pieces. */
+gsize jmem_nvmap_redactor_feed (JmemNvmapRedactor *redactor,
+                                char              *data,
+                                gsize              len,
+                                gboolean           at_end);
+
 G_END_DECLS

@@ -68,36 +68,14 @@ jmem_sealed_file_open_readonly (JmemSealedFile  *snapshot,
   return fd;
 }
 
-/* What the caller must not see, taken out of the memfd before it is
- * sealed: in place, so the file takes no second copy of memory. */
-static gboolean
-redact (int fd, gsize size, JmemNvmapTableFile file, JmemNvmapRedact what, GError **error)
-{
-  char *map;
-
-  if (size == 0)
-    return TRUE;
-  map = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (map == MAP_FAILED)
-    {
-      int saved = errno;
-      g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "cannot map the snapshot: %s",
-                   g_strerror (saved));
-      return FALSE;
-    }
-  jmem_nvmap_redact (file, what, map, size);
-  /* F_SEAL_WRITE is refused while a writable mapping exists */
-  munmap (map, size);
-  return TRUE;
-}
-
 static JmemSealedFile *
 read_snapshot (const JmemSealedReader *reader,
                GError                **error)
 {
   const char *path = reader->path;
   gsize max_bytes = reader->max_bytes;
-  g_autofree char *chunk = g_malloc (64 * 1024);
+  g_autoptr(GByteArray) held = g_byte_array_sized_new (64 * 1024);
+  JmemNvmapRedactor redactor;
   const unsigned seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
   Snapshot *s;
   gsize total = 0;
@@ -127,15 +105,22 @@ read_snapshot (const JmemSealedReader *reader,
       goto fail;
     }
 
+  /* What the caller must not see is taken out of each piece before it is
+   * written: the file is never held whole, only the line a piece cuts. */
+  jmem_nvmap_redactor_init (&redactor, reader->file, reader->redact);
   for (;;)
     {
-      ssize_t n = read (in, chunk, 64 * 1024);
+      gsize was = held->len, used;
+      ssize_t n;
 
-      if (n < 0 && errno == EINTR)
+      g_byte_array_set_size (held, (guint) (was + 64 * 1024));
+      n = read (in, held->data + was, 64 * 1024);
+      saved = errno;
+      g_byte_array_set_size (held, (guint) (was + (n > 0 ? (gsize) n : 0)));
+      if (n < 0 && saved == EINTR)
         continue;
       if (n < 0)
         {
-          saved = errno;
           g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "Cannot read %s: %s",
                        path, g_strerror (saved));
           goto fail;
@@ -148,19 +133,19 @@ read_snapshot (const JmemSealedReader *reader,
                        path, max_bytes);
           goto fail;
         }
-      if (!jmem_file_write_all (s->public.fd, chunk, (gsize) n))
+      used = jmem_nvmap_redactor_feed (&redactor, (char *) held->data, held->len, n == 0);
+      if (!jmem_file_write_all (s->public.fd, held->data, used))
         {
           saved = errno;
           g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "cannot write the snapshot: %s",
                        g_strerror (saved));
           goto fail;
         }
+      g_byte_array_remove_range (held, 0, (guint) used);
       if (n == 0)
         break;
     }
 
-  if (!redact (s->public.fd, total, reader->file, reader->redact, error))
-    goto fail;
   if (fcntl (s->public.fd, F_ADD_SEALS, seals) != 0)
     {
       saved = errno;

@@ -9,10 +9,19 @@
 #include <glib.h>
 
 #include "jmem-nvmap.h"
+#include "jmem-nvmap-redact.h"
 
 /* Writes each client and handle it is given as a line to the GString of
  * its user_data (and frees them): a parse to compare with another. */
 extern const JmemNvmapAllocationsVisitor jmem_nvmap_dump_visitor;
+
+/* @data redacted as the helper reads it, in pieces of @piece bytes (what
+ * each call leaves coming again). */
+GByteArray *jmem_nvmap_redact_in_pieces (JmemNvmapTableFile  file,
+                                         JmemNvmapRedact     what,
+                                         const char         *data,
+                                         gsize               len,
+                                         gsize               piece);
 
 /* NULL when @data (as iovmm/allocations and as iovmm/maps) passes, else
  * what went wrong. */

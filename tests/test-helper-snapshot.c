@@ -16,6 +16,7 @@
 #include "jmem-file.h"
 #include "jmem-helper-snapshot.h"
 #include "jmem-nvmap.h"
+#include "nvmap-redact-check.h"
 
 static char *
 fixture (const char *name, gsize *len)
@@ -29,17 +30,6 @@ fixture (const char *name, gsize *len)
   return data;
 }
 
-static GByteArray *
-redacted (const char *data, gsize len)
-{
-  GByteArray *out = g_byte_array_new ();
-
-  g_byte_array_append (out, (const guint8 *) data, (guint) len);
-  jmem_nvmap_redact (JMEM_NVMAP_TABLE_ALLOCATIONS, JMEM_NVMAP_REDACT_UIDS, (char *) out->data,
-                     out->len);
-  return out;
-}
-
 /* The parser reads the same rows from the filtered file, and no UID it had
  * is left in it. */
 static void
@@ -47,10 +37,14 @@ check_filtered (const char *name, const char *const *uids)
 {
   g_autofree char *data = NULL;
   gsize len = 0;
+  const gsize pieces[] = { 1, 7, 59, 4096, 1 << 20 };
 
   data = fixture (name, &len);
+  for (gsize p = 0; p < G_N_ELEMENTS (pieces); p++)
     {
-      g_autoptr(GByteArray) out = redacted (data, len);
+      g_autoptr(GByteArray) out = jmem_nvmap_redact_in_pieces (JMEM_NVMAP_TABLE_ALLOCATIONS,
+                                                               JMEM_NVMAP_REDACT_UIDS,
+                                                               data, len, pieces[p]);
       g_autoptr(JmemNvmapAllocations) before = NULL;
       g_autoptr(JmemNvmapAllocations) after = NULL;
       g_autoptr(GError) error = NULL;
@@ -101,8 +95,8 @@ test_uid_zeroed (void)
   check_filtered ("allocations.hostile-header-in-name.txt", header_in_name);
 }
 
-/* A long line (a tag of 10000 bytes) has its UID zeroed, and its tag
- * passes whole. */
+/* A line longer than a piece (a tag of 10000 bytes) has its UID zeroed,
+ * and its tag passes whole. */
 static void
 test_long_tag (void)
 {
@@ -118,7 +112,8 @@ test_long_tag (void)
     g_string_append_c (file, "abcdef"[i % 6]);
   g_string_append (file, "\n\ntotal                                                   4K\n");
 
-  out = redacted (file->str, file->len);
+  out = jmem_nvmap_redact_in_pieces (JMEM_NVMAP_TABLE_ALLOCATIONS, JMEM_NVMAP_REDACT_UIDS,
+                                     file->str, file->len, 1000);
   text = g_strndup ((const char *) out->data, out->len);
   g_assert_cmpuint (out->len, ==, file->len);
   g_assert_null (strstr (text, "abcdef0123456789"));
