@@ -20,7 +20,6 @@
 #define RECORD_LEN   59  /* including the newline */
 #define COMM_MAX     15  /* TASK_COMM_LEN - 1 */
 
-
 /* ---- numbers ---------------------------------------------------------- */
 
 gboolean

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Parsers for /sys/kernel/debug/nvmap/iovmm/{clients,allocations} and
- * stats/total_memory. The formats and how ambiguities are resolved are
- * described in docs/nvmap-formats.md. */
+/* Parsers for /sys/kernel/debug/nvmap/iovmm/{clients,allocations,maps} and
+ * the small files. The tables are read line by line through the reader the
+ * helper's redaction shares (jmem-nvmap-table.h); the formats and how
+ * ambiguities are resolved are described in docs/nvmap-formats.md. */
 #include "jmem-nvmap.h"
 
 #include <string.h>
