@@ -517,15 +517,16 @@ test_interactive_pool (Fixture *f, gconstpointer data)
   calls_clear (&plain);
 }
 
-/* Calls with descriptors attached, allowing interaction against a polkit
- * that never answers those: each refused at once, before polkit is asked,
- * and the descriptors closed rather than held. */
+/* Calls with descriptors attached (16 each, then one alone), allowing
+ * interaction against a polkit that never answers those: each refused at
+ * once, before polkit is asked, and the descriptors closed rather than
+ * held. */
 static void
 test_fds_refused (Fixture *f, gconstpointer data)
 {
   g_autoptr(GDBusConnection) caller = connect ();
   guint before;
-  Calls c;
+  Calls c, one;
 
   start_polkit (f, "hang-interactive");
   calls_init (&c);
@@ -542,6 +543,18 @@ test_fds_refused (Fixture *f, gconstpointer data)
   g_assert_cmpuint (calls_errors (&c, INVALID_ARGUMENT), ==, JMEM_POLKIT_MAX_PENDING_PER_UID);
   g_assert_nonnull (strstr (c.last_message, "takes no file descriptors"));
   g_assert_cmpuint (polkit_checks (f), ==, 1);
+
+  /* a single descriptor is one too many as well */
+  calls_init (&one);
+  call (&one, caller, helper_name (f), TRUE, 1);
+  call (&one, caller, helper_name (f), FALSE, 1);
+  wait_done (&one, 2, PATIENCE_S);
+  g_test_message ("a call with one descriptor: %s", one.last_message);
+  g_assert_cmpuint (calls_errors (&one, INVALID_ARGUMENT), ==, 2);
+  g_assert_nonnull (strstr (one.last_message, "1 came with this call"));
+  g_assert_cmpuint (polkit_checks (f), ==, 1);
+  g_assert_cmpuint (f->served, ==, 1);
+  calls_clear (&one);
   /* what came in with them is closed once answered */
   for (guint i = 0; i < PATIENCE_S * 100 && open_fds () > before; i++)
     {
