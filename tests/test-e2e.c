@@ -1948,6 +1948,70 @@ test_gate_outsiders_interactive_pool (void)
   g_free (buses);
 }
 
+/* `jmem snapshot` of a member at a terminal, while two outsiders hold every
+ * place for checks that allow interaction: the client asks without
+ * interaction first, so the member's NvMap is read. Asking with it at
+ * once, as it did whenever stdin was a terminal, was refused for want of a
+ * place, and NvMap was reported unreadable. */
+static void
+test_gate_member_at_terminal (void)
+{
+  g_autoptr(Fixture) fixture = fixture_require ();
+  g_autoptr(GDBusConnection) root = bus_open_as (NULL);
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_auto(GStrv) outsiders = g_strsplit (g_getenv ("JMEM_SANDBOX_OUTSIDERS"), " ", -1);
+  g_autofree char *jmem = client_path ();
+  g_autofree char *inner = g_strdup_printf ("%s snapshot --json", jmem);
+  /* script(1) gives jmem a terminal for its stdin */
+  const char *command[] = { "script", "-qec", inner, "/dev/null", NULL };
+  GDBusConnection *buses[2];
+  g_auto(RunResult) run = { 0 };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  guint32 pid = helper_ensure_running (root);
+  guint timeout_s = helper_interactive_timeout (pid);
+  guint checks = 0;
+  JsonObject *nvmap;
+  g_auto(Pending) p = { 0 };
+
+  g_assert_cmpuint (g_strv_length (outsiders), >=, G_N_ELEMENTS (buses));
+  log_count_checks (&checks);
+  g_main_context_push_thread_default (context);
+  p.start = g_get_monotonic_time ();
+  for (guint i = 0; i < G_N_ELEMENTS (buses); i++)
+    {
+      buses[i] = bus_open_as (outsiders[i]);
+      for (guint j = 0; j < JMEM_E2E_MAX_PENDING_PER_UID; j++)
+        pending_call (buses[i], &p);
+    }
+  wait_for_checks (checks, INTERACTIVE_POOL);
+  g_assert_cmpuint (p.n_done, ==, 0);
+
+  run_as (agent_user, command, &run);
+  g_assert_true (WIFEXITED (run.status));
+  g_assert_cmpint (WEXITSTATUS (run.status), ==, 0);
+  /* the terminal writes CR LF */
+  for (const char *c = run.out; *c != '\0'; c++)
+    if (*c != '\r')
+      g_string_append_c (out, *c);
+  json_parser_load_from_data (parser, out->str, -1, &error);
+  g_assert_no_error (error);
+  nvmap = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "nvmap");
+  g_assert_nonnull (nvmap);
+  g_assert_true (json_object_get_boolean_member (nvmap, "readable"));
+  g_assert_cmpstr (json_object_get_string_member (nvmap, "via"), ==, "helper");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (nvmap, "clients")), ==,
+                    fixture->rows->len);
+
+  g_assert_cmpuint (timeout_s, <, 20);
+  pending_wait (context, &p, INTERACTIVE_POOL, timeout_s + 15);
+  g_main_context_pop_thread_default (context);
+  g_assert_cmpuint (p.n_timed_out, ==, INTERACTIVE_POOL);
+  for (guint i = 0; i < G_N_ELEMENTS (buses); i++)
+    g_object_unref (buses[i]);
+}
+
 /* ---- fairness: a member among eight flooding outsiders ------------------- */
 
 /* Calls of a member timed in a row, idle and under the flood. */
@@ -2407,6 +2471,7 @@ main (int argc, char **argv)
       g_test_add_func ("/e2e/gate/uid-limit", test_gate_uid_limit);
       g_test_add_func ("/e2e/gate/outsiders-interactive-pool", test_gate_outsiders_interactive_pool);
       g_test_add_func ("/e2e/gate/fair", test_gate_fair);
+      g_test_add_func ("/e2e/gate/member-at-terminal", test_gate_member_at_terminal);
     }
   else if (g_strcmp0 (polkit_mode, "mock-deny") == 0)
     {
