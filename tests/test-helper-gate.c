@@ -517,6 +517,67 @@ test_interactive_pool (Fixture *f, gconstpointer data)
   calls_clear (&plain);
 }
 
+/* Non-interactive checks beyond the places at polkit wait in their uid's
+ * queue and go to polkit as places free up; one that allows interaction
+ * goes at once. polkit holds every check until the test ends them. */
+static const JmemPolkitGateConfig all_held = { .timeout_s = HELD_S, .interactive_timeout_s = HELD_S };
+#define QUEUED_CALLS 5
+
+static void
+test_places (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GDBusConnection) caller = connect ();
+  Calls plain, ask;
+
+  start_polkit (f, "hang");
+  calls_init (&plain);
+  calls_init (&ask);
+  for (guint i = 0; i < QUEUED_CALLS; i++)
+    call (&plain, caller, helper_name (f), FALSE, 0);
+  wait_checks (f, JMEM_POLKIT_MAX_RUNNING);
+  call (&ask, caller, helper_name (f), TRUE, 0);
+  wait_checks (f, JMEM_POLKIT_MAX_RUNNING + 1);
+  g_assert_cmpuint (plain.done, ==, 0);
+
+  /* each refusal frees a place for the next in the queue */
+  release_checks (f);
+  wait_done (&ask, 1, PATIENCE_S);
+  wait_done (&plain, JMEM_POLKIT_MAX_RUNNING, PATIENCE_S);
+  wait_checks (f, 2 * JMEM_POLKIT_MAX_RUNNING + 1);
+  release_checks (f);
+  wait_done (&plain, 2 * JMEM_POLKIT_MAX_RUNNING, PATIENCE_S);
+  wait_checks (f, QUEUED_CALLS + 1);
+  release_checks (f);
+  wait_done (&plain, QUEUED_CALLS, PATIENCE_S);
+  g_assert_cmpuint (calls_errors (&plain, ACCESS_DENIED), ==, QUEUED_CALLS);
+  g_assert_cmpuint (calls_errors (&ask, ACCESS_DENIED), ==, 1);
+  g_assert_cmpuint (f->served, ==, 0);
+  calls_clear (&plain);
+  calls_clear (&ask);
+}
+
+/* A gate that stops answers the calls still queued as well as those at
+ * polkit: none is left without a reply. */
+static void
+test_stop_with_queue (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GDBusConnection) caller = connect ();
+  Calls c;
+
+  start_polkit (f, "hang");
+  calls_init (&c);
+  for (guint i = 0; i < QUEUED_CALLS; i++)
+    call (&c, caller, helper_name (f), FALSE, 0);
+  wait_checks (f, JMEM_POLKIT_MAX_RUNNING);
+  g_clear_pointer (&f->gate, jmem_polkit_gate_free);
+  wait_done (&c, QUEUED_CALLS, PATIENCE_S);
+  g_test_message ("calls when the gate stopped: %s", c.last_message);
+  g_assert_cmpuint (calls_errors (&c, "dev.jmem.Error.Failed"), ==, QUEUED_CALLS);
+  g_assert_nonnull (strstr (c.last_message, "stopping"));
+  g_assert_cmpuint (polkit_checks (f), ==, JMEM_POLKIT_MAX_RUNNING);
+  calls_clear (&c);
+}
+
 /* Calls with descriptors attached (16 each, then one alone), allowing
  * interaction against a polkit that never answers those: each refused at
  * once, before polkit is asked, and the descriptors closed rather than
@@ -599,6 +660,8 @@ main (int argc, char **argv)
   ADD ("per-uid-limit", test_per_uid_limit, &held_checks);
   ADD ("interactive-pool", test_interactive_pool, &small_pools);
   ADD ("fds-refused", test_fds_refused, NULL);
+  ADD ("places", test_places, &all_held);
+  ADD ("stop-with-queue", test_stop_with_queue, &all_held);
 #undef ADD
 
   rc = g_test_run ();
