@@ -183,8 +183,9 @@ static void check_with_authority (Check *check);
 
 /* Gives the free places at polkit to the accounts in line: first those that
  * had none there when their call came, then the others in turn, one check
- * per turn. An account with many calls waiting thus delays another's by one
- * check at most, and one that calls now and then goes ahead of a flood. */
+ * per turn. An account with many calls waiting thus delays another's by a
+ * turn, not by its whole backlog, and one that calls now and then goes
+ * ahead of a flood. */
 static void
 serve_turns (JmemPolkitGate *gate)
 {
@@ -199,6 +200,8 @@ serve_turns (JmemPolkitGate *gate)
         return;
       account->line = LINE_NONE;
       check = g_queue_pop_head (&account->queued);
+      if (check == NULL)
+        continue;  /* never: an account leaves its line when its queue empties */
       check->queued = FALSE;
       check->running = TRUE;
       account->running++;
