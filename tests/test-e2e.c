@@ -1539,6 +1539,64 @@ wait_for_check (guint before)
   g_error ("the helper never asked the mock polkit");
 }
 
+/* The flags of the checks the mock polkit logged after its first @before:
+ * 0 for a check that did not allow interaction, 1 for one that did. */
+static GArray *
+logged_check_flags (guint before)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("JMEM_SANDBOX_LOGS"), "mock-polkit.log", NULL);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  GArray *flags = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      guint n = 0, f = 0;
+      const char *at = strstr (lines[i], ", flags 0x");
+
+      if (sscanf (lines[i], "CheckAuthorization #%u", &n) == 1 && n > before && at != NULL &&
+          sscanf (at, ", flags 0x%x", &f) == 1)
+        g_array_append_val (flags, f);
+    }
+  return flags;
+}
+
+/* `jmem snapshot` of an account polkit challenges: at a terminal it asks
+ * each time without interaction first and with it only after the
+ * challenge; without a terminal it never allows interaction. */
+static void
+test_mock_challenge_terminal (void)
+{
+  g_autofree char *jmem = client_path ();
+  g_autofree char *inner = g_strdup_printf ("%s snapshot --json", jmem);
+  const char *at_terminal[] = { "script", "-qec", inner, "/dev/null", NULL };
+  const char *in_pipe[] = { jmem, "snapshot", "--json", NULL };
+  g_auto(RunResult) run = { 0 };
+  g_auto(RunResult) piped = { 0 };
+  g_autoptr(GArray) flags = NULL;
+  guint before = 0;
+
+  g_assert_true (log_count_checks (&before));
+  run_as (agent_user, at_terminal, &run);
+  g_assert_true (WIFEXITED (run.status));
+  flags = logged_check_flags (before);
+  g_assert_cmpuint (flags->len, >=, 2);
+  g_assert_cmpuint (flags->len % 2, ==, 0);
+  for (guint i = 0; i < flags->len; i++)
+    g_assert_cmpuint (g_array_index (flags, guint, i), ==, i % 2);
+  g_clear_pointer (&flags, g_array_unref);
+
+  g_assert_true (log_count_checks (&before));
+  run_as (agent_user, in_pipe, &piped);
+  g_assert_true (WIFEXITED (piped.status));
+  flags = logged_check_flags (before);
+  g_assert_cmpuint (flags->len, >=, 1);
+  for (guint i = 0; i < flags->len; i++)
+    g_assert_cmpuint (g_array_index (flags, guint, i), ==, 0);
+}
+
 static void
 on_call_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -2480,6 +2538,7 @@ main (int argc, char **argv)
   else if (g_strcmp0 (polkit_mode, "mock-challenge") == 0)
     {
       g_test_add_func ("/e2e/mock-challenge/interactive-flag", test_mock_challenge);
+      g_test_add_func ("/e2e/mock-challenge/terminal", test_mock_challenge_terminal);
     }
 
   return g_test_run ();
