@@ -523,18 +523,26 @@ test_interactive_pool (Fixture *f, gconstpointer data)
 static const JmemPolkitGateConfig all_held = { .timeout_s = HELD_S, .interactive_timeout_s = HELD_S };
 #define QUEUED_CALLS 5
 
+/* QUEUED_CALLS non-interactive calls from @caller to a polkit that holds
+ * them: as many reach it as it has places. */
+static void
+call_queued (Fixture *f, GDBusConnection *caller, Calls *c)
+{
+  start_polkit (f, "hang");
+  calls_init (c);
+  for (guint i = 0; i < QUEUED_CALLS; i++)
+    call (c, caller, helper_name (f), FALSE, 0);
+  wait_checks (f, JMEM_POLKIT_MAX_RUNNING);
+}
+
 static void
 test_places (Fixture *f, gconstpointer data)
 {
   g_autoptr(GDBusConnection) caller = connect ();
   Calls plain, ask;
 
-  start_polkit (f, "hang");
-  calls_init (&plain);
+  call_queued (f, caller, &plain);
   calls_init (&ask);
-  for (guint i = 0; i < QUEUED_CALLS; i++)
-    call (&plain, caller, helper_name (f), FALSE, 0);
-  wait_checks (f, JMEM_POLKIT_MAX_RUNNING);
   call (&ask, caller, helper_name (f), TRUE, 0);
   wait_checks (f, JMEM_POLKIT_MAX_RUNNING + 1);
   g_assert_cmpuint (plain.done, ==, 0);
@@ -564,11 +572,7 @@ test_stop_with_queue (Fixture *f, gconstpointer data)
   g_autoptr(GDBusConnection) caller = connect ();
   Calls c;
 
-  start_polkit (f, "hang");
-  calls_init (&c);
-  for (guint i = 0; i < QUEUED_CALLS; i++)
-    call (&c, caller, helper_name (f), FALSE, 0);
-  wait_checks (f, JMEM_POLKIT_MAX_RUNNING);
+  call_queued (f, caller, &c);
   g_clear_pointer (&f->gate, jmem_polkit_gate_free);
   wait_done (&c, QUEUED_CALLS, PATIENCE_S);
   g_test_message ("calls when the gate stopped: %s", c.last_message);
