@@ -56,6 +56,22 @@ jmem_polkit_gate_lookup (const char  *interface,
 
 /* ---- the gate -------------------------------------------------------------- */
 
+/* Where an account stands in line for a place at polkit. */
+typedef enum {
+  LINE_NONE,   /* nothing of it waits for a place */
+  LINE_FRESH,  /* it had no check at polkit when this one came: served first */
+  LINE_TURNS,  /* it has had its turn and waits for the next round */
+} Line;
+
+/* One uid's admitted checks. */
+typedef struct {
+  gint64 uid;
+  guint  pending;  /* admitted, both kinds, until answered */
+  guint  running;  /* of them, non-interactive ones holding a place at polkit */
+  GQueue queued;   /* Check *: non-interactive ones waiting for a place */
+  Line   line;
+} Account;
+
 struct _JmemPolkitGate {
   JmemPolkitGateConfig    config;
   GDBusInterfaceSkeleton *skeleton;
@@ -67,8 +83,11 @@ struct _JmemPolkitGate {
   /* Main context only. */
   GHashTable *checks;      /* Check *: undecided calls */
   GHashTable *per_sender;  /* unique name → undecided calls */
-  GHashTable *per_uid;     /* uid → calls waiting for polkit */
-  guint       n_polkit[2]; /* calls waiting for polkit, all uids: [interactive] */
+  GHashTable *accounts;    /* uid → Account *: those with admitted calls */
+  guint       n_polkit[2]; /* admitted calls, all uids: [interactive] */
+  guint       n_running;   /* non-interactive checks holding a place at polkit */
+  GQueue      fresh;       /* Account *, in LINE_FRESH */
+  GQueue      turns;       /* Account *, in LINE_TURNS */
   JmemRefusalLog *refusals;
   guint       refusal_flush_id;
   PolkitAuthority *authority;  /* once polkit_authority_get_async gave one */
@@ -86,7 +105,9 @@ typedef struct {
   gboolean               interactive;
   guint                  timeout_s;
   gint64                 uid;
-  gboolean               uid_counted;
+  Account               *account;  /* once admitted */
+  gboolean               queued;   /* in account->queued */
+  gboolean               running;  /* holds a place at polkit */
   GCancellable          *cancellable;
   guint                  timer_id;
   gboolean               waiting;  /* in gate->waiting */
@@ -97,19 +118,6 @@ count_get (GHashTable *table,
            gconstpointer key)
 {
   return GPOINTER_TO_UINT (g_hash_table_lookup (table, key));
-}
-
-static void
-count_add (GHashTable *table,
-           gpointer    key,
-           int         delta)
-{
-  guint n = count_get (table, key) + (guint) delta;
-
-  if (n == 0)
-    g_hash_table_remove (table, key);
-  else
-    g_hash_table_insert (table, key, GUINT_TO_POINTER (n));
 }
 
 /* The per-sender table owns its keys: insert a copy the first time. */
@@ -126,17 +134,128 @@ sender_add (JmemPolkitGate *gate,
     g_hash_table_replace (gate->per_sender, g_strdup (sender), GUINT_TO_POINTER (n));
 }
 
+static GQueue *
+line_queue (JmemPolkitGate *gate,
+            Line            line)
+{
+  return line == LINE_FRESH ? &gate->fresh : &gate->turns;
+}
+
+static void
+account_leave_line (JmemPolkitGate *gate,
+                    Account        *account)
+{
+  if (account->line != LINE_NONE)
+    g_queue_remove (line_queue (gate, account->line), account);
+  account->line = LINE_NONE;
+}
+
+static Account *
+account_get (JmemPolkitGate *gate,
+             gint64          uid)
+{
+  gpointer key = GSIZE_TO_POINTER ((gsize) uid);
+  Account *account = g_hash_table_lookup (gate->accounts, key);
+
+  if (account == NULL)
+    {
+      account = g_new0 (Account, 1);
+      account->uid = uid;
+      g_queue_init (&account->queued);
+      g_hash_table_insert (gate->accounts, key, account);
+    }
+  return account;
+}
+
+/* Forgets @account once nothing of it is admitted. */
+static void
+account_release (JmemPolkitGate *gate,
+                 Account        *account)
+{
+  if (account->pending == 0)
+    {
+      account_leave_line (gate, account);
+      g_hash_table_remove (gate->accounts, GSIZE_TO_POINTER ((gsize) account->uid));
+    }
+}
+
+static void check_with_authority (Check *check);
+
+/* Gives the free places at polkit to the accounts in line: first those that
+ * had none there when their call came, then the others in turn, one check
+ * per turn. An account with many calls waiting thus delays another's by a
+ * turn, not by its whole backlog, and one that calls now and then goes
+ * ahead of a flood. */
+static void
+serve_turns (JmemPolkitGate *gate)
+{
+  while (!gate->stopping && gate->n_running < gate->config.max_running)
+    {
+      Account *account = g_queue_pop_head (&gate->fresh);
+      Check *check;
+
+      if (account == NULL)
+        account = g_queue_pop_head (&gate->turns);
+      if (account == NULL)
+        return;
+      account->line = LINE_NONE;
+      check = g_queue_pop_head (&account->queued);
+      if (check == NULL)
+        continue;  /* never: an account leaves its line when its queue empties */
+      check->queued = FALSE;
+      check->running = TRUE;
+      account->running++;
+      gate->n_running++;
+      if (!g_queue_is_empty (&account->queued))
+        {
+          account->line = LINE_TURNS;
+          g_queue_push_tail (&gate->turns, account);
+        }
+      check_with_authority (check);
+    }
+}
+
+/* Puts an admitted non-interactive check in its account's queue. */
+static void
+check_queue (Check *check)
+{
+  JmemPolkitGate *gate = check->gate;
+  Account *account = check->account;
+
+  g_queue_push_tail (&account->queued, check);
+  check->queued = TRUE;
+  if (account->line == LINE_NONE)
+    {
+      account->line = account->running == 0 ? LINE_FRESH : LINE_TURNS;
+      g_queue_push_tail (line_queue (gate, account->line), account);
+    }
+  serve_turns (gate);
+}
+
 static void
 check_free (Check *check)
 {
   JmemPolkitGate *gate = check->gate;
+  Account *account = check->account;
 
   if (check->timer_id != 0)
     g_source_remove (check->timer_id);
-  if (check->uid_counted)
+  if (account != NULL)
     {
-      count_add (gate->per_uid, GSIZE_TO_POINTER ((gsize) check->uid), -1);
+      if (check->queued)
+        {
+          g_queue_remove (&account->queued, check);
+          if (g_queue_is_empty (&account->queued))
+            account_leave_line (gate, account);
+        }
+      if (check->running)
+        {
+          account->running--;
+          gate->n_running--;
+        }
+      account->pending--;
       gate->n_polkit[check->interactive]--;
+      account_release (gate, account);
     }
   sender_add (gate, check->sender, -1);
   g_hash_table_remove (gate->checks, check);
@@ -144,6 +263,7 @@ check_free (Check *check)
   g_object_unref (check->cancellable);
   g_free (check->sender);
   g_free (check);
+  serve_turns (gate);
 }
 
 /* GDBus has no GDBusError for it (GLib 2.66 to 2.80), and the name is all
@@ -340,9 +460,13 @@ on_authority (GObject      *source,
   g_autoptr(GError) error = NULL;
   Check *check;
 
+  GQueue waiting = gate->waiting;
+
+  /* Checks queued while these are answered wait for an authority of their own. */
+  g_queue_init (&gate->waiting);
   gate->getting_authority = FALSE;
   gate->authority = polkit_authority_get_finish (res, &error);
-  while ((check = g_queue_pop_head (&gate->waiting)) != NULL)
+  while ((check = g_queue_pop_head (&waiting)) != NULL)
     {
       check->waiting = FALSE;
       if (gate->authority != NULL)
@@ -388,16 +512,19 @@ rate_limited (const char *who,
 }
 
 /* Whether @check, of a uid now known, may wait for polkit: the uid's own
- * limit first, then the pool of its kind; else it is refused here. */
+ * limit first, then the pool of its kind; else it is refused here. The
+ * first call of a uid with none pending is never refused for the pool of
+ * non-interactive calls, so that however many accounts fill it, each
+ * still gets its turn. */
 static gboolean
 check_admit (Check *check)
 {
   JmemPolkitGate *gate = check->gate;
   const JmemPolkitGateConfig *config = &gate->config;
-  gpointer uid_key = GSIZE_TO_POINTER ((gsize) check->uid);
+  Account *account = account_get (gate, check->uid);
   g_autofree char *who = NULL;
 
-  if (count_get (gate->per_uid, uid_key) >= config->max_pending_per_uid)
+  if (account->pending >= config->max_pending_per_uid)
     {
       who = g_strdup_printf ("uid %" G_GINT64_FORMAT, check->uid);
       check_refuse (check, "rate-limited",
@@ -406,6 +533,7 @@ check_admit (Check *check)
     }
   if (check->interactive && gate->n_polkit[TRUE] >= config->max_pending_interactive)
     {
+      account_release (gate, account);
       check_refuse (check, "rate-limited",
                     g_error_new (JMEM_ERROR, JMEM_ERROR_RATE_LIMITED,
                                  "jmem-helper already has %u authorization checks pending that "
@@ -416,15 +544,15 @@ check_admit (Check *check)
                                  config->interactive_timeout_s));
       return FALSE;
     }
-  if (!check->interactive && gate->n_polkit[FALSE] >= config->max_pending)
+  if (!check->interactive && account->pending > 0 && gate->n_polkit[FALSE] >= config->max_pending)
     {
       check_refuse (check, "rate-limited",
                     rate_limited ("jmem-helper", config->max_pending, config->timeout_s));
       return FALSE;
     }
-  count_add (gate->per_uid, uid_key, 1);
+  account->pending++;
   gate->n_polkit[check->interactive]++;
-  check->uid_counted = TRUE;
+  check->account = account;
   return TRUE;
 }
 
@@ -455,8 +583,14 @@ on_caller_uid (GObject      *source,
   g_object_set_data (G_OBJECT (check->invocation), CALLER_UID_KEY,
                      GSIZE_TO_POINTER ((gsize) check->uid + 1));
 
-  if (check_admit (check))
+  if (!check_admit (check))
+    return;
+  /* Interactive checks may wait minutes for a person: they go to polkit at
+   * once and hold no place that a non-interactive check needs. */
+  if (check->interactive)
     check_with_authority (check);
+  else
+    check_queue (check);
 }
 
 static gboolean
@@ -470,6 +604,8 @@ on_check_timeout (gpointer user_data)
       g_queue_remove (&check->gate->waiting, check);
       check_refuse_cancelled (check);
     }
+  else if (check->queued)
+    check_refuse_cancelled (check);
   else
     g_cancellable_cancel (check->cancellable);
   return G_SOURCE_REMOVE;
@@ -621,13 +757,17 @@ jmem_polkit_gate_export (GDBusInterfaceSkeleton     *skeleton,
     gate->config.max_pending = JMEM_POLKIT_MAX_PENDING;
   if (gate->config.max_pending_interactive == 0)
     gate->config.max_pending_interactive = JMEM_POLKIT_MAX_PENDING_INTERACTIVE;
+  if (gate->config.max_running == 0)
+    gate->config.max_running = JMEM_POLKIT_MAX_RUNNING;
   gate->skeleton = g_object_ref (skeleton);
   gate->bus = g_object_ref (bus);
   gate->activity = jmem_activity_ref (activity);
   gate->refusals = jmem_refusal_log_new (JMEM_REFUSAL_LOG_INTERVAL_S * G_USEC_PER_SEC);
   gate->checks = g_hash_table_new (NULL, NULL);
   gate->per_sender = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  gate->per_uid = g_hash_table_new (NULL, NULL);
+  gate->accounts = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  g_queue_init (&gate->fresh);
+  g_queue_init (&gate->turns);
   g_queue_init (&gate->waiting);
   gate->cancellable = g_cancellable_new ();
   gate->vtable.method_call = on_method_call;
@@ -660,7 +800,16 @@ jmem_polkit_gate_free (JmemPolkitGate *gate)
       GHashTableIter iter;
       gpointer key;
 
+      g_autoptr(GPtrArray) queued = g_ptr_array_new ();
+
       gate->stopping = TRUE;
+      /* Queued checks have nothing to cancel: they are answered here. */
+      g_hash_table_iter_init (&iter, gate->checks);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        if (((Check *) key)->queued)
+          g_ptr_array_add (queued, key);
+      for (guint i = 0; i < queued->len; i++)
+        check_refuse_cancelled (g_ptr_array_index (queued, i));
       g_cancellable_cancel (gate->cancellable);
       g_hash_table_iter_init (&iter, gate->checks);
       while (g_hash_table_iter_next (&iter, &key, NULL))
@@ -682,7 +831,7 @@ jmem_polkit_gate_free (JmemPolkitGate *gate)
   g_clear_object (&gate->cancellable);
   g_clear_pointer (&gate->checks, g_hash_table_unref);
   g_clear_pointer (&gate->per_sender, g_hash_table_unref);
-  g_clear_pointer (&gate->per_uid, g_hash_table_unref);
+  g_clear_pointer (&gate->accounts, g_hash_table_unref);
   if (gate->refusal_flush_id != 0)
     g_source_remove (gate->refusal_flush_id);
   g_clear_pointer (&gate->refusals, jmem_refusal_log_free);

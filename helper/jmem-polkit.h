@@ -21,15 +21,23 @@ JmemGateKind jmem_polkit_gate_lookup (const char  *interface,
                                       const char  *method,
                                       const char **action);
 
-/* Authorization checks pending at once: beyond these a call is refused at
- * once with dev.jmem.Error.RateLimited, so that no caller can use up what
- * the others need. Checks that allow interaction have a pool of their own:
- * only they can wait minutes (for a password, or for an authentication
- * agent that never answers), so that however many accounts hold them, a
- * non-interactive check, all a member of the group needs, finds a place. */
+/* Authorization checks pending at once, applied per account first: beyond
+ * its 16 a uid's call is refused at once with dev.jmem.Error.RateLimited.
+ * The pools bound the rest, except that a uid with no call pending is
+ * always let in, so that however many accounts fill them, each still gets
+ * its turn. Checks that allow interaction have a pool of their own: only
+ * they can wait minutes (for a password, or for an authentication agent
+ * that never answers), and they hold none of the places below.
+ *
+ * Non-interactive checks wait in one queue per uid for one of a few places
+ * at polkit (which answers one check after another): a uid whose call came
+ * while it had none there goes first, the others take turns, one check
+ * each. However many calls other accounts have queued, a member's call
+ * thus waits for about one of theirs, not for all of them. */
 #define JMEM_POLKIT_MAX_PENDING_PER_UID     16   /* both kinds */
 #define JMEM_POLKIT_MAX_PENDING             128  /* non-interactive, all uids */
 #define JMEM_POLKIT_MAX_PENDING_INTERACTIVE 32   /* interactive, all uids */
+#define JMEM_POLKIT_MAX_RUNNING             2    /* non-interactive at polkit at once */
 
 /* How long polkit may take before the call is refused (interactive calls
  * get longer: a person may be typing a password), and the limits above; a
@@ -40,6 +48,7 @@ typedef struct {
   guint max_pending_per_uid;
   guint max_pending;
   guint max_pending_interactive;
+  guint max_running;
 } JmemPolkitGateConfig;
 
 typedef struct _JmemPolkitGate JmemPolkitGate;

@@ -1612,6 +1612,64 @@ wait_for_check (guint before)
   g_error ("the helper never asked the mock polkit");
 }
 
+/* The flags of the checks the mock polkit logged after its first @before:
+ * 0 for a check that did not allow interaction, 1 for one that did. */
+static GArray *
+logged_check_flags (guint before)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("JMEM_SANDBOX_LOGS"), "mock-polkit.log", NULL);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  GArray *flags = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      guint n = 0, f = 0;
+      const char *at = strstr (lines[i], ", flags 0x");
+
+      if (sscanf (lines[i], "CheckAuthorization #%u", &n) == 1 && n > before && at != NULL &&
+          sscanf (at, ", flags 0x%x", &f) == 1)
+        g_array_append_val (flags, f);
+    }
+  return flags;
+}
+
+/* `jmem snapshot` of an account polkit challenges: at a terminal it asks
+ * each time without interaction first and with it only after the
+ * challenge; without a terminal it never allows interaction. */
+static void
+test_mock_challenge_terminal (void)
+{
+  g_autofree char *jmem = client_path ();
+  g_autofree char *inner = g_strdup_printf ("%s snapshot --json", jmem);
+  const char *at_terminal[] = { "script", "-qec", inner, "/dev/null", NULL };
+  const char *in_pipe[] = { jmem, "snapshot", "--json", NULL };
+  g_auto(RunResult) run = { 0 };
+  g_auto(RunResult) piped = { 0 };
+  g_autoptr(GArray) flags = NULL;
+  guint before = 0;
+
+  g_assert_true (log_count_checks (&before));
+  run_as (agent_user, at_terminal, &run);
+  g_assert_true (WIFEXITED (run.status));
+  flags = logged_check_flags (before);
+  g_assert_cmpuint (flags->len, >=, 2);
+  g_assert_cmpuint (flags->len % 2, ==, 0);
+  for (guint i = 0; i < flags->len; i++)
+    g_assert_cmpuint (g_array_index (flags, guint, i), ==, i % 2);
+  g_clear_pointer (&flags, g_array_unref);
+
+  g_assert_true (log_count_checks (&before));
+  run_as (agent_user, in_pipe, &piped);
+  g_assert_true (WIFEXITED (piped.status));
+  flags = logged_check_flags (before);
+  g_assert_cmpuint (flags->len, >=, 1);
+  for (guint i = 0; i < flags->len; i++)
+    g_assert_cmpuint (g_array_index (flags, guint, i), ==, 0);
+}
+
 static void
 on_call_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -2021,6 +2079,284 @@ test_gate_outsiders_interactive_pool (void)
   g_free (buses);
 }
 
+/* `jmem snapshot` of a member at a terminal, while two outsiders hold every
+ * place for checks that allow interaction: the client asks without
+ * interaction first, so the member's NvMap is read. Asking with it at
+ * once, as it did whenever stdin was a terminal, was refused for want of a
+ * place, and NvMap was reported unreadable. */
+static void
+test_gate_member_at_terminal (void)
+{
+  g_autoptr(Fixture) fixture = fixture_require ();
+  g_autoptr(GDBusConnection) root = bus_open_as (NULL);
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_auto(GStrv) outsiders = g_strsplit (g_getenv ("JMEM_SANDBOX_OUTSIDERS"), " ", -1);
+  g_autofree char *jmem = client_path ();
+  g_autofree char *inner = g_strdup_printf ("%s snapshot --json", jmem);
+  /* script(1) gives jmem a terminal for its stdin */
+  const char *command[] = { "script", "-qec", inner, "/dev/null", NULL };
+  GDBusConnection *buses[2];
+  g_auto(RunResult) run = { 0 };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  guint32 pid = helper_ensure_running (root);
+  guint timeout_s = helper_interactive_timeout (pid);
+  guint checks = 0;
+  JsonObject *nvmap;
+  g_auto(Pending) p = { 0 };
+
+  g_assert_cmpuint (g_strv_length (outsiders), >=, G_N_ELEMENTS (buses));
+  log_count_checks (&checks);
+  g_main_context_push_thread_default (context);
+  p.start = g_get_monotonic_time ();
+  for (guint i = 0; i < G_N_ELEMENTS (buses); i++)
+    {
+      buses[i] = bus_open_as (outsiders[i]);
+      for (guint j = 0; j < JMEM_E2E_MAX_PENDING_PER_UID; j++)
+        pending_call (buses[i], &p);
+    }
+  wait_for_checks (checks, INTERACTIVE_POOL);
+  g_assert_cmpuint (p.n_done, ==, 0);
+
+  run_as (agent_user, command, &run);
+  g_assert_true (WIFEXITED (run.status));
+  g_assert_cmpint (WEXITSTATUS (run.status), ==, 0);
+  /* the terminal writes CR LF */
+  for (const char *c = run.out; *c != '\0'; c++)
+    if (*c != '\r')
+      g_string_append_c (out, *c);
+  json_parser_load_from_data (parser, out->str, -1, &error);
+  g_assert_no_error (error);
+  nvmap = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "nvmap");
+  g_assert_nonnull (nvmap);
+  g_assert_true (json_object_get_boolean_member (nvmap, "readable"));
+  g_assert_cmpstr (json_object_get_string_member (nvmap, "via"), ==, "helper");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (nvmap, "clients")), ==,
+                    fixture->rows->len);
+
+  g_assert_cmpuint (timeout_s, <, 20);
+  pending_wait (context, &p, INTERACTIVE_POOL, timeout_s + 15);
+  g_main_context_pop_thread_default (context);
+  g_assert_cmpuint (p.n_timed_out, ==, INTERACTIVE_POOL);
+  for (guint i = 0; i < G_N_ELEMENTS (buses); i++)
+    g_object_unref (buses[i]);
+}
+
+/* ---- fairness: a member among eight flooding outsiders ------------------- */
+
+/* Calls of a member timed in a row, idle and under the flood. */
+#define MEMBER_IDLE_CALLS  20
+#define MEMBER_FLOOD_CALLS 40
+
+/* One outsider connection that keeps @per_connection calls of one kind in
+ * flight, sending the next as each is answered (after a pause when it was
+ * refused at once, so that the flood is of waiting calls, not of
+ * refusals). Runs in the flood thread. */
+typedef struct Flood Flood;
+
+typedef struct {
+  Flood           *flood;
+  GDBusConnection *bus;
+  gboolean         interactive;
+} FloodConnection;
+
+struct Flood {
+  GMainContext    *context;
+  GMainLoop       *loop;
+  FloodConnection *connections;
+  guint            n_connections;
+  guint            per_connection;
+  gint             stopping;  /* atomic */
+  guint            in_flight;
+  guint            sent, ok, rate_limited, other;
+};
+
+static void flood_send (FloodConnection *fc);
+
+static gboolean
+flood_resend (gpointer user_data)
+{
+  flood_send (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_flood_answer (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  FloodConnection *fc = user_data;
+  Flood *flood = fc->flood;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  g_autofree char *name = reply == NULL ? remote_error_name (error) : NULL;
+  gboolean refused = g_strcmp0 (name, RATE_LIMITED) == 0;
+
+  flood->in_flight--;
+  if (reply != NULL)
+    flood->ok++;
+  else if (refused)
+    flood->rate_limited++;
+  else
+    flood->other++;
+  if (g_atomic_int_get (&flood->stopping))
+    {
+      if (flood->in_flight == 0)
+        g_main_loop_quit (flood->loop);
+      return;
+    }
+  if (refused)
+    g_timeout_add (50, flood_resend, fc);
+  else
+    flood_send (fc);
+}
+
+static void
+flood_send (FloodConnection *fc)
+{
+  if (g_atomic_int_get (&fc->flood->stopping))
+    return;
+  fc->flood->in_flight++;
+  fc->flood->sent++;
+  g_dbus_connection_call (fc->bus, JMEM_DBUS_NAME, JMEM_DBUS_PATH, JMEM_DBUS_INTERFACE,
+                          "GetNvMapClients", NULL, NULL,
+                          fc->interactive ? G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION
+                                          : G_DBUS_CALL_FLAGS_NONE,
+                          120000, NULL, on_flood_answer, fc);
+}
+
+static gpointer
+flood_thread (gpointer data)
+{
+  Flood *flood = data;
+
+  g_main_context_push_thread_default (flood->context);
+  for (guint i = 0; i < flood->n_connections; i++)
+    for (guint j = 0; j < flood->per_connection; j++)
+      flood_send (&flood->connections[i]);
+  g_main_loop_run (flood->loop);
+  g_main_context_pop_thread_default (flood->context);
+  return NULL;
+}
+
+static gboolean
+flood_stop_in_thread (gpointer data)
+{
+  Flood *flood = data;
+
+  g_atomic_int_set (&flood->stopping, 1);
+  if (flood->in_flight == 0)
+    g_main_loop_quit (flood->loop);
+  return G_SOURCE_REMOVE;
+}
+
+/* The median of @n seconds, sorted in place. */
+static double
+median (double *seconds, guint n)
+{
+  for (guint i = 1; i < n; i++)
+    for (guint j = i; j > 0 && seconds[j - 1] > seconds[j]; j--)
+      {
+        double t = seconds[j];
+        seconds[j] = seconds[j - 1];
+        seconds[j - 1] = t;
+      }
+  return n % 2 ? seconds[n / 2] : (seconds[n / 2 - 1] + seconds[n / 2]) / 2;
+}
+
+/* @n authorized calls of the member in a row: their median time, the
+ * refusals counted in *refused. */
+static double
+member_calls (GDBusConnection *agent, const Fixture *fixture, guint n, guint *refused)
+{
+  g_autofree double *seconds = g_new0 (double, n);
+
+  *refused = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      gint64 start = g_get_monotonic_time ();
+      g_autoptr(GVariant) reply = helper_call (agent, "GetNvMapClients", NULL, G_DBUS_CALL_FLAGS_NONE,
+                                               60000, &error);
+
+      seconds[i] = (g_get_monotonic_time () - start) / 1e6;
+      if (reply == NULL)
+        {
+          g_autofree char *name = remote_error_name (error);
+          if ((*refused)++ == 0)
+            g_test_message ("the member refused: %s (%s)", name, error->message);
+          continue;
+        }
+      assert_clients_reply (reply, fixture);
+    }
+  return median (seconds, n);
+}
+
+/* Eight accounts outside the group each keep 16 calls that allow
+ * interaction (which polkit holds: their agents never answer) and 16 that
+ * do not in flight, sending the next as each is answered, while a member
+ * of the group calls 40 times in a row. Every one of the member's calls is
+ * served, and its median time stays near the idle one. With one pool of
+ * 128 places that the outsiders' calls filled, most of its calls were
+ * refused, and those let in waited behind every outsider's check at
+ * polkit. The bound asserted is loose, for a loaded machine;
+ * tests/bench/bench-helper-gate prints the figures. */
+static void
+test_gate_fair (void)
+{
+  g_autoptr(Fixture) fixture = fixture_require ();
+  g_autoptr(GDBusConnection) root = bus_open_as (NULL);
+  g_autoptr(GDBusConnection) agent = bus_open_as (agent_user);
+  g_auto(GStrv) outsiders = g_strsplit (g_getenv ("JMEM_SANDBOX_OUTSIDERS"), " ", -1);
+  guint n = g_strv_length (outsiders);
+  guint32 pid = helper_ensure_running (root);
+  Flood flood = { 0 };
+  GThread *thread;
+  guint idle_refused, refused;
+  double idle, loaded;
+
+  g_assert_cmpuint (n, ==, 8);  /* the variant's --outsiders */
+  idle = member_calls (agent, fixture, MEMBER_IDLE_CALLS, &idle_refused);
+  g_assert_cmpuint (idle_refused, ==, 0);
+
+  flood.context = g_main_context_new ();
+  flood.loop = g_main_loop_new (flood.context, FALSE);
+  flood.n_connections = 2 * n;
+  flood.per_connection = JMEM_E2E_MAX_PENDING_PER_UID;
+  flood.connections = g_new0 (FloodConnection, flood.n_connections);
+  for (guint i = 0; i < flood.n_connections; i++)
+    {
+      flood.connections[i].flood = &flood;
+      flood.connections[i].bus = bus_open_as (outsiders[i / 2]);
+      flood.connections[i].interactive = i % 2 == 0;
+    }
+  thread = g_thread_new ("flood", flood_thread, &flood);
+  /* let the flood fill every place it can before the member calls */
+  g_usleep (G_USEC_PER_SEC);
+
+  loaded = member_calls (agent, fixture, MEMBER_FLOOD_CALLS, &refused);
+
+  g_main_context_invoke (flood.context, flood_stop_in_thread, &flood);
+  /* the held interactive checks end when polkit refuses them */
+  g_assert_cmpint (kill ((pid_t) bus_get_pid (root, "org.freedesktop.PolicyKit1"), SIGUSR1), ==, 0);
+  g_thread_join (thread);
+  g_test_message ("outsiders: %u calls sent, %u served, %u RateLimited, %u other answers",
+                  flood.sent, flood.ok, flood.rate_limited, flood.other);
+  g_test_message ("member median: idle %.1f ms, among %u flooding outsiders %.1f ms "
+                  "(ratio %.2f), refused %u of %u",
+                  idle * 1e3, n, loaded * 1e3, loaded / idle, refused, MEMBER_FLOOD_CALLS);
+  for (guint i = 0; i < flood.n_connections; i++)
+    g_object_unref (flood.connections[i].bus);
+  g_free (flood.connections);
+  g_main_loop_unref (flood.loop);
+  g_main_context_unref (flood.context);
+
+  g_assert_cmpuint (refused, ==, 0);
+  /* the outsiders did flood the gate */
+  g_assert_cmpuint (flood.rate_limited, >, 0);
+  g_assert_cmpfloat (loaded, <, 20 * idle + 0.5);
+  g_assert_cmpuint (bus_get_pid (root, JMEM_DBUS_NAME), ==, pid);
+}
+
 /* A call with descriptors attached, sent the way gdbus or any client sends
  * them (GUnixFDList), allowing interaction against a polkit that never
  * answers such calls: refused at once, before polkit is asked, and the
@@ -2266,6 +2602,8 @@ main (int argc, char **argv)
       g_test_add_func ("/e2e/gate/not-starved", test_gate_not_starved);
       g_test_add_func ("/e2e/gate/uid-limit", test_gate_uid_limit);
       g_test_add_func ("/e2e/gate/outsiders-interactive-pool", test_gate_outsiders_interactive_pool);
+      g_test_add_func ("/e2e/gate/fair", test_gate_fair);
+      g_test_add_func ("/e2e/gate/member-at-terminal", test_gate_member_at_terminal);
     }
   else if (g_strcmp0 (polkit_mode, "mock-deny") == 0)
     {
@@ -2274,6 +2612,7 @@ main (int argc, char **argv)
   else if (g_strcmp0 (polkit_mode, "mock-challenge") == 0)
     {
       g_test_add_func ("/e2e/mock-challenge/interactive-flag", test_mock_challenge);
+      g_test_add_func ("/e2e/mock-challenge/terminal", test_mock_challenge_terminal);
     }
 
   return g_test_run ();

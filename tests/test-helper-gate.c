@@ -517,15 +517,81 @@ test_interactive_pool (Fixture *f, gconstpointer data)
   calls_clear (&plain);
 }
 
-/* Calls with descriptors attached, allowing interaction against a polkit
- * that never answers those: each refused at once, before polkit is asked,
- * and the descriptors closed rather than held. */
+/* Non-interactive checks beyond the places at polkit wait in their uid's
+ * queue and go to polkit as places free up; one that allows interaction
+ * goes at once. polkit holds every check until the test ends them. */
+static const JmemPolkitGateConfig all_held = { .timeout_s = HELD_S, .interactive_timeout_s = HELD_S };
+#define QUEUED_CALLS 5
+
+/* QUEUED_CALLS non-interactive calls from @caller to a polkit that holds
+ * them: as many reach it as it has places. */
+static void
+call_queued (Fixture *f, GDBusConnection *caller, Calls *c)
+{
+  start_polkit (f, "hang");
+  calls_init (c);
+  for (guint i = 0; i < QUEUED_CALLS; i++)
+    call (c, caller, helper_name (f), FALSE, 0);
+  wait_checks (f, JMEM_POLKIT_MAX_RUNNING);
+}
+
+static void
+test_places (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GDBusConnection) caller = connect ();
+  Calls plain, ask;
+
+  call_queued (f, caller, &plain);
+  calls_init (&ask);
+  call (&ask, caller, helper_name (f), TRUE, 0);
+  wait_checks (f, JMEM_POLKIT_MAX_RUNNING + 1);
+  g_assert_cmpuint (plain.done, ==, 0);
+
+  /* each refusal frees a place for the next in the queue */
+  release_checks (f);
+  wait_done (&ask, 1, PATIENCE_S);
+  wait_done (&plain, JMEM_POLKIT_MAX_RUNNING, PATIENCE_S);
+  wait_checks (f, 2 * JMEM_POLKIT_MAX_RUNNING + 1);
+  release_checks (f);
+  wait_done (&plain, 2 * JMEM_POLKIT_MAX_RUNNING, PATIENCE_S);
+  wait_checks (f, QUEUED_CALLS + 1);
+  release_checks (f);
+  wait_done (&plain, QUEUED_CALLS, PATIENCE_S);
+  g_assert_cmpuint (calls_errors (&plain, ACCESS_DENIED), ==, QUEUED_CALLS);
+  g_assert_cmpuint (calls_errors (&ask, ACCESS_DENIED), ==, 1);
+  g_assert_cmpuint (f->served, ==, 0);
+  calls_clear (&plain);
+  calls_clear (&ask);
+}
+
+/* A gate that stops answers the calls still queued as well as those at
+ * polkit: none is left without a reply. */
+static void
+test_stop_with_queue (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GDBusConnection) caller = connect ();
+  Calls c;
+
+  call_queued (f, caller, &c);
+  g_clear_pointer (&f->gate, jmem_polkit_gate_free);
+  wait_done (&c, QUEUED_CALLS, PATIENCE_S);
+  g_test_message ("calls when the gate stopped: %s", c.last_message);
+  g_assert_cmpuint (calls_errors (&c, "dev.jmem.Error.Failed"), ==, QUEUED_CALLS);
+  g_assert_nonnull (strstr (c.last_message, "stopping"));
+  g_assert_cmpuint (polkit_checks (f), ==, JMEM_POLKIT_MAX_RUNNING);
+  calls_clear (&c);
+}
+
+/* Calls with descriptors attached (16 each, then one alone), allowing
+ * interaction against a polkit that never answers those: each refused at
+ * once, before polkit is asked, and the descriptors closed rather than
+ * held. */
 static void
 test_fds_refused (Fixture *f, gconstpointer data)
 {
   g_autoptr(GDBusConnection) caller = connect ();
   guint before;
-  Calls c;
+  Calls c, one;
 
   start_polkit (f, "hang-interactive");
   calls_init (&c);
@@ -542,6 +608,18 @@ test_fds_refused (Fixture *f, gconstpointer data)
   g_assert_cmpuint (calls_errors (&c, INVALID_ARGUMENT), ==, JMEM_POLKIT_MAX_PENDING_PER_UID);
   g_assert_nonnull (strstr (c.last_message, "takes no file descriptors"));
   g_assert_cmpuint (polkit_checks (f), ==, 1);
+
+  /* a single descriptor is one too many as well */
+  calls_init (&one);
+  call (&one, caller, helper_name (f), TRUE, 1);
+  call (&one, caller, helper_name (f), FALSE, 1);
+  wait_done (&one, 2, PATIENCE_S);
+  g_test_message ("a call with one descriptor: %s", one.last_message);
+  g_assert_cmpuint (calls_errors (&one, INVALID_ARGUMENT), ==, 2);
+  g_assert_nonnull (strstr (one.last_message, "1 came with this call"));
+  g_assert_cmpuint (polkit_checks (f), ==, 1);
+  g_assert_cmpuint (f->served, ==, 1);
+  calls_clear (&one);
   /* what came in with them is closed once answered */
   for (guint i = 0; i < PATIENCE_S * 100 && open_fds () > before; i++)
     {
@@ -586,6 +664,8 @@ main (int argc, char **argv)
   ADD ("per-uid-limit", test_per_uid_limit, &held_checks);
   ADD ("interactive-pool", test_interactive_pool, &small_pools);
   ADD ("fds-refused", test_fds_refused, NULL);
+  ADD ("places", test_places, &all_held);
+  ADD ("stop-with-queue", test_stop_with_queue, &all_held);
 #undef ADD
 
   rc = g_test_run ();

@@ -217,9 +217,21 @@ reply_type (const char *method)
   return g_variant_type_new (type->str);
 }
 
-/* One method call with the caller's flags and timeout, whose error says
- * what to do (for polkit @action); with @fds (nullable) it receives the
- * file descriptors the reply carries. */
+/* Whether @error is polkit wanting authentication that the call did not allow. */
+static gboolean
+is_challenge (const GError *error)
+{
+  g_autofree char *remote = g_dbus_error_get_remote_error (error);
+
+  return g_strcmp0 (remote, INTERACTIVE_AUTH_REQUIRED) == 0;
+}
+
+/* One method call with the caller's options, whose error says what to do
+ * (for polkit @action); with @fds (nullable) it receives the file
+ * descriptors the reply carries. A call that may ask for a password is
+ * first made without allowing it, and again with it only when polkit
+ * wants authentication: a member of the group then never waits for, nor is
+ * refused for want of, the places the helper keeps for checks that may ask. */
 static GVariant *
 call_helper_full (const JmemHelperCallOptions *options,
                   const char                  *method,
@@ -232,21 +244,28 @@ call_helper_full (const JmemHelperCallOptions *options,
   g_autoptr(GDBusConnection) bus = NULL;
   g_autoptr(GVariantType) type = reply_type (method);
   g_autoptr(GError) local = NULL;
-  GDBusCallFlags flags = G_DBUS_CALL_FLAGS_NONE;
+  JmemHelperCallOptions plain = { .timeout_ms = options != NULL ? options->timeout_ms : 0 };
+  int timeout_ms = effective_timeout (&plain);
   GVariant *reply;
 
   bus = helper_bus (error);
   if (bus == NULL)
     return NULL;
-  if (options != NULL && options->allow_interactive)
-    flags |= G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
   reply = g_dbus_connection_call_with_unix_fd_list_sync (bus, JMEM_DBUS_NAME, JMEM_DBUS_PATH,
                                                          JMEM_DBUS_INTERFACE, method, params, type,
-                                                         flags, effective_timeout (options), NULL,
+                                                         G_DBUS_CALL_FLAGS_NONE, timeout_ms, NULL,
                                                          fds, NULL, &local);
+  if (reply == NULL && options != NULL && options->allow_interactive && is_challenge (local))
+    {
+      g_clear_error (&local);
+      timeout_ms = effective_timeout (options);
+      reply = g_dbus_connection_call_with_unix_fd_list_sync (
+          bus, JMEM_DBUS_NAME, JMEM_DBUS_PATH, JMEM_DBUS_INTERFACE, method, params, type,
+          G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION, timeout_ms, NULL, fds, NULL, &local);
+    }
   if (reply == NULL)
     g_propagate_error (error, jmem_helper_error_translate (g_steal_pointer (&local), action,
-                                                           effective_timeout (options)));
+                                                           timeout_ms));
   return reply;
 }
 

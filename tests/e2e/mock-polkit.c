@@ -4,7 +4,8 @@
  * CheckAuthorization by never replying (hang), by asking for authentication
  * (challenge) or by refusing (deny); hang-interactive never replies to a
  * check that allows user interaction, as when the caller's own
- * authentication agent never answers, and grants every other. SIGUSR1
+ * authentication agent never answers, and grants every other after 2 ms of
+ * work, one check after another, as polkitd evaluates its rules. SIGUSR1
  * refuses every check held so far, so that a test ends them when it chooses
  * rather than when a timer does. Properties are answered in every mode so
  * that a client's proxy set-up does not stall before the call under test. */
@@ -17,6 +18,8 @@
 typedef enum { MODE_HANG, MODE_HANG_INTERACTIVE, MODE_CHALLENGE, MODE_DENY } MockMode;
 
 #define ALLOW_USER_INTERACTION 0x1  /* CheckAuthorization flags */
+/* What a non-interactive check costs polkitd, on its one thread. */
+#define CHECK_COST_US 2000
 
 static const char introspection_xml[] =
   "<node>"
@@ -72,10 +75,13 @@ handle_method_call (GDBusConnection       *connection,
           return;
         case MODE_HANG_INTERACTIVE:
           if (flags & ALLOW_USER_INTERACTION)
-            g_ptr_array_add (held, g_object_ref (invocation));
-          else
-            g_dbus_method_invocation_return_value (invocation,
-                                                   g_variant_new_parsed ("((true, false, @a{ss} {}),)"));
+            {
+              g_ptr_array_add (held, g_object_ref (invocation));
+              return;
+            }
+          g_usleep (CHECK_COST_US);
+          g_dbus_method_invocation_return_value (invocation,
+                                                 g_variant_new_parsed ("((true, false, @a{ss} {}),)"));
           return;
         case MODE_CHALLENGE:
           g_dbus_method_invocation_return_value (invocation,
