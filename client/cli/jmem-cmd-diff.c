@@ -110,7 +110,7 @@ jmem_cmd_diff (int argc, char **argv)
       return JMEM_EXIT_USAGE;
     }
   if (!jmem_view_check (&view))
-    return JMEM_EXIT_USAGE;
+    return view.status;
 
   if (history != NULL)
     {

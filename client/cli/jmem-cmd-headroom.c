@@ -49,8 +49,8 @@ jmem_cmd_headroom (int argc, char **argv)
     "without it 0. Errors: 64 usage error (a bad SIZE), 69 no data or no helper,\n"
     "70 internal error, 75 rate-limited, 77 not authorized to drop caches.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
-    return JMEM_EXIT_USAGE;
-  if (!jmem_cmd_parse_size ("need", need_text, &need))
+    return view.status;
+  if (!jmem_cmd_parse_size ("need", need_text, 1, &need))
     return JMEM_EXIT_USAGE;
   if (drop && (need_text == NULL || view.sysroot != NULL))
     {

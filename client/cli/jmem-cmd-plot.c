@@ -3,10 +3,13 @@
 #include "jmem-cmd.h"
 
 #include "jmem-cmd-faces.h"
+#include "jmem-cmd-number.h"
 #include "jmem-plot.h"
 #include "jmem-text.h"
 
 #include <string.h>
+
+#define PIXELS G_STRINGIFY (JMEM_PLOT_MIN_SIZE) " to " G_STRINGIFY (JMEM_PLOT_MAX_SIZE) " pixels"
 
 static gboolean
 format_from_name (const char *path, JmemPlotFormat *format)
@@ -47,15 +50,20 @@ jmem_cmd_plot (int argc, char **argv)
   g_autofree char *until = NULL;
   g_autofree char *metric = NULL;
   g_auto(GStrv) pid_texts = NULL;
+  JmemCmdNumber top_number = { "top", JMEM_CMD_NUMBER_INT, &top, 1, 100, "1 to 100" };
+  JmemCmdNumber width_number = { "width", JMEM_CMD_NUMBER_INT, &width, JMEM_PLOT_MIN_SIZE,
+                                 JMEM_PLOT_MAX_SIZE, PIXELS };
+  JmemCmdNumber height_number = { "height", JMEM_CMD_NUMBER_INT, &height, JMEM_PLOT_MIN_SIZE,
+                                  JMEM_PLOT_MAX_SIZE, PIXELS };
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the plot to FILE.png or FILE.svg", "FILE" },
     { "metric", 0, 0, G_OPTION_ARG_STRING, &metric, "footprint, nvmap, pss, gpu (default: footprint, NvMap)", "M" },
-    { "top", 0, 0, G_OPTION_ARG_INT, &top, "The N largest processes (default 8)", "N" },
+    jmem_cmd_number_entry (&top_number, "The N largest processes (default 8)", "N"),
     { "pid", 0, 0, G_OPTION_ARG_STRING_ARRAY, &pid_texts, "Only this process (repeat for more)", "PID" },
     { "since", 0, 0, G_OPTION_ARG_STRING, &since, "From T: 2025-12-06T05:50, @UNIXSECONDS, -2h", "T" },
     { "until", 0, 0, G_OPTION_ARG_STRING, &until, "Until this time, as --since", "T" },
-    { "width", 0, 0, G_OPTION_ARG_INT, &width, "Pixels (default 1280)", "W" },
-    { "height", 0, 0, G_OPTION_ARG_INT, &height, "Pixels (default 800)", "H" },
+    jmem_cmd_number_entry (&width_number, "Pixels (default 1280)", "W"),
+    jmem_cmd_number_entry (&height_number, "Pixels (default 800)", "H"),
     { NULL },
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("HISTORY -o FILE.png|FILE.svg - draw a history");
@@ -90,18 +98,6 @@ jmem_cmd_plot (int argc, char **argv)
   if (metric != NULL && !jmem_plot_metric_from_string (metric, &options.metric))
     {
       jmem_cmd_printerr ("jmem plot: --metric takes footprint, nvmap, pss or gpu, not \"%s\"", metric);
-      return JMEM_EXIT_USAGE;
-    }
-  if (top < 1 || top > 100)
-    {
-      g_printerr ("jmem plot: --top takes 1 to 100\n");
-      return JMEM_EXIT_USAGE;
-    }
-  if (width < JMEM_PLOT_MIN_SIZE || width > JMEM_PLOT_MAX_SIZE ||
-      height < JMEM_PLOT_MIN_SIZE || height > JMEM_PLOT_MAX_SIZE)
-    {
-      g_printerr ("jmem plot: --width and --height take %d to %d pixels\n", JMEM_PLOT_MIN_SIZE,
-                  JMEM_PLOT_MAX_SIZE);
       return JMEM_EXIT_USAGE;
     }
   for (guint i = 0; pid_texts != NULL && pid_texts[i] != NULL; i++)

@@ -139,30 +139,32 @@ jmem_cmd_parse (GOptionContext *context,
 }
 
 gboolean
-jmem_cmd_check_tegrastats (int *seconds)
-{
-  if (*seconds == JMEM_CMD_TEGRASTATS_UNSET)
-    {
-      *seconds = 0;
-      return TRUE;
-    }
-  if (*seconds >= 1 && *seconds <= 3600)
-    return TRUE;
-  g_printerr ("%s: --tegrastats takes 1 to 3600 seconds, not %d\n", g_get_prgname (), *seconds);
-  g_printerr ("Try \"%s --help\".\n", g_get_prgname ());
-  return FALSE;
-}
-
-gboolean
 jmem_cmd_parse_size (const char *option,
                      const char *text,
+                     guint64     min,
                      guint64    *bytes)
 {
   g_autoptr(GError) error = NULL;
+  guint64 value;
 
-  if (text == NULL || jmem_size_parse (text, bytes, &error))
+  if (text == NULL)
     return TRUE;
-  jmem_cmd_printerr ("%s: --%s: %s", g_get_prgname (), option, error->message);
+  /* blanks around it are a quoting mistake on a command line */
+  if (g_ascii_isspace (text[0]) || (text[0] != '\0' && g_ascii_isspace (text[strlen (text) - 1])))
+    jmem_cmd_printerr ("%s: --%s takes a size without blanks around it, not \"%s\"",
+                       g_get_prgname (), option, text);
+  else if (!jmem_size_parse (text, &value, &error))
+    jmem_cmd_printerr ("%s: --%s: %s", g_get_prgname (), option, error->message);
+  else if (value < min && min == 1)
+    jmem_cmd_printerr ("%s: --%s takes a size above zero, not \"%s\"", g_get_prgname (), option, text);
+  else if (value < min)
+    jmem_cmd_printerr ("%s: --%s takes a size of %" G_GUINT64_FORMAT " bytes or more, not \"%s\"",
+                       g_get_prgname (), option, min, text);
+  else
+    {
+      *bytes = value;
+      return TRUE;
+    }
   g_printerr ("Try \"%s --help\".\n", g_get_prgname ());
   return FALSE;
 }
