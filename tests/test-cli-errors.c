@@ -112,6 +112,64 @@ test_full_stdout (void)
     }
 }
 
+static void
+close_stdout (gpointer data)
+{
+  close (STDOUT_FILENO);
+}
+
+/* jmem ARGS with stdout closed (@closed) or on /dev/full, stdin from
+ * @input (nullable: /dev/null). */
+static void
+run_unwritable (JmemTestRun *r, gboolean closed, const char *input, const char *const *args)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  int fd = open (closed ? "/dev/null" : "/dev/full", O_WRONLY | O_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_subprocess_launcher_take_stdout_fd (launcher, fd);
+  if (closed)
+    g_subprocess_launcher_set_child_setup (launcher, close_stdout, NULL, NULL);
+  if (input != NULL)
+    g_subprocess_launcher_set_stdin_file_path (launcher, input);
+  jmem_test_run_jmem_full (r, launcher, NULL, args);
+}
+
+/* --help, --version and an MCP answer that cannot be written (a full disk,
+ * a closed stdout): 73 and why on stderr, never a silent 0, 73 or 70. */
+static void
+test_unwritable_help (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("jmem-cli-errors-XXXXXX", NULL);
+  g_autofree char *input = g_build_filename (dir, "ping.jsonl", NULL);
+  const char *const commands[][4] = {
+    { "--help", NULL },
+    { "--version", NULL },
+    { "help", NULL },
+    { "snapshot", "--help", NULL },
+    { "top", "--help", NULL },
+    { "mcp", NULL },
+  };
+
+  g_assert_true (g_file_set_contents (input, "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"}\n",
+                                      -1, NULL));
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    for (int closed = 0; closed <= 1; closed++)
+      {
+        g_auto(JmemTestRun) r = { 0 };
+        const char *why = g_strerror (closed ? EBADF : ENOSPC);
+
+        run_unwritable (&r, closed, input, commands[i]);
+        if (r.status != 73 || strstr (r.err, "cannot write to standard output: ") == NULL ||
+            strstr (r.err, why) == NULL)
+          g_error ("jmem %s %s with stdout %s: exit %d, stderr \"%s\"; expected 73 and \"%s\"",
+                   commands[i][0], commands[i][1] ? commands[i][1] : "", closed ? "closed" : "on /dev/full",
+                   r.status, r.err, why);
+      }
+  g_unlink (input);
+  g_rmdir (dir);
+}
+
 /* A listening socket nobody answers on: the kernel completes each
  * connection, and jmem waits for an answer to its authentication that never
  * comes, as with a frozen bus daemon. */
@@ -218,6 +276,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/cli-errors/bad-input", test_bad_input);
   g_test_add_func ("/cli-errors/full-stdout", test_full_stdout);
+  g_test_add_func ("/cli-errors/unwritable-help", test_unwritable_help);
   g_test_add_func ("/cli-errors/frozen-bus", test_frozen_bus);
   g_test_add_func ("/cli-errors/frozen-bus-reports", test_frozen_bus_reports);
   return g_test_run ();

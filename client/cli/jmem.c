@@ -10,6 +10,7 @@
 #include "jmem-text.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,8 +96,19 @@ wants_help (int argc, char **argv)
   return FALSE;
 }
 
+/* After a --help or --version on stdout: 0, or 73 and why on stderr when
+ * it could not be written (a full disk, a closed stdout). */
+static int
+stdout_status (void)
+{
+  if (fflush (stdout) == 0 && !ferror (stdout))
+    return JMEM_EXIT_OK;
+  g_printerr ("%s: cannot write to standard output: %s\n", g_get_prgname (), g_strerror (errno));
+  return JMEM_EXIT_CANT_CREATE;
+}
+
 /* GLib's help, fitted to the terminal; then exits 0 as GLib would (freed
- * first: exit() runs no cleanup of this frame). */
+ * first: exit() runs no cleanup of this frame), or 73 as stdout_status(). */
 static void
 print_help (GOptionContext *context)
 {
@@ -107,7 +119,7 @@ print_help (GOptionContext *context)
   fputs (fitted, stdout);
   g_free (fitted);
   g_free (help);
-  status = fflush (stdout) == 0 ? JMEM_EXIT_OK : JMEM_EXIT_CANT_CREATE;
+  status = stdout_status ();
   exit (status);
 }
 
@@ -227,10 +239,33 @@ usage (FILE *out)
   fputs (fitted, out);
 }
 
+/* A closed stdin, stdout or stderr gets a placeholder on which every
+ * write fails, so that no file jmem opens takes its number and receives
+ * what was meant for it; a write to it fails as any other (73, and why). */
+static void
+hold_standard_fds (void)
+{
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
+    {
+      int held;
+
+      if (fcntl (fd, F_GETFD) >= 0 || errno != EBADF)
+        continue;
+      held = open ("/dev/null", fd == STDIN_FILENO ? O_WRONLY : O_RDONLY);
+      if (held >= 0 && held != fd)
+        {
+          dup2 (held, fd);
+          close (held);
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
+  hold_standard_fds ();
   setlocale (LC_ALL, "");
+  g_set_prgname ("jmem");
 
   if (argc < 2)
     {
@@ -240,13 +275,13 @@ main (int argc, char **argv)
   if (g_str_equal (argv[1], "--version"))
     {
       printf ("jmem %s\n", JMEM_VERSION);
-      return JMEM_EXIT_OK;
+      return stdout_status ();
     }
   if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
       g_str_equal (argv[1], "help"))
     {
       usage (stdout);
-      return JMEM_EXIT_OK;
+      return stdout_status ();
     }
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     if (g_str_equal (argv[1], commands[i].name))
