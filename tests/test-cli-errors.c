@@ -170,6 +170,38 @@ test_unwritable_help (void)
   g_rmdir (dir);
 }
 
+/* A mistyped command: one line naming the nearest command, not the whole
+ * usage, and 64; a name near none gets the line without a guess. */
+static void
+test_unknown_command (void)
+{
+  const struct {
+    const char *name;
+    const char *says;
+  } cases[] = {
+    { "snapshto", "jmem: unknown command \"snapshto\"; did you mean snapshot?" },
+    { "metric", "did you mean metrics?" },
+    { "alocations", "did you mean allocations?" },
+    { "plto", "did you mean plot?" },
+    { "xyz", "jmem: unknown command \"xyz\" (jmem --help lists the commands)" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const char *const args[] = { cases[i].name, NULL };
+      g_auto(JmemTestRun) r = { 0 };
+
+      run_jmem (&r, NULL, FALSE, args);
+      g_assert_cmpint (r.status, ==, 64);
+      g_assert_nonnull (strstr (r.err, cases[i].says));
+      /* one line */
+      g_assert_cmpint (strchr (r.err, '\n') - r.err, ==, (gssize) strlen (r.err) - 1);
+      if (strstr (cases[i].says, "did you mean") == NULL)
+        g_assert_null (strstr (r.err, "did you mean"));
+      g_assert_cmpstr (r.out, ==, "");
+    }
+}
+
 /* A listening socket nobody answers on: the kernel completes each
  * connection, and jmem waits for an answer to its authentication that never
  * comes, as with a frozen bus daemon. */
@@ -277,6 +309,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli-errors/bad-input", test_bad_input);
   g_test_add_func ("/cli-errors/full-stdout", test_full_stdout);
   g_test_add_func ("/cli-errors/unwritable-help", test_unwritable_help);
+  g_test_add_func ("/cli-errors/unknown-command", test_unknown_command);
   g_test_add_func ("/cli-errors/frozen-bus", test_frozen_bus);
   g_test_add_func ("/cli-errors/frozen-bus-reports", test_frozen_bus_reports);
   return g_test_run ();

@@ -239,6 +239,59 @@ usage (FILE *out)
   fputs (fitted, out);
 }
 
+/* How many letters to change, add, remove or swap with the next to make
+ * @a into @b (the optimal string alignment distance). */
+static gsize
+edit_distance (const char *a, const char *b)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  g_autofree gsize *d = g_new (gsize, (la + 1) * (lb + 1));
+
+#define D(i, j) d[(i) * (lb + 1) + (j)]
+  for (gsize i = 0; i <= la; i++)
+    D (i, 0) = i;
+  for (gsize j = 0; j <= lb; j++)
+    D (0, j) = j;
+  for (gsize i = 1; i <= la; i++)
+    for (gsize j = 1; j <= lb; j++)
+      {
+        gsize cost = a[i - 1] == b[j - 1] ? 0 : 1;
+
+        D (i, j) = MIN (MIN (D (i - 1, j) + 1, D (i, j - 1) + 1), D (i - 1, j - 1) + cost);
+        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+          D (i, j) = MIN (D (i, j), D (i - 2, j - 2) + 1);
+      }
+  return D (la, lb);
+#undef D
+}
+
+/* The command @name was probably meant to be: the nearest within two
+ * edits, else the only one it begins; NULL when none is. */
+static const char *
+nearest_command (const char *name)
+{
+  const char *best = NULL, *prefixed = NULL;
+  gsize best_distance = 3;
+  guint n_prefixed = 0;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      gsize distance = edit_distance (name, commands[i].name);
+
+      if (distance < best_distance)
+        {
+          best = commands[i].name;
+          best_distance = distance;
+        }
+      if (name[0] != '\0' && g_str_has_prefix (commands[i].name, name))
+        {
+          prefixed = commands[i].name;
+          n_prefixed++;
+        }
+    }
+  return best != NULL ? best : n_prefixed == 1 ? prefixed : NULL;
+}
+
 /* A closed stdin, stdout or stderr gets a placeholder on which every
  * write fails, so that no file jmem opens takes its number and receives
  * what was meant for it; a write to it fails as any other (73, and why). */
@@ -293,8 +346,11 @@ main (int argc, char **argv)
         return commands[i].run (argc - 1, argv + 1);
       }
 
-  jmem_cmd_printerr ("jmem: unknown command \"%s\"", argv[1]);
-  g_printerr ("\n");
-  usage (stderr);
+  /* one line, not the whole usage: the mistake is usually a letter */
+  if (nearest_command (argv[1]) != NULL)
+    jmem_cmd_printerr ("jmem: unknown command \"%s\"; did you mean %s? (jmem --help lists them)",
+                       argv[1], nearest_command (argv[1]));
+  else
+    jmem_cmd_printerr ("jmem: unknown command \"%s\" (jmem --help lists the commands)", argv[1]);
   return JMEM_EXIT_USAGE;
 }
