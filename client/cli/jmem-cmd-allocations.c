@@ -313,8 +313,7 @@ int
 jmem_cmd_allocations (int argc, char **argv)
 {
   gint64 pid = -1;
-  JmemCmdNumber pid_number = { "pid", JMEM_CMD_NUMBER_INT64, &pid, 0, G_MAXUINT32,
-                               "a process ID, 0 to 4294967295" };
+  JmemCmdNumber pid_number = JMEM_CMD_PID (JMEM_CMD_NUMBER_INT64, &pid);
   GOptionEntry entries[] = {
     jmem_cmd_number_entry (&pid_number, "Only this process (0: the kernel's handles)", "PID"),
     { NULL },

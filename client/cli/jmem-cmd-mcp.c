@@ -35,7 +35,7 @@ jmem_cmd_mcp (int argc, char **argv)
     "2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25; tools snapshot, triage,\n"
     "allocations, drop_caches and audit (docs/mcp.md). Never asks for a password.\n"
     "Diagnostics go to stderr.\n"
-    "Exit status: 0 at the end of the input, 64 usage error, 66 --sysroot is not a\n"
+    "Exit status: 0 at the end of the input, 64 usage error, 69 --sysroot is not a\n"
     "directory, 70 internal error, 73 stdout could not be written.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
     return view.status;

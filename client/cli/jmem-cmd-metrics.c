@@ -112,11 +112,8 @@ jmem_cmd_metrics (int argc, char **argv)
       g_printerr ("jmem metrics: --top chooses per-process series, which --series=board leaves out\n");
       return JMEM_EXIT_USAGE;
     }
-  if (textfile != NULL && *textfile == '\0')
-    {
-      g_printerr ("jmem metrics: --textfile takes a directory\n");
-      return JMEM_EXIT_USAGE;
-    }
+  if (!jmem_cmd_check_name ("textfile", textfile, "a directory"))
+    return JMEM_EXIT_USAGE;
   if (interval_number.given && textfile == NULL)
     {
       g_printerr ("jmem metrics: --interval goes with --textfile\n");

@@ -65,6 +65,15 @@ read_arg (const char *option_name,
         *(int *) number->value = (int) value;
       else if (number->type == JMEM_CMD_NUMBER_INT64)
         *(gint64 *) number->value = (gint64) value;
+      else if (number->type == JMEM_CMD_NUMBER_INT64_LIST)
+        {
+          GArray **list = number->value;
+          gint64 item = (gint64) value;
+
+          if (*list == NULL)
+            *list = g_array_new (FALSE, FALSE, sizeof (gint64));
+          g_array_append_val (*list, item);
+        }
       else
         *(double *) number->value = value;
       number->given = TRUE;

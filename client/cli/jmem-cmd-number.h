@@ -14,6 +14,7 @@ typedef enum {
   JMEM_CMD_NUMBER_INT,      /* value: int * */
   JMEM_CMD_NUMBER_INT64,    /* value: gint64 * */
   JMEM_CMD_NUMBER_SECONDS,  /* value: double *; takes a fraction: 0.5 */
+  JMEM_CMD_NUMBER_INT64_LIST,  /* value: GArray ** of gint64, one per time given */
 } JmemCmdNumberType;
 
 typedef struct {
@@ -25,6 +26,10 @@ typedef struct {
   const char       *takes;  /* for the message: "1 to 3600 seconds" */
   gboolean          given;  /* set when the option was on the command line */
 } JmemCmdNumber;
+
+/* --pid PID, into @value of @type (JMEM_CMD_NUMBER_INT64 or _INT64_LIST). */
+#define JMEM_CMD_PID(type, value) \
+  ((JmemCmdNumber) { "pid", (type), (value), 0, G_MAXUINT32, "a process ID, 0 to 4294967295" })
 
 /* --level of drop-caches and audit, into the int @value. */
 #define JMEM_CMD_LEVEL(value) \

@@ -51,7 +51,8 @@ jmem_cmd_top (int argc, char **argv)
     "Exit status: 0 ok, 64 usage error, 65 a --replay line is not a snapshot,\n"
     "66 --replay unreadable, 69 no data (an empty or missing --sysroot, an empty\n"
     "history), 70 internal error, 73 the lines cannot be written.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) ||
+      !jmem_cmd_check_name ("replay", replay, "a history written by jmem watch"))
     return JMEM_EXIT_USAGE;
   if (replay != NULL && (view.sysroot != NULL || interval_number.given || count_number.given))
     {

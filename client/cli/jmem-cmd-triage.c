@@ -102,7 +102,10 @@ jmem_cmd_triage (int argc, char **argv)
     "64 usage error, 65 no --history line is a jmem snapshot (a damaged line among good\n"
     "ones is skipped with a warning), 66 --history unreadable or not a regular file,\n"
     "69 no data (an empty or missing --sysroot, a history with no line), 70 internal error.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) ||
+      !jmem_cmd_check_name ("history", history, "a history written by jmem watch"))
+    return JMEM_EXIT_USAGE;
+  if (!jmem_view_check (&view))
     return view.status;
 
   if (history != NULL)

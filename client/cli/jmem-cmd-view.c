@@ -82,12 +82,12 @@ jmem_view_check (JmemView *view)
     view->width = (int) jmem_table_terminal_width ();
 
   /* an unset variable in a script must not analyse the live system instead */
-  if (view->sysroot != NULL && view->sysroot[0] == '\0')
-    return usage_error ("--sysroot takes a directory written by jmem capture, not an empty name");
+  if (!jmem_cmd_check_name ("sysroot", view->sysroot, "a directory written by jmem capture"))
+    return FALSE;
   if (view->sysroot != NULL && !g_file_test (view->sysroot, G_FILE_TEST_IS_DIR))
     {
       /* as an empty directory says it (jmem_collect_snapshot()) */
-      jmem_cmd_printerr ("%s: %s holds no capture: %s (write one with `jmem capture DIR`)",
+      jmem_cmd_printerr ("%s: --sysroot %s holds no capture: %s (write one with `jmem capture DIR`)",
                          g_get_prgname (), view->sysroot,
                          g_file_test (view->sysroot, G_FILE_TEST_EXISTS) ? "it is not a directory"
                                                                          : "there is no such directory");

@@ -89,7 +89,10 @@ jmem_cmd_watch (int argc, char **argv)
     "--history) sees only the processes each line keeps.\n"
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
     "70 internal error, 73 the output cannot be written.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) ||
+      !jmem_cmd_check_name ("output", output, "a file (- for stdout)"))
+    return JMEM_EXIT_USAGE;
+  if (!jmem_view_check (&view))
     return view.status;
   if (!jmem_cmd_parse_size ("max-bytes", max_text, JMEM_HISTORY_MIN_MAX_BYTES, &max_bytes))
     return JMEM_EXIT_USAGE;

@@ -80,6 +80,14 @@ gboolean jmem_cmd_parse (GOptionContext *context,
                          int             n_operands,
                          const char     *operands);
 
+/* Refuses an empty value of the file or directory option --@option (an
+ * unset variable in a script), which must not fall back to a default or
+ * to the live system: prints "--@option takes @takes, not an empty name"
+ * and returns FALSE: exit with JMEM_EXIT_USAGE. */
+gboolean jmem_cmd_check_name (const char *option,
+                              const char *value,
+                              const char *takes);
+
 /* Reads @text, the value of the size option --@option, into @bytes (left
  * alone when @text is NULL). Prints why and returns FALSE when it is not a
  * size of @min bytes or more, as a person would type it (no blanks around

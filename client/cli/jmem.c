@@ -151,6 +151,18 @@ jmem_cmd_parse (GOptionContext *context,
 }
 
 gboolean
+jmem_cmd_check_name (const char *option,
+                     const char *value,
+                     const char *takes)
+{
+  if (value == NULL || value[0] != '\0')
+    return TRUE;
+  g_printerr ("%s: --%s takes %s, not an empty name\n", g_get_prgname (), option, takes);
+  g_printerr ("Try \"%s --help\".\n", g_get_prgname ());
+  return FALSE;
+}
+
+gboolean
 jmem_cmd_parse_size (const char *option,
                      const char *text,
                      guint64     min,
