@@ -126,3 +126,22 @@ jmem_size_parse (const char *text,
   *bytes = value;
   return TRUE;
 }
+
+char *
+jmem_size_unit_note (const char *text)
+{
+  g_autofree char *trimmed = g_strstrip (g_strdup (text != NULL ? text : ""));
+  const char *unit = trimmed;
+  int digits;
+
+  while (g_ascii_isdigit (*unit) || *unit == '.')
+    unit++;
+  digits = (int) (unit - trimmed);
+  while (*unit == ' ' || *unit == '\t')
+    unit++;
+  /* "GB", "gb", "Gb": a decimal unit by its name, read as the binary one */
+  if (digits == 0 || strlen (unit) != 2 || g_ascii_tolower (unit[1]) != 'b' || unit_shift (unit) <= 0)
+    return NULL;
+  return g_strdup_printf ("%.*s %cB read as %.*s %ciB", digits, trimmed, g_ascii_toupper (unit[0]),
+                          digits, trimmed, g_ascii_toupper (unit[0]));
+}

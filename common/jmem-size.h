@@ -27,4 +27,9 @@ gboolean jmem_size_parse (const char *text,
                           guint64    *bytes,
                           GError    **error);
 
+/* For @text that jmem_size_parse() takes with a decimal unit's name (4GB,
+ * 1.5 mb): "4 GB read as 4 GiB", a note for the output, so that nobody
+ * takes 4 x 10^9 bytes as asked for; NULL for any other text. */
+char *jmem_size_unit_note (const char *text);
+
 G_END_DECLS

@@ -55,11 +55,11 @@ static const BadInput bad_inputs[] = {
   { { "summary", "--sysroot", "", NULL }, "--sysroot takes a directory" },
   { { "metrics", "--sysroot", "", NULL }, "--sysroot takes a directory" },
   { { "mcp", "--sysroot", "", NULL }, "--sysroot takes a directory" },
-  { { "snapshot", "--width", "-1", NULL }, "--width takes 60 to 10000 columns, not -1" },
-  { { "allocations", "--width", "-1", NULL }, "--width takes 60 to 10000 columns, not -1" },
+  { { "snapshot", "--width", "-1", NULL }, "--width takes 60 to 10000 columns, not \"-1\"" },
+  { { "allocations", "--width", "-1", NULL }, "--width takes 60 to 10000 columns, not \"-1\"" },
   { { "allocations", "--pid", "-1", NULL }, "--pid takes a process ID" },
-  { { "audit", "--no-drop", "--interval", "-1", NULL }, "--interval takes 0 to 86400 seconds" },
-  { { "summary", "--watch", "0", NULL }, "--watch takes 1 to 86400 seconds, not 0" },
+  { { "audit", "--no-drop", "--interval", "-1", NULL }, "--interval takes 0 to 86400 seconds, not \"-1\"" },
+  { { "summary", "--watch", "0", NULL }, "--watch takes 1 to 86400 seconds, not \"0\"" },
   { { "snapshot", "--top", "-1", NULL }, "--top takes a count of 0 or more" },
   { { "watch", "--top", "3", "--all", NULL }, "excludes --all" },
   { { "audit", "--top", "-1", "--no-drop", NULL }, "--top takes a count of 0 or more" },
@@ -109,6 +109,96 @@ test_full_stdout (void)
           strstr (r.err, g_strerror (ENOSPC)) == NULL)
         g_error ("jmem %s %s > /dev/full: exit %d, stderr \"%s\"", commands[i][0], commands[i][1],
                  r.status, r.err);
+    }
+}
+
+static void
+close_stdout (gpointer data)
+{
+  close (STDOUT_FILENO);
+}
+
+/* jmem ARGS with stdout closed (@closed) or on /dev/full, stdin from
+ * @input (nullable: /dev/null). */
+static void
+run_unwritable (JmemTestRun *r, gboolean closed, const char *input, const char *const *args)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  int fd = open (closed ? "/dev/null" : "/dev/full", O_WRONLY | O_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_subprocess_launcher_take_stdout_fd (launcher, fd);
+  if (closed)
+    g_subprocess_launcher_set_child_setup (launcher, close_stdout, NULL, NULL);
+  if (input != NULL)
+    g_subprocess_launcher_set_stdin_file_path (launcher, input);
+  jmem_test_run_jmem_full (r, launcher, NULL, args);
+}
+
+/* --help, --version and an MCP answer that cannot be written (a full disk,
+ * a closed stdout): 73 and why on stderr, never a silent 0, 73 or 70. */
+static void
+test_unwritable_help (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("jmem-cli-errors-XXXXXX", NULL);
+  g_autofree char *input = g_build_filename (dir, "ping.jsonl", NULL);
+  const char *const commands[][4] = {
+    { "--help", NULL },
+    { "--version", NULL },
+    { "help", NULL },
+    { "snapshot", "--help", NULL },
+    { "top", "--help", NULL },
+    { "mcp", NULL },
+  };
+
+  g_assert_true (g_file_set_contents (input, "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"}\n",
+                                      -1, NULL));
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    for (int closed = 0; closed <= 1; closed++)
+      {
+        g_auto(JmemTestRun) r = { 0 };
+        const char *why = g_strerror (closed ? EBADF : ENOSPC);
+
+        run_unwritable (&r, closed, input, commands[i]);
+        if (r.status != 73 || strstr (r.err, "cannot write to standard output: ") == NULL ||
+            strstr (r.err, why) == NULL)
+          g_error ("jmem %s %s with stdout %s: exit %d, stderr \"%s\"; expected 73 and \"%s\"",
+                   commands[i][0], commands[i][1] ? commands[i][1] : "", closed ? "closed" : "on /dev/full",
+                   r.status, r.err, why);
+      }
+  g_unlink (input);
+  g_rmdir (dir);
+}
+
+/* A mistyped command: one line naming the nearest command, not the whole
+ * usage, and 64; a name near none gets the line without a guess. */
+static void
+test_unknown_command (void)
+{
+  const struct {
+    const char *name;
+    const char *says;
+  } cases[] = {
+    { "snapshto", "jmem: unknown command \"snapshto\"; did you mean snapshot?" },
+    { "metric", "did you mean metrics?" },
+    { "alocations", "did you mean allocations?" },
+    { "plto", "did you mean plot?" },
+    { "xyz", "jmem: unknown command \"xyz\" (jmem --help lists the commands)" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const char *const args[] = { cases[i].name, NULL };
+      g_auto(JmemTestRun) r = { 0 };
+
+      run_jmem (&r, NULL, FALSE, args);
+      g_assert_cmpint (r.status, ==, 64);
+      g_assert_nonnull (strstr (r.err, cases[i].says));
+      /* one line */
+      g_assert_cmpint (strchr (r.err, '\n') - r.err, ==, (gssize) strlen (r.err) - 1);
+      if (strstr (cases[i].says, "did you mean") == NULL)
+        g_assert_null (strstr (r.err, "did you mean"));
+      g_assert_cmpstr (r.out, ==, "");
     }
 }
 
@@ -218,6 +308,8 @@ main (int argc, char **argv)
 
   g_test_add_func ("/cli-errors/bad-input", test_bad_input);
   g_test_add_func ("/cli-errors/full-stdout", test_full_stdout);
+  g_test_add_func ("/cli-errors/unwritable-help", test_unwritable_help);
+  g_test_add_func ("/cli-errors/unknown-command", test_unknown_command);
   g_test_add_func ("/cli-errors/frozen-bus", test_frozen_bus);
   g_test_add_func ("/cli-errors/frozen-bus-reports", test_frozen_bus_reports);
   return g_test_run ();

@@ -173,6 +173,20 @@ def bad_sizes_are_usage_errors():
 
 
 @test
+def decimal_unit_names_are_read_as_binary_and_said_once():
+    note = '4 GB read as 4 GiB'
+    r = human('r36-orin-nano', '--need', '4GB')
+    assert r.returncode in (0, 1, 2) and r.stdout.count(note) == 1, r.stdout
+    assert 'Note: ' + note in r.stdout and note not in r.stderr, r.stdout
+    h, _ = doc('r36-orin-nano', '--need', '4GB')
+    assert h['need_kib'] == 4 * GIB and h['notes'].count(note) == 1, h['notes']
+    for same in ('4G', '4GiB'):
+        h, _ = doc('r36-orin-nano', '--need', same)
+        assert h['need_kib'] == 4 * GIB and not any('read as' in n for n in h['notes']), h['notes']
+        assert 'read as' not in human('r36-orin-nano', '--need', same).stdout
+
+
+@test
 def drop_misuse_is_refused():
     r = on('headroom-page-cache', '--drop')
     assert r.returncode == 64 and '--drop needs --need SIZE' in r.stderr, r.stderr

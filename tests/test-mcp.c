@@ -355,6 +355,43 @@ test_sysroot_refusals (void)
   server_finish (s);
 }
 
+/* The text of the tools/call of @tool with @arguments (JSON) that succeeded. */
+static char *
+call_text (Server *s, const char *tool, const char *arguments)
+{
+  g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":\"c\",\"method\":\"tools/call\","
+                                           "\"params\":{\"name\":\"%s\",\"arguments\":%s}}",
+                                           tool, arguments);
+  g_autoptr(JsonObject) reply = NULL;
+  JsonObject *result;
+
+  server_send_line (s, line);
+  reply = server_read (s);
+  result = json_object_get_object_member (reply, "result");
+  g_assert_nonnull (result);
+  g_assert_false (json_object_get_boolean_member (result, "isError"));
+  return g_strdup (json_object_get_string_member (
+    json_array_get_object_element (json_object_get_array_member (result, "content"), 0), "text"));
+}
+
+/* A need given as "4GB" is read as 4 GiB and the notes say so once; "4G"
+ * and a number of bytes need no note. */
+static void
+test_need_unit_note (void)
+{
+  g_autoptr(Server) s = server_start ("r36-orin-nano");
+  g_autofree char *gb = call_text (s, "headroom", "{\"need\":\"4GB\"}");
+  g_autofree char *g = call_text (s, "headroom", "{\"need\":\"4G\"}");
+  g_autofree char *bytes = call_text (s, "headroom", "{\"need\":4294967296}");
+  const char *note = strstr (gb, "\"4 GB read as 4 GiB\"");
+
+  g_assert_nonnull (note);
+  g_assert_null (strstr (note + strlen ("\"4 GB"), "4 GB read as 4 GiB"));
+  g_assert_null (strstr (g, "read as"));
+  g_assert_null (strstr (bytes, "read as"));
+  server_finish (s);
+}
+
 /* No system bus: the advice fits where the server runs, and the audit
  * names its way without the helper. */
 static void
@@ -859,6 +896,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mcp/invalid-requests", test_invalid_requests);
   g_test_add_func ("/mcp/bad-arguments", test_bad_arguments);
   g_test_add_func ("/mcp/sysroot-refusals", test_sysroot_refusals);
+  g_test_add_func ("/mcp/need-unit-note", test_need_unit_note);
   g_test_add_func ("/mcp/no-bus", test_no_bus);
   g_test_add_func ("/mcp/initialize", test_initialize);
   g_test_add_func ("/mcp/revisions", test_revisions);

@@ -273,7 +273,8 @@ def bad_input_leaves_no_file():
         ([LEAK, "-o", out, "--since", "yesterday"], 64, "is not a time"),
         ([LEAK, "-o", os.path.join(outdir, "plot.gif")], 64, "-o FILE.png or -o FILE.svg"),
         ([LEAK, "-o", out, "--metric", "rss"], 64, "--metric takes"),
-        ([LEAK, "-o", out, "--width", "10"], 64, "--width and --height take"),
+        ([LEAK, "-o", out, "--width", "10"], 64, "--width takes 320 to 8192 pixels"),
+        ([LEAK, "-o", out, "--height", "10"], 64, "--height takes 320 to 8192 pixels"),
         ([LEAK, "-o", os.path.join(TMP, "no-such-dir", "plot.png")], 73, "no-such-dir"),
         ([LEAK, "-o", os.path.join(TMP, "a-directory.png")], 73, "a-directory.png"),
     ]

@@ -113,6 +113,37 @@ test_null_and_long (void)
   g_assert_cmpuint (strlen (error->message), <, 400);
 }
 
+/* A decimal unit's name is read as the binary unit, and the note says so;
+ * a binary unit, bytes or a bare letter need no note. */
+static void
+test_unit_note (void)
+{
+  const struct {
+    const char *text;
+    const char *note;
+  } cases[] = {
+    { "4GB", "4 GB read as 4 GiB" },
+    { "4gb", "4 GB read as 4 GiB" },
+    { "1.5 mb", "1.5 MB read as 1.5 MiB" },
+    { " 512KB ", "512 KB read as 512 KiB" },
+    { "2TB", "2 TB read as 2 TiB" },
+    { "4G", NULL },
+    { "4GiB", NULL },
+    { "4096", NULL },
+    { "4096B", NULL },
+    { "GB", NULL },
+    { "", NULL },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *note = jmem_size_unit_note (cases[i].text);
+
+      g_assert_cmpstr (note, ==, cases[i].note);
+    }
+  g_assert_null (jmem_size_unit_note (NULL));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -120,5 +151,6 @@ main (int argc, char **argv)
   g_test_add_func ("/size/accepted", test_accepted);
   g_test_add_func ("/size/refused", test_refused);
   g_test_add_func ("/size/null-and-long", test_null_and_long);
+  g_test_add_func ("/size/unit-note", test_unit_note);
   return g_test_run ();
 }

@@ -15,9 +15,11 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 JMEM, FIXTURES, GOLDEN, MAKE_HISTORY = (os.path.abspath(a) for a in sys.argv[1:5])
@@ -569,6 +571,63 @@ def live_helper_refusals_are_shown():
     assert tmux.wait_dead() == 0
 
 
+class CountingBus:
+    """A socket where the system bus would be: counts the connections made
+    to it and closes each at once, so that a call fails fast."""
+
+    def __init__(self, path):
+        self.address = "unix:path=" + path
+        self.count = 0
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(path)
+        self.sock.listen(16)
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.count += 1
+            conn.close()
+
+    def close(self):
+        self.sock.close()
+
+
+@test
+def d_then_any_key_but_y_drops_nothing():
+    """d asks; only y answers yes: Esc, x, Enter and n leave the caches
+    alone and reach no bus, while y does (which shows that the count
+    would see a call)."""
+    path = os.path.join(TMP, "system-bus")
+    bus = CountingBus(path)
+    try:
+        tmux.start("%s top --interval 3600" % shquote(JMEM), 100, 30,
+                   env={"DBUS_SYSTEM_BUS_ADDRESS": bus.address})
+        tmux.wait(r"^q:quit")
+        for name, key in (("Esc", "Escape"), ("x", "x"), ("Enter", "Enter"), ("n", "n")):
+            before = bus.count
+            tmux.keys("d")
+            tmux.wait(r"\[y/N\]")
+            tmux.keys(key)
+            screen = tmux.wait(r"Caches not dropped|Dropped the caches")
+            assert "Caches not dropped." in screen and "To fix" not in screen, (name, screen)
+            assert bus.count == before, "%s after d reached the bus" % name
+        tmux.keys("d")
+        tmux.wait(r"\[y/N\]")
+        before = bus.count
+        tmux.keys("y")
+        tmux.wait(r"To fix")
+        assert bus.count > before, "y after d did not reach the bus"
+        tmux.keys("q")
+        assert tmux.wait_dead() == 0
+    finally:
+        bus.close()
+        os.unlink(path)
+
+
 @test
 def kept_pss_marked():
     """A process whose statm did not move keeps its PSS, marked ~; one whose
@@ -740,6 +799,21 @@ def terminal_sane_after_a_crash():
         tmux.wait(r"^q:quit")
         os.kill(read_pid(pidfile), sig)
         assert int(wait_file(status)) in codes, (sig, wait_file(status))
+        assert_sane(before, after)
+
+
+@test
+def terminal_sane_after_every_signal_that_ends_it():
+    # each ends it as it would have without jmem's handler, the terminal
+    # restored first (no core file: ulimit)
+    for sig in (signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2, signal.SIGPIPE, signal.SIGALRM,
+                signal.SIGVTALRM, signal.SIGXCPU, signal.SIGRTMIN):
+        before, after, status, pidfile = stty_around(
+            "ulimit -c 0; " +
+            exec_top("--sysroot %s --interval 3600" % os.path.join(FIXTURES, "trees", "orin-agx-nvgpu")))
+        tmux.wait(r"^q:quit")
+        os.kill(read_pid(pidfile), sig)
+        assert int(wait_file(status)) == 128 + sig, (sig, wait_file(status))
         assert_sane(before, after)
 
 

@@ -12,7 +12,6 @@
 #include <string.h>
 
 /* --pid before parsing: the option was not given. */
-#define PID_UNSET G_MININT64
 
 /* A string from debugfs or a captured tree, safe for a terminal. */
 static char *
@@ -313,9 +312,10 @@ write_text (const JmemOpsAllocations *read, gint64 pid, guint width, Output *out
 int
 jmem_cmd_allocations (int argc, char **argv)
 {
-  gint64 pid = PID_UNSET;
+  gint64 pid = -1;
+  JmemCmdNumber pid_number = JMEM_CMD_PID (JMEM_CMD_NUMBER_INT64, &pid);
   GOptionEntry entries[] = {
-    { "pid", 0, 0, G_OPTION_ARG_INT64, &pid, "Only this process (0: the kernel's handles)", "PID" },
+    jmem_cmd_number_entry (&pid_number, "Only this process (0: the kernel's handles)", "PID"),
     { NULL },
   };
   const JmemViewHelp help = {
@@ -338,15 +338,8 @@ jmem_cmd_allocations (int argc, char **argv)
     "Exit status: 0 ok, 64 usage error, 69 no NvMap data, or no helper, polkit or system bus,\n"
     "77 not authorized.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
-    return JMEM_EXIT_USAGE;
-  if (pid != PID_UNSET && (pid < 0 || pid > G_MAXUINT32))
-    {
-      g_printerr ("jmem allocations: --pid takes a process ID, 0 to %u, not %" G_GINT64_FORMAT "\n"
-                  "Try \"jmem allocations --help\".\n", G_MAXUINT32, pid);
-      return JMEM_EXIT_USAGE;
-    }
-  /* from here on, < 0 is every process */
-  pid = pid == PID_UNSET ? -1 : pid;
+    return view.status;
+  /* < 0 (not given): every process */
   options.sysroot = view.sysroot;
   options.allow_interactive = view.allow_interactive;
   read = jmem_ops_allocations (&options, &error);

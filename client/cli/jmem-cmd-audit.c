@@ -12,19 +12,19 @@
 #include "jmem-text.h"
 
 #define DEFAULT_INTERVAL_S 10
-/* --interval before parsing: the option was not given. */
-#define INTERVAL_UNSET G_MININT
-
 int
 jmem_cmd_audit (int argc, char **argv)
 {
   gboolean compact = FALSE, no_drop = FALSE, kernel_threads = FALSE;
-  int level = 3, interval = INTERVAL_UNSET;
+  int level = 3, interval = DEFAULT_INTERVAL_S;
+  JmemCmdNumber level_number = JMEM_CMD_LEVEL (&level);
+  JmemCmdNumber interval_number = { "interval", JMEM_CMD_NUMBER_INT, &interval, 0, 86400,
+                                    "0 to 86400 seconds" };
   GOptionEntry entries[] = {
-    { "level", 0, 0, G_OPTION_ARG_INT, &level, "What to drop: 1 page cache, 2 dentries and inodes, 3 both (default)", "N" },
+    jmem_cmd_number_entry (&level_number, "What to drop: 1 page cache, 2 dentries and inodes, 3 both (default)", "N"),
     { "compact", 0, 0, G_OPTION_ARG_NONE, &compact, "Also compact memory", NULL },
     { "no-drop", 0, 0, G_OPTION_ARG_NONE, &no_drop, "Do not drop caches: wait --interval seconds instead", NULL },
-    { "interval", 0, 0, G_OPTION_ARG_INT, &interval, "Seconds between the snapshots with --no-drop (default 10)", "SECONDS" },
+    jmem_cmd_number_entry (&interval_number, "Seconds between the snapshots with --no-drop (default 10)", "SECONDS"),
     { "kernel-threads", 0, 0, G_OPTION_ARG_NONE, &kernel_threads, "Compare kernel threads too", NULL },
     { NULL },
   };
@@ -46,15 +46,10 @@ jmem_cmd_audit (int argc, char **argv)
     "Exit status: 0 ok, 64 usage error, 69 no system bus, helper or polkit, 70 internal error,\n"
     "75 rate-limited, 77 not authorized to drop caches.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
-    return JMEM_EXIT_USAGE;
-  if (level < 1 || level > 3)
+    return view.status;
+  if (interval_number.given && !no_drop)
     {
-      g_printerr ("jmem audit: --level takes 1, 2 or 3\n");
-      return JMEM_EXIT_USAGE;
-    }
-  if (interval != INTERVAL_UNSET && (!no_drop || interval < 0 || interval > 86400))
-    {
-      g_printerr ("jmem audit: --interval takes 0 to 86400 seconds and needs --no-drop\n"
+      g_printerr ("jmem audit: --interval needs --no-drop\n"
                   "Try \"jmem audit --help\".\n");
       return JMEM_EXIT_USAGE;
     }
@@ -67,7 +62,7 @@ jmem_cmd_audit (int argc, char **argv)
   options.level = (guint) level;
   options.compact = compact;
   options.no_drop = no_drop;
-  options.wait_seconds = (guint) (interval != INTERVAL_UNSET ? interval : DEFAULT_INTERVAL_S);
+  options.wait_seconds = (guint) interval;
   options.top = view.top;
   options.allow_interactive = view.allow_interactive;
   options.container = container;

@@ -36,9 +36,10 @@ written_line (const char *dir, const JmemCaptureWritten *w)
 int
 jmem_cmd_capture (int argc, char **argv)
 {
-  int tegrastats = JMEM_CMD_TEGRASTATS_UNSET;
+  int tegrastats = 0;
+  JmemCmdNumber tegrastats_number = JMEM_CMD_TEGRASTATS (&tegrastats);
   GOptionEntry entries[] = {
-    { "tegrastats", 0, 0, G_OPTION_ARG_INT, &tegrastats, "Also record one tegrastats line", "SECONDS" },
+    jmem_cmd_number_entry (&tegrastats_number, "Also record one tegrastats line", "SECONDS"),
     { NULL },
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("DIR - record this system for `jmem snapshot --sysroot DIR`");
@@ -58,8 +59,8 @@ jmem_cmd_capture (int argc, char **argv)
     "reports. The layout is described in docs/capture-format.md.\n"
     "Exit status: 0 ok, 64 usage error, 73 DIR refused, or cannot create DIR or write into it.");
   if (!jmem_cmd_parse (context, &argc, &argv, 1, "exactly one directory") ||
-      !jmem_view_check (&view) || !jmem_cmd_check_tegrastats (&tegrastats))
-    return JMEM_EXIT_USAGE;
+      !jmem_view_check (&view))
+    return view.status;
   if (argv[1][0] == '\0')
     {
       g_printerr ("jmem capture: give a directory, not an empty name\n"

@@ -101,7 +101,8 @@ jmem_cmd_diff (int argc, char **argv)
     "another schema or version; for --history, no line is one: a damaged line among good\n"
     "ones is skipped with a warning), 66 a file is missing, unreadable or not a regular\n"
     "file, 69 a --history with no line.");
-  if (!jmem_cmd_parse (context, &argc, &argv, -1, NULL))
+  if (!jmem_cmd_parse (context, &argc, &argv, -1, NULL) ||
+      !jmem_cmd_check_name ("history", history, "a history written by jmem watch"))
     return JMEM_EXIT_USAGE;
   if (argc - 1 != (history != NULL ? 0 : 2))
     {
@@ -110,7 +111,7 @@ jmem_cmd_diff (int argc, char **argv)
       return JMEM_EXIT_USAGE;
     }
   if (!jmem_view_check (&view))
-    return JMEM_EXIT_USAGE;
+    return view.status;
 
   if (history != NULL)
     {

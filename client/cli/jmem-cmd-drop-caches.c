@@ -60,8 +60,9 @@ jmem_cmd_drop_caches (int argc, char **argv)
 {
   gboolean compact = FALSE;
   int level = 3;
+  JmemCmdNumber level_number = JMEM_CMD_LEVEL (&level);
   GOptionEntry entries[] = {
-    { "level", 0, 0, G_OPTION_ARG_INT, &level, "1 page cache, 2 dentries and inodes, 3 both (default)", "N" },
+    jmem_cmd_number_entry (&level_number, "1 page cache, 2 dentries and inodes, 3 both (default)", "N"),
     { "compact", 0, 0, G_OPTION_ARG_NONE, &compact, "Also compact memory (larger free blocks for CMA and NvMap)", NULL },
     { NULL },
   };
@@ -80,12 +81,7 @@ jmem_cmd_drop_caches (int argc, char **argv)
     "Exit status: 0 ok, 64 usage error, 69 no system bus, helper or polkit, 70 internal error,\n"
     "75 rate-limited (try again in the seconds named), 77 not authorized.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
-    return JMEM_EXIT_USAGE;
-  if (level < 1 || level > 3)
-    {
-      g_printerr ("jmem drop-caches: --level takes 1, 2 or 3\n");
-      return JMEM_EXIT_USAGE;
-    }
+    return view.status;
   container = jmem_container_detect (NULL);
   options.level = (guint) level;
   options.compact = compact;

@@ -11,6 +11,7 @@
 #include "jmem-error.h"
 #include "jmem-ops-headroom.h"
 #include "jmem-output-headroom.h"
+#include "jmem-size.h"
 #include "jmem-text.h"
 
 int
@@ -19,7 +20,7 @@ jmem_cmd_headroom (int argc, char **argv)
   g_autofree char *need_text = NULL;
   gboolean drop = FALSE;
   GOptionEntry entries[] = {
-    { "need", 0, 0, G_OPTION_ARG_STRING, &need_text, "Say whether SIZE fits: 6G, 6GiB, 6144M (binary units)", "SIZE" },
+    { "need", 0, 0, G_OPTION_ARG_STRING, &need_text, "Say whether SIZE fits: 6G, 6GiB, 6144M (binary units: 6GB is 6 GiB)", "SIZE" },
     { "drop", 0, 0, G_OPTION_ARG_NONE, &drop, "Drop caches first if that makes SIZE fit", NULL },
     { NULL },
   };
@@ -33,6 +34,7 @@ jmem_cmd_headroom (int argc, char **argv)
   g_autoptr(JmemOpsHeadroom) result = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *container = NULL;
+  g_autofree char *unit_note = NULL;
   JmemOpsHeadroomOptions options = { .need_kib = -1 };
   guint64 need = 0;
   int status;
@@ -49,8 +51,8 @@ jmem_cmd_headroom (int argc, char **argv)
     "without it 0. Errors: 64 usage error (a bad SIZE), 69 no data or no helper,\n"
     "70 internal error, 75 rate-limited, 77 not authorized to drop caches.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
-    return JMEM_EXIT_USAGE;
-  if (!jmem_cmd_parse_size ("need", need_text, &need))
+    return view.status;
+  if (!jmem_cmd_parse_size ("need", need_text, 1, &need))
     return JMEM_EXIT_USAGE;
   if (drop && (need_text == NULL || view.sysroot != NULL))
     {
@@ -82,6 +84,10 @@ jmem_cmd_headroom (int argc, char **argv)
                                     "caches: jmem headroom --need SIZE");
     }
   jmem_cmd_print_capture_warnings ("jmem headroom", result->snapshot);
+  /* said once, where the other notes are (human and JSON) */
+  unit_note = need_text != NULL ? jmem_size_unit_note (need_text) : NULL;
+  if (unit_note != NULL)
+    g_ptr_array_add (result->headroom->notes, g_steal_pointer (&unit_note));
   status = jmem_ops_headroom_exit_status (result);
 
   if (view.json)

@@ -14,8 +14,11 @@ int
 jmem_cmd_mcp (int argc, char **argv)
 {
   int max_result_kib = JMEM_MCP_DEFAULT_MAX_RESULT_BYTES / 1024;
+  JmemCmdNumber max_result_number = { "max-result-kib", JMEM_CMD_NUMBER_INT, &max_result_kib,
+                                      JMEM_MCP_MIN_MAX_RESULT_BYTES / 1024, 1024 * 1024,
+                                      "32 to 1048576 (KiB)" };
   GOptionEntry entries[] = {
-    { "max-result-kib", 0, 0, G_OPTION_ARG_INT, &max_result_kib, "Most KiB a tool result takes (default 64, min. 32)", "KIB" },
+    jmem_cmd_number_entry (&max_result_number, "Most KiB a tool result takes (default 64, min. 32)", "KIB"),
     { NULL },
   };
   const JmemViewHelp help = { .sysroot = "Every tool reads this tree written by jmem capture" };
@@ -32,21 +35,10 @@ jmem_cmd_mcp (int argc, char **argv)
     "2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25; tools snapshot, triage,\n"
     "allocations, drop_caches and audit (docs/mcp.md). Never asks for a password.\n"
     "Diagnostics go to stderr.\n"
-    "Exit status: 0 at the end of the input, 64 usage error, 66 --sysroot is not a\n"
+    "Exit status: 0 at the end of the input, 64 usage error, 69 --sysroot is not a\n"
     "directory, 70 internal error, 73 stdout could not be written.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
-    return JMEM_EXIT_USAGE;
-  if (max_result_kib < JMEM_MCP_MIN_MAX_RESULT_BYTES / 1024 || max_result_kib > 1024 * 1024)
-    {
-      jmem_cmd_printerr ("jmem mcp: --max-result-kib takes %d to %d (KiB)",
-                         JMEM_MCP_MIN_MAX_RESULT_BYTES / 1024, 1024 * 1024);
-      return JMEM_EXIT_USAGE;
-    }
-  if (view.sysroot != NULL && !g_file_test (view.sysroot, G_FILE_TEST_IS_DIR))
-    {
-      jmem_cmd_printerr ("jmem mcp: --sysroot %s is not a directory", view.sysroot);
-      return JMEM_EXIT_NO_INPUT;
-    }
+    return view.status;
 
   tools = jmem_mcp_tools_new (view.sysroot, (gsize) max_result_kib * 1024, &error);
   if (tools == NULL)

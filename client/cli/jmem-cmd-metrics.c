@@ -63,7 +63,10 @@ metrics_sample (guint index, gpointer data)
 int
 jmem_cmd_metrics (int argc, char **argv)
 {
-  int tegrastats = JMEM_CMD_TEGRASTATS_UNSET, interval = 0;
+  int tegrastats = 0, interval = 0;
+  JmemCmdNumber interval_number = { "interval", JMEM_CMD_NUMBER_INT, &interval, 1, 86400,
+                                    "1 to 86400 seconds" };
+  JmemCmdNumber tegrastats_number = JMEM_CMD_TEGRASTATS (&tegrastats);
   g_autofree char *textfile = NULL;
   g_autofree char *series = NULL;
   GOptionEntry entries[] = {
@@ -71,8 +74,8 @@ jmem_cmd_metrics (int argc, char **argv)
       "and container of note; board: only what describes the whole board", "processes|board" },
     { "textfile", 0, 0, G_OPTION_ARG_FILENAME, &textfile, "Replace DIR/" TEXTFILE_NAME " (node_exporter's "
       "textfile collector) instead of writing to stdout", "DIR" },
-    { "tegrastats", 0, 0, G_OPTION_ARG_INT, &tegrastats, "Read one tegrastats line for the largest free block (takes that long)", "SECONDS" },
-    { "interval", 0, 0, G_OPTION_ARG_INT, &interval, "With --textfile: rewrite it every S seconds", "S" },
+    jmem_cmd_number_entry (&tegrastats_number, "Read one tegrastats line for the largest free block (takes that long)", "SECONDS"),
+    jmem_cmd_number_entry (&interval_number, "With --textfile: rewrite it every S seconds", "S"),
     { NULL },
   };
   const JmemViewHelp help = {
@@ -96,9 +99,8 @@ jmem_cmd_metrics (int argc, char **argv)
     "With --interval it runs until SIGINT or SIGTERM (docs/metrics.md).\n"
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
     "70 internal error, 73 the output could not be written.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view) ||
-      !jmem_cmd_check_tegrastats (&tegrastats))
-    return JMEM_EXIT_USAGE;
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
+    return view.status;
   if (series != NULL && !g_str_equal (series, "processes") && !g_str_equal (series, "board"))
     {
       jmem_cmd_printerr ("jmem metrics: --series takes processes or board, not \"%s\"", series);
@@ -110,14 +112,11 @@ jmem_cmd_metrics (int argc, char **argv)
       g_printerr ("jmem metrics: --top chooses per-process series, which --series=board leaves out\n");
       return JMEM_EXIT_USAGE;
     }
-  if (textfile != NULL && *textfile == '\0')
+  if (!jmem_cmd_check_name ("textfile", textfile, "a directory"))
+    return JMEM_EXIT_USAGE;
+  if (interval_number.given && textfile == NULL)
     {
-      g_printerr ("jmem metrics: --textfile takes a directory\n");
-      return JMEM_EXIT_USAGE;
-    }
-  if (interval < 0 || interval > 86400 || (interval > 0 && textfile == NULL))
-    {
-      g_printerr ("jmem metrics: --interval takes 1 to 86400 seconds and goes with --textfile\n");
+      g_printerr ("jmem metrics: --interval goes with --textfile\n");
       return JMEM_EXIT_USAGE;
     }
 
@@ -133,7 +132,7 @@ jmem_cmd_metrics (int argc, char **argv)
   m.metrics.top = view.top;
   m.sysroot = view.sysroot;
   m.textfile = textfile;
-  if (interval == 0)
+  if (!interval_number.given)
     return metrics_sample (0, &m);
   /* a sample after the first re-reads only the processes whose memory moved */
   sampler = jmem_sampler_new (JMEM_SAMPLER_DEFAULT_REFRESH);

@@ -3,10 +3,13 @@
 #include "jmem-cmd.h"
 
 #include "jmem-cmd-faces.h"
+#include "jmem-cmd-number.h"
 #include "jmem-plot.h"
 #include "jmem-text.h"
 
 #include <string.h>
+
+#define PIXELS G_STRINGIFY (JMEM_PLOT_MIN_SIZE) " to " G_STRINGIFY (JMEM_PLOT_MAX_SIZE) " pixels"
 
 static gboolean
 format_from_name (const char *path, JmemPlotFormat *format)
@@ -46,23 +49,28 @@ jmem_cmd_plot (int argc, char **argv)
   g_autofree char *since = NULL;
   g_autofree char *until = NULL;
   g_autofree char *metric = NULL;
-  g_auto(GStrv) pid_texts = NULL;
+  g_autoptr(GArray) pids = NULL;
+  JmemCmdNumber pid_number = JMEM_CMD_PID (JMEM_CMD_NUMBER_INT64_LIST, &pids);
+  JmemCmdNumber top_number = { "top", JMEM_CMD_NUMBER_INT, &top, 1, 100, "1 to 100" };
+  JmemCmdNumber width_number = { "width", JMEM_CMD_NUMBER_INT, &width, JMEM_PLOT_MIN_SIZE,
+                                 JMEM_PLOT_MAX_SIZE, PIXELS };
+  JmemCmdNumber height_number = { "height", JMEM_CMD_NUMBER_INT, &height, JMEM_PLOT_MIN_SIZE,
+                                  JMEM_PLOT_MAX_SIZE, PIXELS };
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the plot to FILE.png or FILE.svg", "FILE" },
     { "metric", 0, 0, G_OPTION_ARG_STRING, &metric, "footprint, nvmap, pss, gpu (default: footprint, NvMap)", "M" },
-    { "top", 0, 0, G_OPTION_ARG_INT, &top, "The N largest processes (default 8)", "N" },
-    { "pid", 0, 0, G_OPTION_ARG_STRING_ARRAY, &pid_texts, "Only this process (repeat for more)", "PID" },
+    jmem_cmd_number_entry (&top_number, "The N largest processes (default 8)", "N"),
+    jmem_cmd_number_entry (&pid_number, "Only this process (repeat for more)", "PID"),
     { "since", 0, 0, G_OPTION_ARG_STRING, &since, "From T: 2025-12-06T05:50, @UNIXSECONDS, -2h", "T" },
     { "until", 0, 0, G_OPTION_ARG_STRING, &until, "Until this time, as --since", "T" },
-    { "width", 0, 0, G_OPTION_ARG_INT, &width, "Pixels (default 1280)", "W" },
-    { "height", 0, 0, G_OPTION_ARG_INT, &height, "Pixels (default 800)", "H" },
+    jmem_cmd_number_entry (&width_number, "Pixels (default 1280)", "W"),
+    jmem_cmd_number_entry (&height_number, "Pixels (default 800)", "H"),
     { NULL },
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("HISTORY -o FILE.png|FILE.svg - draw a history");
   g_autoptr(GPtrArray) frames = NULL;
   g_autoptr(GPtrArray) shown = NULL;
   g_autoptr(GPtrArray) findings = NULL;
-  g_autoptr(GArray) pids = NULL;
   g_autoptr(GBytes) picture = NULL;
   g_autoptr(GString) report = g_string_new (NULL);
   g_autoptr(GError) error = NULL;
@@ -80,7 +88,8 @@ jmem_cmd_plot (int argc, char **argv)
     "Exit status: 0 ok, 64 usage error, 65 a line is not a snapshot, 66 HISTORY\n"
     "unreadable, 69 no sample (an empty history, or none in the window), 70\n"
     "internal error, 73 FILE cannot be written.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 1, "one history file"))
+  if (!jmem_cmd_parse (context, &argc, &argv, 1, "one history file") ||
+      !jmem_cmd_check_name ("output", output, "FILE.png or FILE.svg"))
     return JMEM_EXIT_USAGE;
   if (output == NULL || !format_from_name (output, &options.format))
     {
@@ -92,31 +101,6 @@ jmem_cmd_plot (int argc, char **argv)
       jmem_cmd_printerr ("jmem plot: --metric takes footprint, nvmap, pss or gpu, not \"%s\"", metric);
       return JMEM_EXIT_USAGE;
     }
-  if (top < 1 || top > 100)
-    {
-      g_printerr ("jmem plot: --top takes 1 to 100\n");
-      return JMEM_EXIT_USAGE;
-    }
-  if (width < JMEM_PLOT_MIN_SIZE || width > JMEM_PLOT_MAX_SIZE ||
-      height < JMEM_PLOT_MIN_SIZE || height > JMEM_PLOT_MAX_SIZE)
-    {
-      g_printerr ("jmem plot: --width and --height take %d to %d pixels\n", JMEM_PLOT_MIN_SIZE,
-                  JMEM_PLOT_MAX_SIZE);
-      return JMEM_EXIT_USAGE;
-    }
-  for (guint i = 0; pid_texts != NULL && pid_texts[i] != NULL; i++)
-    {
-      guint64 pid;
-
-      if (!g_ascii_string_to_unsigned (pid_texts[i], 10, 0, G_MAXUINT32, &pid, NULL))
-        {
-          jmem_cmd_printerr ("jmem plot: --pid takes a process ID, not \"%s\"", pid_texts[i]);
-          return JMEM_EXIT_USAGE;
-        }
-      if (pids == NULL)
-        pids = g_array_new (FALSE, FALSE, sizeof (gint64));
-      g_array_append_val (pids, pid);
-    }
 
   frames = jmem_cmd_faces_read_history ("jmem plot", argv[1], &status);
   if (frames == NULL)
@@ -125,7 +109,9 @@ jmem_cmd_plot (int argc, char **argv)
   if ((since != NULL && !jmem_plot_parse_time (since, last->timestamp_unix, &from, &error)) ||
       (until != NULL && !jmem_plot_parse_time (until, last->timestamp_unix, &to, &error)))
     {
-      jmem_cmd_printerr ("jmem plot: %s", error->message);
+      /* which of the two it was: the message quotes only the value */
+      jmem_cmd_printerr ("jmem plot: --%s: %s", since != NULL && from == G_MININT64 ? "since" : "until",
+                         error->message);
       return JMEM_EXIT_USAGE;
     }
   shown = window (frames, from, to);

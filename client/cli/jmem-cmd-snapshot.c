@@ -12,9 +12,10 @@
 int
 jmem_cmd_snapshot (int argc, char **argv)
 {
-  int tegrastats = JMEM_CMD_TEGRASTATS_UNSET;
+  int tegrastats = 0;
+  JmemCmdNumber tegrastats_number = JMEM_CMD_TEGRASTATS (&tegrastats);
   GOptionEntry entries[] = {
-    { "tegrastats", 0, 0, G_OPTION_ARG_INT, &tegrastats, "Add one tegrastats line (takes that long)", "SECONDS" },
+    jmem_cmd_number_entry (&tegrastats_number, "Add one tegrastats line (takes that long)", "SECONDS"),
     { NULL },
   };
   const JmemViewHelp help = { .json = "Write JSON (" JMEM_SCHEMADIR "/snapshot.schema.json)" };
@@ -30,9 +31,8 @@ jmem_cmd_snapshot (int argc, char **argv)
                   JMEM_VIEW_SYSROOT | JMEM_VIEW_NO_ASK, JMEM_COLLECT_DEFAULT_TOP, &help);
   g_option_context_set_description (context,
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot), 70 internal error.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view) ||
-      !jmem_cmd_check_tegrastats (&tegrastats))
-    return JMEM_EXIT_USAGE;
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
+    return view.status;
 
   options.sysroot = view.sysroot;
   options.top = view.top;

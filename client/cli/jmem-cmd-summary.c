@@ -7,9 +7,6 @@
 
 #include <string.h>
 
-/* --watch before parsing: the option was not given (one line). */
-#define WATCH_UNSET G_MININT
-
 /* The line, valid UTF-8 and escaped for a terminal: the one jmem top
  * prints where it cannot draw its screen. */
 static char *
@@ -61,9 +58,10 @@ summary_sample (guint index, gpointer data)
 int
 jmem_cmd_summary (int argc, char **argv)
 {
-  int watch = WATCH_UNSET;
+  int watch = 0;
+  JmemCmdNumber watch_number = { "watch", JMEM_CMD_NUMBER_INT, &watch, 1, 86400, "1 to 86400 seconds" };
   GOptionEntry entries[] = {
-    { "watch", 0, 0, G_OPTION_ARG_INT, &watch, "Print a line every S seconds until Ctrl-C", "S" },
+    jmem_cmd_number_entry (&watch_number, "Print a line every S seconds until Ctrl-C", "S"),
     { NULL },
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("- memory on one line");
@@ -82,19 +80,13 @@ jmem_cmd_summary (int argc, char **argv)
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
     "70 internal error.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
-    return JMEM_EXIT_USAGE;
-  if (watch != WATCH_UNSET && (watch < 1 || watch > 86400))
-    {
-      g_printerr ("jmem summary: --watch takes 1 to 86400 seconds, not %d\n"
-                  "Try \"jmem summary --help\".\n", watch);
-      return JMEM_EXIT_USAGE;
-    }
+    return view.status;
   sum.options.sysroot = view.sysroot;
   sum.options.top = 1;
   sum.options.allow_interactive = view.allow_interactive;
-  sum.timestamps = watch != WATCH_UNSET;
+  sum.timestamps = watch_number.given;
   sum.options.boot = boot;
-  if (watch == WATCH_UNSET)
+  if (!watch_number.given)
     return summary_sample (0, &sum);
   return jmem_cmd_repeat ((guint) watch, 0, summary_sample, &sum);
 }

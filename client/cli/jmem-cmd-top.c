@@ -3,31 +3,37 @@
 #include "jmem-cmd.h"
 
 #include "jmem-cmd-faces.h"
+#include "jmem-cmd-view.h"
 #include "jmem-sampler.h"
 #include "jmem-top.h"
-
-#include <math.h>
 
 #define DEFAULT_SPEED 10.0
 #define MIN_INTERVAL_S 0.2
 #define MAX_INTERVAL_S 86400.0
+#define SPEED_RANGE "0.01 to 100000 (times real time)"
 
 int
 jmem_cmd_top (int argc, char **argv)
 {
-  double interval = -1.0, speed = -1.0;
+  double interval = 1.0, speed = DEFAULT_SPEED;
   int count = 0;
-  g_autofree char *sysroot = NULL;
   g_autofree char *replay = NULL;
+  JmemCmdNumber interval_number = { "interval", JMEM_CMD_NUMBER_SECONDS, &interval, MIN_INTERVAL_S,
+                                    MAX_INTERVAL_S, "0.2 to 86400 seconds" };
+  JmemCmdNumber count_number = { "count", JMEM_CMD_NUMBER_INT, &count, 0, G_MAXINT,
+                                 "a count of 1 or more (0: until asked)" };
+  JmemCmdNumber speed_number = { "speed", JMEM_CMD_NUMBER_SECONDS, &speed, JMEM_TOP_MIN_SPEED,
+                                 JMEM_TOP_MAX_SPEED, SPEED_RANGE };
   GOptionEntry entries[] = {
-    { "interval", 0, 0, G_OPTION_ARG_DOUBLE, &interval, "Seconds between samples (default 1, at least 0.2)", "S" },
-    { "count", 0, 0, G_OPTION_ARG_INT, &count, "Quit after N samples (default: when asked)", "N" },
+    jmem_cmd_number_entry (&interval_number, "Seconds between samples (default 1, at least 0.2)", "S"),
+    jmem_cmd_number_entry (&count_number, "Quit after N samples (default: when asked)", "N"),
     { "replay", 0, 0, G_OPTION_ARG_FILENAME, &replay, "Play a history written by jmem watch", "FILE" },
-    { "speed", 0, 0, G_OPTION_ARG_DOUBLE, &speed, "With --replay: times real time (default 10)", "X" },
-    { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &sysroot, "Show a tree written by jmem capture", "DIR" },
+    jmem_cmd_number_entry (&speed_number, "With --replay: times real time (default 10)", "X"),
     { NULL },
   };
+  const JmemViewHelp help = { .sysroot = "Show a tree written by jmem capture" };
   g_autoptr(GOptionContext) context = g_option_context_new ("- memory per process, live");
+  g_auto(JmemView) view = { 0 };
   g_autoptr(JmemCmdTopSource) source = NULL;
   g_autoptr(GPtrArray) frames = NULL;
   g_autoptr(GError) error = NULL;
@@ -36,6 +42,8 @@ jmem_cmd_top (int argc, char **argv)
   int status = JMEM_EXIT_OK;
 
   g_option_context_add_main_entries (context, entries, NULL);
+  /* the one --sysroot and its check: an empty name is refused, not the live host */
+  jmem_view_init (&view, context, JMEM_VIEW_SYSROOT, 0, &help);
   g_option_context_set_description (context,
     "Press ? on the screen for the keys (jmem(1) lists them). Where no screen can\n"
     "be drawn (TERM=dumb, not a terminal) it prints a `jmem summary` line per\n"
@@ -43,37 +51,21 @@ jmem_cmd_top (int argc, char **argv)
     "Exit status: 0 ok, 64 usage error, 65 a --replay line is not a snapshot,\n"
     "66 --replay unreadable, 69 no data (an empty or missing --sysroot, an empty\n"
     "history), 70 internal error, 73 the lines cannot be written.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) ||
+      !jmem_cmd_check_name ("replay", replay, "a history written by jmem watch"))
     return JMEM_EXIT_USAGE;
-  if (replay != NULL && (sysroot != NULL || interval >= 0 || count != 0))
+  if (replay != NULL && (view.sysroot != NULL || interval_number.given || count_number.given))
     {
       g_printerr ("jmem top: --replay plays a file and excludes --sysroot, --interval and --count\n");
       return JMEM_EXIT_USAGE;
     }
-  if (replay == NULL && speed >= 0)
+  if (replay == NULL && speed_number.given)
     {
       g_printerr ("jmem top: --speed goes with --replay\n");
       return JMEM_EXIT_USAGE;
     }
-  if (interval < 0)
-    interval = 1.0;
-  if (!isfinite (interval) || interval < MIN_INTERVAL_S || interval > MAX_INTERVAL_S)
-    {
-      g_printerr ("jmem top: --interval takes %g to %g seconds\n", MIN_INTERVAL_S, MAX_INTERVAL_S);
-      return JMEM_EXIT_USAGE;
-    }
-  if (speed < 0)
-    speed = DEFAULT_SPEED;
-  if (!isfinite (speed) || speed < JMEM_TOP_MIN_SPEED || speed > JMEM_TOP_MAX_SPEED)
-    {
-      g_printerr ("jmem top: --speed takes %g to %g\n", JMEM_TOP_MIN_SPEED, JMEM_TOP_MAX_SPEED);
-      return JMEM_EXIT_USAGE;
-    }
-  if (count < 0)
-    {
-      g_printerr ("jmem top: --count takes a count of 1 or more (0: until asked)\n");
-      return JMEM_EXIT_USAGE;
-    }
+  if (!jmem_view_check (&view))
+    return view.status;
 
   options.interval_s = interval;
   options.count = (guint) count;
@@ -89,8 +81,8 @@ jmem_cmd_top (int argc, char **argv)
     }
   else
     {
-      source = jmem_cmd_top_source_new (sysroot, &backend);
-      options.captured = sysroot != NULL;
+      source = jmem_cmd_top_source_new (view.sysroot, &backend);
+      options.captured = view.sysroot != NULL;
     }
 
   if (!jmem_top_run (&options, &backend, &error))

@@ -77,11 +77,12 @@ triage_history (const char *path, gboolean json, guint width)
 int
 jmem_cmd_triage (int argc, char **argv)
 {
-  int tegrastats = JMEM_CMD_TEGRASTATS_UNSET;
+  int tegrastats = 0;
+  JmemCmdNumber tegrastats_number = JMEM_CMD_TEGRASTATS (&tegrastats);
   g_autofree char *history = NULL;
   GOptionEntry entries[] = {
     { "history", 0, 0, G_OPTION_ARG_FILENAME, &history, "Run the rules over time on a history written by jmem watch", "FILE" },
-    { "tegrastats", 0, 0, G_OPTION_ARG_INT, &tegrastats, "Read one tegrastats line for the lfb and GR3D rules (takes that long)", "SECONDS" },
+    jmem_cmd_number_entry (&tegrastats_number, "Read one tegrastats line for the lfb and GR3D rules (takes that long)", "SECONDS"),
     { NULL },
   };
   const JmemViewHelp help = { .json = "Write JSON (" JMEM_SCHEMADIR "/triage.schema.json)" };
@@ -101,9 +102,11 @@ jmem_cmd_triage (int argc, char **argv)
     "64 usage error, 65 no --history line is a jmem snapshot (a damaged line among good\n"
     "ones is skipped with a warning), 66 --history unreadable or not a regular file,\n"
     "69 no data (an empty or missing --sysroot, a history with no line), 70 internal error.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view) ||
-      !jmem_cmd_check_tegrastats (&tegrastats))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) ||
+      !jmem_cmd_check_name ("history", history, "a history written by jmem watch"))
     return JMEM_EXIT_USAGE;
+  if (!jmem_view_check (&view))
+    return view.status;
 
   if (history != NULL)
     {

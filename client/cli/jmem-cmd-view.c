@@ -27,22 +27,29 @@ jmem_view_init (JmemView           *view,
   guint n = 0;
 
   help = help != NULL ? help : &none;
-  *view = (JmemView) { .flags = flags, .default_top = default_top, .top = UNSET, .width = UNSET };
+  *view = (JmemView) {
+    .flags = flags, .default_top = default_top, .top = UNSET, .width = UNSET,
+    .status = JMEM_EXIT_USAGE,
+    .top_number = { "top", JMEM_CMD_NUMBER_INT, &view->top, 0, G_MAXINT, "a count of 0 or more" },
+    .width_number = { "width", JMEM_CMD_NUMBER_INT, &view->width, JMEM_TABLE_MIN_WIDTH,
+                      JMEM_TABLE_MAX_WIDTH, G_STRINGIFY (JMEM_TABLE_MIN_WIDTH) " to "
+                      G_STRINGIFY (JMEM_TABLE_MAX_WIDTH) " columns" },
+  };
   if (flags & JMEM_VIEW_JSON)
     entries[n++] = (GOptionEntry) { "json", 0, 0, G_OPTION_ARG_NONE, &view->json,
                                     or_usual (help->json, "Write JSON"), NULL };
   if (flags & JMEM_VIEW_TOP)
-    entries[n++] = (GOptionEntry) { "top", 0, 0, G_OPTION_ARG_INT, &view->top,
-                                    or_usual (help->top, "Show the N largest processes (default 10)"),
-                                    "N" };
+    entries[n++] = jmem_cmd_number_entry (&view->top_number,
+                                          or_usual (help->top, "Show the N largest processes (default 10)"),
+                                          "N");
   if (flags & JMEM_VIEW_ALL)
     entries[n++] = (GOptionEntry) { "all", 0, 0, G_OPTION_ARG_NONE, &view->all,
                                     or_usual (help->all, "Show every process"), NULL };
   if (flags & JMEM_VIEW_WIDTH)
-    entries[n++] = (GOptionEntry) { "width", 0, 0, G_OPTION_ARG_INT, &view->width,
-                                    or_usual (help->width, "Fit the report to N columns, at least 60 "
-                                              "(default: the terminal's; a pipe gets whole lines)"),
-                                    "N" };
+    entries[n++] = jmem_cmd_number_entry (&view->width_number,
+                                          or_usual (help->width, "Fit the report to N columns, at least 60 "
+                                                    "(default: the terminal's; a pipe gets whole lines)"),
+                                          "N");
   if (flags & JMEM_VIEW_SYSROOT)
     entries[n++] = (GOptionEntry) { "sysroot", 0, 0, G_OPTION_ARG_FILENAME, &view->sysroot,
                                     or_usual (help->sysroot, "Read a tree written by jmem capture"),
@@ -64,9 +71,8 @@ usage_error (const char *what)
 gboolean
 jmem_view_check (JmemView *view)
 {
-  if (view->top != UNSET && (view->top < 0 || view->all))
-    return usage_error ((view->flags & JMEM_VIEW_ALL) ? "--top takes a count of 0 or more and excludes --all"
-                                                      : "--top takes a count of 0 or more");
+  if (view->top != UNSET && view->all)
+    return usage_error ("--top excludes --all");
   view->top_given = view->top != UNSET;
   view->top = view->all ? -1 : view->top != UNSET ? view->top : view->default_top;
 
@@ -74,17 +80,20 @@ jmem_view_check (JmemView *view)
     view->width = 0;
   else if (view->width == UNSET)
     view->width = (int) jmem_table_terminal_width ();
-  else if (view->width < JMEM_TABLE_MIN_WIDTH || view->width > JMEM_TABLE_MAX_WIDTH)
-    {
-      g_autofree char *what = g_strdup_printf ("--width takes %d to %d columns, not %d",
-                                               JMEM_TABLE_MIN_WIDTH, JMEM_TABLE_MAX_WIDTH,
-                                               view->width);
-      return usage_error (what);
-    }
 
   /* an unset variable in a script must not analyse the live system instead */
-  if (view->sysroot != NULL && view->sysroot[0] == '\0')
-    return usage_error ("--sysroot takes a directory written by jmem capture, not an empty name");
+  if (!jmem_cmd_check_name ("sysroot", view->sysroot, "a directory written by jmem capture"))
+    return FALSE;
+  if (view->sysroot != NULL && !g_file_test (view->sysroot, G_FILE_TEST_IS_DIR))
+    {
+      /* as an empty directory says it (jmem_collect_snapshot()) */
+      jmem_cmd_printerr ("%s: --sysroot %s holds no capture: %s (write one with `jmem capture DIR`)",
+                         g_get_prgname (), view->sysroot,
+                         g_file_test (view->sysroot, G_FILE_TEST_EXISTS) ? "it is not a directory"
+                                                                         : "there is no such directory");
+      view->status = JMEM_EXIT_NO_DATA;
+      return FALSE;
+    }
 
   view->allow_interactive = !view->no_ask && isatty (STDIN_FILENO);
   return TRUE;

@@ -6,6 +6,8 @@
 
 #include <glib.h>
 
+#include "jmem-cmd-number.h"
+
 G_BEGIN_DECLS
 
 typedef enum {
@@ -37,6 +39,9 @@ typedef struct {
   gboolean      no_ask;
   char         *sysroot;            /* NULL: the live system */
   gboolean      allow_interactive;  /* checked: polkit may ask (a terminal, no --no-ask-password) */
+  int           status;             /* the exit status when the parse or check failed */
+  JmemCmdNumber top_number;
+  JmemCmdNumber width_number;
 } JmemView;
 
 /* Adds the options @flags names to @context (@help: nullable); @default_top
@@ -48,7 +53,9 @@ void jmem_view_init (JmemView           *view,
                      const JmemViewHelp *help);
 
 /* After parsing: checks the values and settles the defaults; prints what
- * is wrong with a hint and returns FALSE (a usage error) otherwise. */
+ * is wrong with a hint and returns FALSE otherwise, @view's status saying
+ * with what to exit: a usage error, or no data where --sysroot names no
+ * directory (the one message and status of every command). */
 gboolean jmem_view_check (JmemView *view);
 
 void jmem_view_clear (JmemView *view);

@@ -56,9 +56,13 @@ jmem_cmd_watch (int argc, char **argv)
   guint64 max_bytes = JMEM_HISTORY_DEFAULT_MAX_BYTES;
   g_autofree char *max_text = NULL;
   g_autofree char *output = NULL;
+  JmemCmdNumber interval_number = { "interval", JMEM_CMD_NUMBER_INT, &interval, 1, 86400,
+                                    "1 to 86400 seconds" };
+  JmemCmdNumber count_number = { "count", JMEM_CMD_NUMBER_INT, &count, 0, G_MAXINT,
+                                 "a count of 1 or more (0: until stopped)" };
   GOptionEntry entries[] = {
-    { "interval", 0, 0, G_OPTION_ARG_INT, &interval, "Seconds between snapshots (default 5)", "S" },
-    { "count", 0, 0, G_OPTION_ARG_INT, &count, "Stop after N snapshots (default: until Ctrl-C)", "N" },
+    jmem_cmd_number_entry (&interval_number, "Seconds between snapshots (default 5)", "S"),
+    jmem_cmd_number_entry (&count_number, "Stop after N snapshots (default: until Ctrl-C)", "N"),
     { "output", 0, 0, G_OPTION_ARG_FILENAME, &output, "Append to FILE instead of stdout", "FILE" },
     { "max-bytes", 0, 0, G_OPTION_ARG_STRING, &max_text, "Cap FILE at SIZE (64M, 1G or bytes), dropping the oldest lines (default 64M)", "SIZE" },
     { NULL },
@@ -85,25 +89,13 @@ jmem_cmd_watch (int argc, char **argv)
     "--history) sees only the processes each line keeps.\n"
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
     "70 internal error, 73 the output cannot be written.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
+  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) ||
+      !jmem_cmd_check_name ("output", output, "a file (- for stdout)"))
     return JMEM_EXIT_USAGE;
-  if (interval < 1 || interval > 86400)
-    {
-      g_printerr ("jmem watch: --interval takes 1 to 86400 seconds\n");
-      return JMEM_EXIT_USAGE;
-    }
-  if (count < 0)
-    {
-      g_printerr ("jmem watch: --count takes a count of 1 or more (0: until stopped)\n");
-      return JMEM_EXIT_USAGE;
-    }
-  if (!jmem_cmd_parse_size ("max-bytes", max_text, &max_bytes))
+  if (!jmem_view_check (&view))
+    return view.status;
+  if (!jmem_cmd_parse_size ("max-bytes", max_text, JMEM_HISTORY_MIN_MAX_BYTES, &max_bytes))
     return JMEM_EXIT_USAGE;
-  if (max_bytes < JMEM_HISTORY_MIN_MAX_BYTES)
-    {
-      g_printerr ("jmem watch: --max-bytes takes %d bytes or more\n", JMEM_HISTORY_MIN_MAX_BYTES);
-      return JMEM_EXIT_USAGE;
-    }
 
   w.options.sysroot = view.sysroot;
   w.options.top = view.top;

@@ -80,19 +80,21 @@ gboolean jmem_cmd_parse (GOptionContext *context,
                          int             n_operands,
                          const char     *operands);
 
-/* The --tegrastats value before parsing: the option was not given. */
-#define JMEM_CMD_TEGRASTATS_UNSET G_MININT
-
-/* Checks a parsed --tegrastats (an int that started as
- * JMEM_CMD_TEGRASTATS_UNSET): 1 to 3600 seconds, or unset, which becomes 0
- * (do not run tegrastats). Prints why and returns FALSE otherwise. */
-gboolean jmem_cmd_check_tegrastats (int *seconds);
+/* Refuses an empty value of the file or directory option --@option (an
+ * unset variable in a script), which must not fall back to a default or
+ * to the live system: prints "--@option takes @takes, not an empty name"
+ * and returns FALSE: exit with JMEM_EXIT_USAGE. */
+gboolean jmem_cmd_check_name (const char *option,
+                              const char *value,
+                              const char *takes);
 
 /* Reads @text, the value of the size option --@option, into @bytes (left
  * alone when @text is NULL). Prints why and returns FALSE when it is not a
- * size: exit with JMEM_EXIT_USAGE. */
+ * size of @min bytes or more, as a person would type it (no blanks around
+ * it): exit with JMEM_EXIT_USAGE. */
 gboolean jmem_cmd_parse_size (const char *option,
                               const char *text,
+                              guint64     min,
                               guint64    *bytes);
 
 /* Prints the formatted line and a newline on stderr, escaped for a terminal

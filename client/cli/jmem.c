@@ -10,6 +10,7 @@
 #include "jmem-text.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,8 +96,19 @@ wants_help (int argc, char **argv)
   return FALSE;
 }
 
+/* After a --help or --version on stdout: 0, or 73 and why on stderr when
+ * it could not be written (a full disk, a closed stdout). */
+static int
+stdout_status (void)
+{
+  if (fflush (stdout) == 0 && !ferror (stdout))
+    return JMEM_EXIT_OK;
+  g_printerr ("%s: cannot write to standard output: %s\n", g_get_prgname (), g_strerror (errno));
+  return JMEM_EXIT_CANT_CREATE;
+}
+
 /* GLib's help, fitted to the terminal; then exits 0 as GLib would (freed
- * first: exit() runs no cleanup of this frame). */
+ * first: exit() runs no cleanup of this frame), or 73 as stdout_status(). */
 static void
 print_help (GOptionContext *context)
 {
@@ -107,7 +119,7 @@ print_help (GOptionContext *context)
   fputs (fitted, stdout);
   g_free (fitted);
   g_free (help);
-  status = fflush (stdout) == 0 ? JMEM_EXIT_OK : JMEM_EXIT_CANT_CREATE;
+  status = stdout_status ();
   exit (status);
 }
 
@@ -139,16 +151,13 @@ jmem_cmd_parse (GOptionContext *context,
 }
 
 gboolean
-jmem_cmd_check_tegrastats (int *seconds)
+jmem_cmd_check_name (const char *option,
+                     const char *value,
+                     const char *takes)
 {
-  if (*seconds == JMEM_CMD_TEGRASTATS_UNSET)
-    {
-      *seconds = 0;
-      return TRUE;
-    }
-  if (*seconds >= 1 && *seconds <= 3600)
+  if (value == NULL || value[0] != '\0')
     return TRUE;
-  g_printerr ("%s: --tegrastats takes 1 to 3600 seconds, not %d\n", g_get_prgname (), *seconds);
+  g_printerr ("%s: --%s takes %s, not an empty name\n", g_get_prgname (), option, takes);
   g_printerr ("Try \"%s --help\".\n", g_get_prgname ());
   return FALSE;
 }
@@ -156,13 +165,30 @@ jmem_cmd_check_tegrastats (int *seconds)
 gboolean
 jmem_cmd_parse_size (const char *option,
                      const char *text,
+                     guint64     min,
                      guint64    *bytes)
 {
   g_autoptr(GError) error = NULL;
+  guint64 value;
 
-  if (text == NULL || jmem_size_parse (text, bytes, &error))
+  if (text == NULL)
     return TRUE;
-  jmem_cmd_printerr ("%s: --%s: %s", g_get_prgname (), option, error->message);
+  /* blanks around it are a quoting mistake on a command line */
+  if (g_ascii_isspace (text[0]) || (text[0] != '\0' && g_ascii_isspace (text[strlen (text) - 1])))
+    jmem_cmd_printerr ("%s: --%s takes a size without blanks around it, not \"%s\"",
+                       g_get_prgname (), option, text);
+  else if (!jmem_size_parse (text, &value, &error))
+    jmem_cmd_printerr ("%s: --%s: %s", g_get_prgname (), option, error->message);
+  else if (value < min && min == 1)
+    jmem_cmd_printerr ("%s: --%s takes a size above zero, not \"%s\"", g_get_prgname (), option, text);
+  else if (value < min)
+    jmem_cmd_printerr ("%s: --%s takes a size of %" G_GUINT64_FORMAT " bytes or more, not \"%s\"",
+                       g_get_prgname (), option, min, text);
+  else
+    {
+      *bytes = value;
+      return TRUE;
+    }
   g_printerr ("Try \"%s --help\".\n", g_get_prgname ());
   return FALSE;
 }
@@ -225,10 +251,86 @@ usage (FILE *out)
   fputs (fitted, out);
 }
 
+/* How many letters to change, add, remove or swap with the next to make
+ * @a into @b (the optimal string alignment distance). */
+static gsize
+edit_distance (const char *a, const char *b)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  g_autofree gsize *d = g_new (gsize, (la + 1) * (lb + 1));
+
+#define D(i, j) d[(i) * (lb + 1) + (j)]
+  for (gsize i = 0; i <= la; i++)
+    D (i, 0) = i;
+  for (gsize j = 0; j <= lb; j++)
+    D (0, j) = j;
+  for (gsize i = 1; i <= la; i++)
+    for (gsize j = 1; j <= lb; j++)
+      {
+        gsize cost = a[i - 1] == b[j - 1] ? 0 : 1;
+
+        D (i, j) = MIN (MIN (D (i - 1, j) + 1, D (i, j - 1) + 1), D (i - 1, j - 1) + cost);
+        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+          D (i, j) = MIN (D (i, j), D (i - 2, j - 2) + 1);
+      }
+  return D (la, lb);
+#undef D
+}
+
+/* The command @name was probably meant to be: the nearest within two
+ * edits, else the only one it begins; NULL when none is. */
+static const char *
+nearest_command (const char *name)
+{
+  const char *best = NULL, *prefixed = NULL;
+  gsize best_distance = 3;
+  guint n_prefixed = 0;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      gsize distance = edit_distance (name, commands[i].name);
+
+      if (distance < best_distance)
+        {
+          best = commands[i].name;
+          best_distance = distance;
+        }
+      if (name[0] != '\0' && g_str_has_prefix (commands[i].name, name))
+        {
+          prefixed = commands[i].name;
+          n_prefixed++;
+        }
+    }
+  return best != NULL ? best : n_prefixed == 1 ? prefixed : NULL;
+}
+
+/* A closed stdin, stdout or stderr gets a placeholder on which every
+ * write fails, so that no file jmem opens takes its number and receives
+ * what was meant for it; a write to it fails as any other (73, and why). */
+static void
+hold_standard_fds (void)
+{
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
+    {
+      int held;
+
+      if (fcntl (fd, F_GETFD) >= 0 || errno != EBADF)
+        continue;
+      held = open ("/dev/null", fd == STDIN_FILENO ? O_WRONLY : O_RDONLY);
+      if (held >= 0 && held != fd)
+        {
+          dup2 (held, fd);
+          close (held);
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
+  hold_standard_fds ();
   setlocale (LC_ALL, "");
+  g_set_prgname ("jmem");
 
   if (argc < 2)
     {
@@ -238,13 +340,13 @@ main (int argc, char **argv)
   if (g_str_equal (argv[1], "--version"))
     {
       printf ("jmem %s\n", JMEM_VERSION);
-      return JMEM_EXIT_OK;
+      return stdout_status ();
     }
   if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
       g_str_equal (argv[1], "help"))
     {
       usage (stdout);
-      return JMEM_EXIT_OK;
+      return stdout_status ();
     }
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     if (g_str_equal (argv[1], commands[i].name))
@@ -256,8 +358,11 @@ main (int argc, char **argv)
         return commands[i].run (argc - 1, argv + 1);
       }
 
-  jmem_cmd_printerr ("jmem: unknown command \"%s\"", argv[1]);
-  g_printerr ("\n");
-  usage (stderr);
+  /* one line, not the whole usage: the mistake is usually a letter */
+  if (nearest_command (argv[1]) != NULL)
+    jmem_cmd_printerr ("jmem: unknown command \"%s\"; did you mean %s? (jmem --help lists them)",
+                       argv[1], nearest_command (argv[1]));
+  else
+    jmem_cmd_printerr ("jmem: unknown command \"%s\" (jmem --help lists the commands)", argv[1]);
   return JMEM_EXIT_USAGE;
 }

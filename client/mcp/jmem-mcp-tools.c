@@ -283,7 +283,18 @@ run_headroom (Call *call, JsonObject *args, GError **error)
   if (arg_given (args, "need"))
     options.need_kib = (gint64) ((arg_size (args, "need") + 1023) / 1024);
   result = jmem_ops_headroom (&options, error);
-  return result != NULL ? jmem_ops_headroom_json (result) : NULL;
+  if (result == NULL)
+    return NULL;
+  /* "4GB" is read as 4 GiB: said where the other notes are, as the CLI does */
+  if (arg_given (args, "need") &&
+      json_node_get_value_type (json_object_get_member (args, "need")) == G_TYPE_STRING)
+    {
+      char *note = jmem_size_unit_note (json_object_get_string_member (args, "need"));
+
+      if (note != NULL)
+        g_ptr_array_add (result->headroom->notes, note);
+    }
+  return jmem_ops_headroom_json (result);
 }
 
 static const ToolArg snapshot_args[] = {

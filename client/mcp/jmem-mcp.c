@@ -58,6 +58,7 @@ typedef struct {
   GThreadPool    *calls;      /* runs tools/call, one at a time, off the reading thread */
   GMutex          lock;       /* guards what follows */
   gboolean        write_failed;
+  int             write_errno;   /* why it failed, for the one line that says so */
   GHashTable     *running;    /* request key -> Call: tools/call queued or running */
 } Server;
 
@@ -109,7 +110,10 @@ write_locked (Server *server, JsonNode *message)
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
-        server->write_failed = TRUE;
+        {
+          server->write_failed = TRUE;
+          server->write_errno = n < 0 ? errno : EIO;
+        }
       else
         done += (gsize) n;
     }
@@ -657,6 +661,8 @@ jmem_mcp_serve (JmemMcpTools *tools,
     cancel_all (&server);
   g_thread_pool_free (server.calls, FALSE, TRUE);
   failed = server.write_failed;
+  if (failed)
+    g_printerr ("jmem mcp: cannot write to standard output: %s\n", g_strerror (server.write_errno));
   g_hash_table_unref (server.running);
   g_mutex_clear (&server.lock);
   return failed ? JMEM_EXIT_CANT_CREATE : JMEM_EXIT_OK;

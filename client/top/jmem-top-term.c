@@ -24,10 +24,13 @@ static gboolean have_modes;
 static char restore_seq[256];
 static size_t restore_len;
 
+/* These end the view as q does; every other signal that ends a process
+ * (SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1, a fault, a real-time signal...)
+ * restores the terminal and then ends it as it would have. */
 static const int quit_signals[] = { SIGINT, SIGTERM, SIGHUP };
-static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 static struct sigaction old_quit[G_N_ELEMENTS (quit_signals)];
-static struct sigaction old_crash[G_N_ELEMENTS (crash_signals)];
+static struct sigaction old_ending[NSIG];
+static gboolean ending_caught[NSIG];
 static gboolean handlers_installed;
 
 /* Async-signal-safe: write(2) and tcsetattr(3) only. */
@@ -56,19 +59,46 @@ on_quit (int sig)
   jmem_top_term_quit = sig;
 }
 
+static gboolean
+is_fault (int sig)
+{
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP ||
+         sig == SIGSYS;
+}
+
+/* Whether @sig, left to its default action, ends the process and is not
+ * one of the quit signals. */
+static gboolean
+ends_by_default (int sig)
+{
+  switch (sig)
+    {
+    case SIGKILL: case SIGSTOP:  /* cannot be caught */
+    case SIGCHLD: case SIGCONT: case SIGTSTP: case SIGTTIN: case SIGTTOU: case SIGWINCH:
+    case SIGURG:
+      return FALSE;
+    default:
+      break;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (quit_signals); i++)
+    if (quit_signals[i] == sig)
+      return FALSE;
+  return TRUE;
+}
+
 /* The terminal first, then what would have happened anyway: a fault
  * returns to the instruction, which faults again under the handler that
- * was there before (the default, or a sanitizer's); a signal sent by
- * kill() or abort() is raised again. */
+ * was there before (the default, or a sanitizer's); any other signal
+ * (sent by kill(), abort(), a write to a closed pipe, alarm()) is raised
+ * again under it. */
 static void
-on_crash (int sig, siginfo_t *info, void *context)
+on_ending (int sig, siginfo_t *info, void *context)
 {
   restore_now ();
   active = FALSE;
-  for (guint i = 0; i < G_N_ELEMENTS (crash_signals); i++)
-    if (crash_signals[i] == sig)
-      sigaction (sig, &old_crash[i], NULL);
-  if (info == NULL || info->si_code <= 0)
+  if (sig > 0 && sig < NSIG && ending_caught[sig])
+    sigaction (sig, &old_ending[sig], NULL);
+  if (!is_fault (sig) || info == NULL || info->si_code <= 0)
     raise (sig);
 }
 
@@ -89,10 +119,17 @@ install_handlers (void)
 
   memset (&sa, 0, sizeof sa);
   sigemptyset (&sa.sa_mask);
-  sa.sa_sigaction = on_crash;
+  sa.sa_sigaction = on_ending;
   sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-  for (guint i = 0; i < G_N_ELEMENTS (crash_signals); i++)
-    sigaction (crash_signals[i], &sa, &old_crash[i]);
+  for (int sig = 1; sig < NSIG; sig++)
+    {
+      struct sigaction old;
+
+      /* an ignored signal ends nothing; the C library refuses its own */
+      if (!ends_by_default (sig) || sigaction (sig, NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+        continue;
+      ending_caught[sig] = sigaction (sig, &sa, &old_ending[sig]) == 0;
+    }
   handlers_installed = TRUE;
 }
 
@@ -115,8 +152,12 @@ remove_handlers (void)
     return;
   for (guint i = 0; i < G_N_ELEMENTS (quit_signals); i++)
     sigaction (quit_signals[i], &old_quit[i], NULL);
-  for (guint i = 0; i < G_N_ELEMENTS (crash_signals); i++)
-    sigaction (crash_signals[i], &old_crash[i], NULL);
+  for (int sig = 1; sig < NSIG; sig++)
+    if (ending_caught[sig])
+      {
+        sigaction (sig, &old_ending[sig], NULL);
+        ending_caught[sig] = FALSE;
+      }
   handlers_installed = FALSE;
 }
 
