@@ -617,6 +617,43 @@ jmem_write_open_append (JmemWriteDir *dir,
   return -1;
 }
 
+/* ---- a file several writers share --------------------------------------- */
+
+gboolean
+jmem_write_lock_named (JmemWriteDir *dir,
+                       const char   *name,
+                       mode_t        mode,
+                       int          *fd,
+                       GError      **error)
+{
+  g_return_val_if_fail (fd != NULL && *fd >= 0, FALSE);
+
+  for (;;)
+    {
+      int fresh;
+
+      /* Waits for the writer that holds it. Where the file system has no
+       * locks, writers go on uncoordinated, as they did before locks. */
+      while (flock (*fd, LOCK_EX) != 0 && errno == EINTR)
+        ;
+      if (still_named (dir->fd, name, *fd))
+        return TRUE;
+      /* another writer renamed its rewrite over the name, or the file was
+       * removed: what the name holds now is the file to write */
+      fresh = jmem_write_open_append (dir, name, mode, error);
+      if (fresh < 0)
+        return FALSE;
+      close (*fd);
+      *fd = fresh;
+    }
+}
+
+void
+jmem_write_unlock (int fd)
+{
+  flock (fd, LOCK_UN);
+}
+
 /* ---- beneath a directory jmem made -------------------------------------- */
 
 int

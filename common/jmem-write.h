@@ -108,6 +108,28 @@ int jmem_write_open_append (JmemWriteDir *dir,
 guint jmem_write_remove_stale (JmemWriteDir *dir,
                                const char   *name);
 
+/* ---- a file several writers share (a history) ---- */
+
+/* Takes the exclusive lock (flock) of the file open as *@fd, @name's in
+ * @dir as jmem_write_open_append() opened it, waiting for the writer that
+ * holds it. Once locked, when @name no longer names that file (another
+ * writer renamed a rewrite over it, or it was removed), *@fd is closed and
+ * replaced by @name opened anew (created, mode @mode, when missing) and
+ * locked in turn: the caller then holds the lock of the file @name names,
+ * and no other writer appends or renames over it until jmem_write_unlock().
+ * A rewrite made with jmem_write_temp_new() is locked from its creation, so
+ * its descriptor keeps the lock once jmem_write_temp_commit() renamed it.
+ * On failure (@error, the new file could not be opened) *@fd stays open
+ * and locked. */
+gboolean jmem_write_lock_named (JmemWriteDir *dir,
+                                const char   *name,
+                                mode_t        mode,
+                                int          *fd,
+                                GError      **error);
+
+/* Lets the next writer of the file open as @fd take its lock. */
+void jmem_write_unlock (int fd);
+
 /* ---- beneath a directory jmem made itself (a capture) ---- */
 
 /* The directory @name in @dirfd, made mode 0700 when missing and opened

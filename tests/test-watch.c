@@ -222,6 +222,108 @@ test_cap_writer (void)
   g_assert_cmpuint (rewrites_seen, >, 2);
 }
 
+#define N_WRITERS 4
+#define LINES_EACH 60
+
+/* One of the writers of test_concurrent_writers, in a process of its own:
+ * its lines, then, once every writer is that far (@go), its last one. */
+static void G_GNUC_NORETURN
+concurrent_writer (const char *path, guint id, int ready, int go)
+{
+  g_autoptr(JmemHistoryWriter) w = jmem_history_writer_open (path, 8192, NULL);
+  char byte = 0;
+
+  if (w == NULL)
+    _exit (2);
+  for (guint n = 0; n <= LINES_EACH; n++)
+    {
+      g_autofree char *line = g_strdup_printf ("{\"w\": %u, \"n\": %u, \"pad\": \"%0*d\"}", id, n,
+                                               150 + (int) ((id * 7 + n) % 5) * 40, 0);
+
+      if (n == LINES_EACH && (write (ready, "", 1) != 1 || read (go, &byte, 1) != 1))
+        _exit (3);
+      if (!jmem_history_writer_append (w, line, NULL))
+        _exit (4);
+    }
+  _exit (0);
+}
+
+/* Four writers of one capped history, rewriting it in turn: no line any of
+ * them wrote is lost but to the trim of the oldest. Each writer's lines
+ * are there without a gap up to its last one, which all wrote at the end;
+ * with writers that kept appending to a file another's rewrite had
+ * replaced, the file held the lines of one writer only. */
+static void
+test_concurrent_writers (void)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, "concurrent", NULL);
+  g_autofree char *path = g_build_filename (dir, "h.jsonl", NULL);
+  g_autofree char *data = NULL;
+  g_auto(GStrv) lines = NULL;
+  int ready[2], go[2];
+  GPid pids[N_WRITERS];
+  gint next[N_WRITERS];
+  gboolean failed = FALSE;
+  gsize len = 0;
+  char byte;
+
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  g_assert_cmpint (pipe (ready), ==, 0);
+  g_assert_cmpint (pipe (go), ==, 0);
+  for (guint i = 0; i < N_WRITERS; i++)
+    {
+      pids[i] = fork ();
+      g_assert_cmpint (pids[i], >=, 0);
+      if (pids[i] == 0)
+        {
+          /* a test that failed meanwhile ends the writer at its read */
+          close (ready[0]);
+          close (go[1]);
+          concurrent_writer (path, i, ready[1], go[0]);
+        }
+    }
+  for (guint i = 0; i < N_WRITERS && !failed; i++)
+    failed = read (ready[0], &byte, 1) != 1;
+  for (guint i = 0; i < N_WRITERS; i++)
+    failed |= write (go[1], "", 1) != 1;
+  for (guint i = 0; i < N_WRITERS; i++)
+    {
+      int status = 0;
+
+      g_assert_cmpint (waitpid (pids[i], &status, 0), ==, pids[i]);
+      g_assert_true (WIFEXITED (status));
+      g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+    }
+  close (ready[0]);
+  close (ready[1]);
+  close (go[0]);
+  close (go[1]);
+  g_assert_false (failed);
+
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  g_assert_cmpuint (len, <=, 8192);
+  g_assert_cmpint (data[len - 1], ==, '\n');
+  data[len - 1] = '\0';
+  lines = g_strsplit (data, "\n", -1);
+  for (guint i = 0; i < N_WRITERS; i++)
+    next[i] = -1;
+  for (guint k = 0; lines[k] != NULL; k++)
+    {
+      guint id, n;
+
+      g_assert_cmpint (sscanf (lines[k], "{\"w\": %u, \"n\": %u,", &id, &n), ==, 2);
+      g_assert_cmpuint (id, <, N_WRITERS);
+      /* a writer's lines in its order, none missing after its first kept */
+      if (next[id] >= 0)
+        g_assert_cmpuint (n, ==, (guint) next[id]);
+      next[id] = (gint) n + 1;
+    }
+  for (guint i = 0; i < N_WRITERS; i++)
+    g_assert_cmpint (next[i], ==, LINES_EACH + 1);
+  /* no writer's rewrite left behind */
+  g_assert_cmpuint (count_entries (dir), ==, 1);
+}
+
 /* A line above the cap is kept alone rather than lost. */
 static void
 test_cap_huge_line (void)
@@ -595,6 +697,7 @@ main (int argc, char **argv)
   g_test_add_func ("/watch/sigterm", test_sigterm);
   g_test_add_func ("/watch/cap-writer", test_cap_writer);
   g_test_add_func ("/watch/cap-huge-line", test_cap_huge_line);
+  g_test_add_func ("/watch/concurrent-writers", test_concurrent_writers);
   g_test_add_func ("/watch/cap-command", test_cap_command);
   g_test_add_func ("/watch/torn-tail", test_torn_tail);
   g_test_add_func ("/watch/refusals", test_refusals);
