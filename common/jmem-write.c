@@ -545,8 +545,9 @@ check_existing (const struct stat *st, const char *path, GError **error)
   if ((st->st_mode & (S_ISUID | S_ISGID | S_IWGRP | S_IWOTH)) != 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
-                   "%s has mode %04o (set-id, or writable by others): root continues only a "
-                   "file that only root can write; move it aside, or run chmod 0600 on it",
+                   "%s has mode %04o (set-id, or writable by its group or by others): root "
+                   "continues only a file that only root can write; move it aside, or run "
+                   "chmod 0600 on it",
                    path, (guint) (st->st_mode & 07777));
       return FALSE;
     }

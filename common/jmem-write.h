@@ -14,8 +14,8 @@
  * As root (or, with JMEM_WRITE_DIR_PRIVATE, for anyone) a directory that
  * another user owns or can write is refused, as is an existing file that
  * another user owns, that has another name (a hard link) or whose mode lets
- * others write it or carries set-id bits: whoever could change them could
- * make root write where they choose. A sticky directory (/tmp) is taken
+ * its group or others write it or carries set-id bits: whoever could change
+ * them could make root write where they choose. A sticky directory (/tmp) is taken
  * unless private: there nobody else can rename or remove root's files. */
 #pragma once
 
