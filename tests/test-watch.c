@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -220,6 +221,122 @@ test_cap_writer (void)
       g_assert_cmpuint (count_entries (dir), ==, 1);
     }
   g_assert_cmpuint (rewrites_seen, >, 2);
+}
+
+/* The bus daemon and watch end with the test, even one that failed. */
+static void
+die_with_test (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+
+static guint
+count_lines (const char *path)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  guint n = 0;
+
+  if (g_file_get_contents (path, &data, &len, NULL))
+    for (gsize i = 0; i < len; i++)
+      n += data[i] == '\n';
+  return n;
+}
+
+#define FROZEN_SAMPLES 9
+
+/* The system bus freezes mid-run (its daemon stopped): the sample that
+ * finds it waits for the deadline (5 s for the service states), and the
+ * samples after it, within 30 s, do not wait for it again. Waiting at each
+ * of the 7 or more samples after the freeze takes 35 s at least. */
+static void
+test_frozen_bus (void)
+{
+  g_autofree char *dbus_daemon = g_find_program_in_path ("dbus-daemon");
+  g_autofree char *base = g_build_filename (tmpdir, "frozen-bus", NULL);
+  g_autofree char *listen = g_strdup_printf ("--address=unix:path=%s/bus", base);
+  g_autofree char *path = temp_path ("frozen.jsonl");
+  g_autofree char *count = g_strdup_printf ("%d", FROZEN_SAMPLES);
+  g_autofree char *address = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) bus = NULL;
+  g_autoptr(GSubprocess) watch = NULL;
+  g_autoptr(GDataInputStream) in = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) last = NULL;
+  g_auto(GStrv) lines = NULL;
+  JsonArray *warnings;
+  gboolean said = FALSE;
+  gint64 frozen_at = 0;
+  double seconds;
+  guint before = 0;
+
+  if (dbus_daemon == NULL)
+    {
+      g_test_skip ("dbus-daemon is not installed");
+      return;
+    }
+  g_assert_cmpint (g_mkdir (base, 0700), ==, 0);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  g_subprocess_launcher_set_child_setup (launcher, die_with_test, NULL, NULL);
+  bus = g_subprocess_launcher_spawn (launcher, &error, dbus_daemon, "--session", "--nofork",
+                                     "--print-address=1", listen, NULL);
+  g_assert_no_error (error);
+  in = g_data_input_stream_new (g_subprocess_get_stdout_pipe (bus));
+  address = g_data_input_stream_read_line (in, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (address);
+
+  g_clear_object (&launcher);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  g_subprocess_launcher_set_child_setup (launcher, die_with_test, NULL, NULL);
+  g_subprocess_launcher_setenv (launcher, "DBUS_SYSTEM_BUS_ADDRESS", address, TRUE);
+  /* live: the bus is asked for the service states at every sample */
+  watch = g_subprocess_launcher_spawn (launcher, &error, "timeout", "120", jmem_exe, "watch",
+                                       "--interval", "1", "--count", count, "--top", "1",
+                                       "--no-ask-password", "--output", path, NULL);
+  g_assert_no_error (error);
+  for (guint tries = 0; tries < 1200 && before == 0; tries++)
+    {
+      before = count_lines (path);
+      if (before == 0)
+        g_usleep (100 * 1000);
+    }
+  if (before > 0)
+    {
+      g_subprocess_send_signal (bus, SIGSTOP);
+      frozen_at = g_get_monotonic_time ();
+    }
+  g_subprocess_wait (watch, NULL, &error);
+  seconds = (g_get_monotonic_time () - frozen_at) / 1e6;
+  /* the bus as it was, then gone: SIGTERM removes its socket */
+  g_subprocess_send_signal (bus, SIGCONT);
+  g_subprocess_send_signal (bus, SIGTERM);
+  g_subprocess_wait (bus, NULL, NULL);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (before, >=, 1);
+  g_assert_true (g_subprocess_get_if_exited (watch));
+  g_assert_cmpint (g_subprocess_get_exit_status (watch), ==, 0);
+  g_test_message ("%u samples after the bus froze took %.1f s", FROZEN_SAMPLES - before, seconds);
+  g_assert_cmpuint (before, <=, 2);
+  g_assert_cmpfloat (seconds, <, 30);
+  lines = history_lines (path);
+  g_assert_cmpuint (g_strv_length (lines), ==, FROZEN_SAMPLES);
+  /* the last sample says why the service states are missing */
+  last = json_from_string (lines[FROZEN_SAMPLES - 1], &error);
+  g_assert_no_error (error);
+  warnings = json_object_get_array_member (json_node_get_object (last), "warnings");
+  for (guint i = 0; i < json_array_get_length (warnings); i++)
+    {
+      JsonObject *w = json_array_get_object_element (warnings, i);
+
+      said |= g_str_equal (json_object_get_string_member (w, "source"), "services") &&
+              strstr (json_object_get_string_member (w, "message"),
+                      "the system bus did not answer within 5 s") != NULL;
+    }
+  g_assert_true (said);
+  g_rmdir (base);
 }
 
 #define N_WRITERS 4
@@ -698,6 +815,7 @@ main (int argc, char **argv)
   g_test_add_func ("/watch/cap-writer", test_cap_writer);
   g_test_add_func ("/watch/cap-huge-line", test_cap_huge_line);
   g_test_add_func ("/watch/concurrent-writers", test_concurrent_writers);
+  g_test_add_func ("/watch/frozen-bus", test_frozen_bus);
   g_test_add_func ("/watch/cap-command", test_cap_command);
   g_test_add_func ("/watch/torn-tail", test_torn_tail);
   g_test_add_func ("/watch/refusals", test_refusals);
