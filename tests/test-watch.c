@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem watch and jmem summary through the built jmem on fixture trees: the
  * lines written (each a schema-valid snapshot), the cap and its atomic
- * rewrite, a clean end on SIGINT and SIGTERM, a torn last line repaired, and
- * the summary's numbers and escaping. */
+ * rewrite, several writers of one history, a clean end on SIGINT and
+ * SIGTERM, a torn last line repaired, a system bus frozen mid-run (live),
+ * and the summary's numbers and escaping. */
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <signal.h>
