@@ -5,7 +5,6 @@
 #include <gio/gunixsocketaddress.h>
 #include <glib/gstdio.h>
 #include <signal.h>
-#include <sys/prctl.h>
 
 #include "jmem-advice.h"
 #include "jmem-client-error.h"
@@ -14,6 +13,7 @@
 #include "jmem-helper-client.h"
 #include "jmem-names.h"
 #include "jmem-system-bus.h"
+#include "jmem-test.h"
 
 static GError *
 remote (const char *name,
@@ -208,36 +208,20 @@ test_bus_frozen (void)
   g_rmdir (dir);
 }
 
-static void
-die_with_test (gpointer data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
-}
-
 /* The body of test_bus_frozen_after_connect, in a process of its own: the
  * bus's frozen state is the process's. */
 static void
 bus_frozen_after_connect (void)
 {
   g_autofree char *dir = g_dir_make_tmp ("jmem-frozen-bus-XXXXXX", NULL);
-  g_autofree char *listen = g_strdup_printf ("--address=unix:path=%s/bus", dir);
   g_autofree char *address = NULL;
-  g_autoptr(GSubprocessLauncher) launcher =
-    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
-  g_autoptr(GSubprocess) daemon = NULL;
-  g_autoptr(GDataInputStream) in = NULL;
+  g_autoptr(GSubprocess) daemon = jmem_test_bus_start (dir, &address);
   g_autoptr(GDBusConnection) bus = NULL;
   g_autoptr(GError) error = NULL;
   JmemHelperCallOptions options = { FALSE, 2000 };
   double seconds[2];
 
-  g_subprocess_launcher_set_child_setup (launcher, die_with_test, NULL, NULL);
-  daemon = g_subprocess_launcher_spawn (launcher, &error, "dbus-daemon", "--session", "--nofork",
-                                        "--print-address=1", listen, NULL);
-  g_assert_no_error (error);
-  in = g_data_input_stream_new (g_subprocess_get_stdout_pipe (daemon));
-  address = g_data_input_stream_read_line (in, NULL, NULL, &error);
-  g_assert_no_error (error);
+  g_assert_nonnull (daemon);
   g_setenv ("DBUS_SYSTEM_BUS_ADDRESS", address, TRUE);
   bus = jmem_system_bus_get (JMEM_SYSTEM_BUS_TIMEOUT_MS, &error);
   g_assert_no_error (error);

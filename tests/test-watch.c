@@ -8,7 +8,6 @@
 #include <json-glib/json-glib.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -115,6 +114,19 @@ test_count_stdout (void)
                    json_object_get_int_member (json_object_get_object_member (json_node_get_object (node), "processes"), "total"));
 }
 
+static guint
+count_lines (const char *path)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  guint n = 0;
+
+  if (g_file_get_contents (path, &data, &len, NULL))
+    for (gsize i = 0; i < len; i++)
+      n += data[i] == '\n';
+  return n;
+}
+
 /* jmem watch until stopped by @signum: it ends with status 0 and a file of
  * whole lines. */
 static void
@@ -130,19 +142,8 @@ stop_with (int signum)
   g_assert_true (g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
                                 &pid, &error));
   g_assert_no_error (error);
-  for (guint tries = 0; tries < 300; tries++)
-    {
-      g_autofree char *data = NULL;
-      gsize len = 0;
-      guint n = 0;
-
-      if (g_file_get_contents (path, &data, &len, NULL))
-        for (gsize i = 0; i < len; i++)
-          n += data[i] == '\n';
-      if (n >= 2)
-        break;
-      g_usleep (100 * 1000);
-    }
+  for (guint tries = 0; tries < 300 && count_lines (path) < 2; tries++)
+    g_usleep (100 * 1000);
   g_assert_cmpint (kill (pid, signum), ==, 0);
   g_assert_cmpint (waitpid (pid, &wait_status, 0), ==, pid);
   g_spawn_close_pid (pid);
@@ -224,26 +225,6 @@ test_cap_writer (void)
   g_assert_cmpuint (rewrites_seen, >, 2);
 }
 
-/* The bus daemon and watch end with the test, even one that failed. */
-static void
-die_with_test (gpointer data)
-{
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
-}
-
-static guint
-count_lines (const char *path)
-{
-  g_autofree char *data = NULL;
-  gsize len = 0;
-  guint n = 0;
-
-  if (g_file_get_contents (path, &data, &len, NULL))
-    for (gsize i = 0; i < len; i++)
-      n += data[i] == '\n';
-  return n;
-}
-
 #define FROZEN_SAMPLES 9
 
 /* The system bus freezes mid-run (its daemon stopped): the sample that
@@ -253,16 +234,13 @@ count_lines (const char *path)
 static void
 test_frozen_bus (void)
 {
-  g_autofree char *dbus_daemon = g_find_program_in_path ("dbus-daemon");
   g_autofree char *base = g_build_filename (tmpdir, "frozen-bus", NULL);
-  g_autofree char *listen = g_strdup_printf ("--address=unix:path=%s/bus", base);
   g_autofree char *path = temp_path ("frozen.jsonl");
   g_autofree char *count = g_strdup_printf ("%d", FROZEN_SAMPLES);
   g_autofree char *address = NULL;
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GSubprocess) bus = NULL;
   g_autoptr(GSubprocess) watch = NULL;
-  g_autoptr(GDataInputStream) in = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) last = NULL;
   g_auto(GStrv) lines = NULL;
@@ -272,25 +250,15 @@ test_frozen_bus (void)
   double seconds;
   guint before = 0;
 
-  if (dbus_daemon == NULL)
+  g_assert_cmpint (g_mkdir (base, 0700), ==, 0);
+  bus = jmem_test_bus_start (base, &address);
+  if (bus == NULL)
     {
       g_test_skip ("dbus-daemon is not installed");
       return;
     }
-  g_assert_cmpint (g_mkdir (base, 0700), ==, 0);
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
-  g_subprocess_launcher_set_child_setup (launcher, die_with_test, NULL, NULL);
-  bus = g_subprocess_launcher_spawn (launcher, &error, dbus_daemon, "--session", "--nofork",
-                                     "--print-address=1", listen, NULL);
-  g_assert_no_error (error);
-  in = g_data_input_stream_new (g_subprocess_get_stdout_pipe (bus));
-  address = g_data_input_stream_read_line (in, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (address);
-
-  g_clear_object (&launcher);
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_SILENCE);
-  g_subprocess_launcher_set_child_setup (launcher, die_with_test, NULL, NULL);
+  g_subprocess_launcher_set_child_setup (launcher, jmem_test_die_with_test, NULL, NULL);
   g_subprocess_launcher_setenv (launcher, "DBUS_SYSTEM_BUS_ADDRESS", address, TRUE);
   /* live: the bus is asked for the service states at every sample */
   watch = g_subprocess_launcher_spawn (launcher, &error, "timeout", "120", jmem_exe, "watch",

@@ -29,9 +29,10 @@ on_bus_id (GObject *source, GAsyncResult *res, gpointer user_data)
 {
   Replies *r = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) id = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res, &error);
+  GVariant *id = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res, &error);
 
   r->bus_silent = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
+  g_clear_pointer (&id, g_variant_unref);
   r->pending--;
 }
 
