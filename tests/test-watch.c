@@ -311,28 +311,33 @@ test_frozen_bus (void)
 #define N_WRITERS 4
 #define LINES_EACH 60
 
-/* One of the writers of test_concurrent_writers, in a process of its own:
- * its lines, then, once every writer is that far (@go), its last one. */
-static void G_GNUC_NORETURN
-concurrent_writer (const char *path, guint id, int ready, int go)
+/* One of the writers of test_concurrent_writers: this program started
+ * again as `--history-writer PATH ID` (a process of its own, exec'd, as
+ * two jmem watch are). Its lines; then, once it says so on stdout and
+ * stdin answers (every writer is that far), its last one. */
+static int
+concurrent_writer (const char *path, const char *id_text)
 {
   g_autoptr(JmemHistoryWriter) w = jmem_history_writer_open (path, 8192, NULL);
+  guint id = (guint) g_ascii_strtoull (id_text, NULL, 10);
   char byte = 0;
 
   if (w == NULL)
-    _exit (2);
+    return 2;
   for (guint n = 0; n <= LINES_EACH; n++)
     {
       g_autofree char *line = g_strdup_printf ("{\"w\": %u, \"n\": %u, \"pad\": \"%0*d\"}", id, n,
                                                150 + (int) ((id * 7 + n) % 5) * 40, 0);
 
-      if (n == LINES_EACH && (write (ready, "", 1) != 1 || read (go, &byte, 1) != 1))
-        _exit (3);
+      if (n == LINES_EACH && (write (STDOUT_FILENO, "", 1) != 1 || read (STDIN_FILENO, &byte, 1) != 1))
+        return 3;
       if (!jmem_history_writer_append (w, line, NULL))
-        _exit (4);
+        return 4;
     }
-  _exit (0);
+  return 0;
 }
+
+static const char *test_exe;
 
 /* Four writers of one capped history, rewriting it in turn: no line any of
  * them wrote is lost but to the trim of the oldest. Each writer's lines
@@ -346,44 +351,45 @@ test_concurrent_writers (void)
   g_autofree char *path = g_build_filename (dir, "h.jsonl", NULL);
   g_autofree char *data = NULL;
   g_auto(GStrv) lines = NULL;
-  int ready[2], go[2];
   GPid pids[N_WRITERS];
+  int to[N_WRITERS], from[N_WRITERS];
   gint next[N_WRITERS];
   gboolean failed = FALSE;
   gsize len = 0;
   char byte;
 
   g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
-  g_assert_cmpint (pipe (ready), ==, 0);
-  g_assert_cmpint (pipe (go), ==, 0);
   for (guint i = 0; i < N_WRITERS; i++)
     {
-      pids[i] = fork ();
-      g_assert_cmpint (pids[i], >=, 0);
-      if (pids[i] == 0)
-        {
-          /* a test that failed meanwhile ends the writer at its read */
-          close (ready[0]);
-          close (go[1]);
-          concurrent_writer (path, i, ready[1], go[0]);
-        }
+      g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(GError) error = NULL;
+
+      jmem_test_add_program (argv, test_exe);
+      g_ptr_array_add (argv, g_strdup ("--history-writer"));
+      g_ptr_array_add (argv, g_strdup (path));
+      g_ptr_array_add (argv, g_strdup_printf ("%u", i));
+      g_ptr_array_add (argv, NULL);
+      /* a test that fails meanwhile ends the writers with it */
+      g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv->pdata, NULL,
+                                               G_SPAWN_DO_NOT_REAP_CHILD, jmem_test_die_with_test,
+                                               NULL, &pids[i], &to[i], &from[i], NULL, &error));
+      g_assert_no_error (error);
     }
-  for (guint i = 0; i < N_WRITERS && !failed; i++)
-    failed = read (ready[0], &byte, 1) != 1;
   for (guint i = 0; i < N_WRITERS; i++)
-    failed |= write (go[1], "", 1) != 1;
+    failed |= read (from[i], &byte, 1) != 1;
+  for (guint i = 0; i < N_WRITERS; i++)
+    failed |= write (to[i], "", 1) != 1;
   for (guint i = 0; i < N_WRITERS; i++)
     {
       int status = 0;
 
       g_assert_cmpint (waitpid (pids[i], &status, 0), ==, pids[i]);
+      g_spawn_close_pid (pids[i]);
+      close (to[i]);
+      close (from[i]);
       g_assert_true (WIFEXITED (status));
       g_assert_cmpint (WEXITSTATUS (status), ==, 0);
     }
-  close (ready[0]);
-  close (ready[1]);
-  close (go[0]);
-  close (go[1]);
   g_assert_false (failed);
 
   g_assert_true (g_file_get_contents (path, &data, &len, NULL));
@@ -770,6 +776,9 @@ main (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   int rc;
 
+  if (argc == 4 && g_str_equal (argv[1], "--history-writer"))
+    return concurrent_writer (argv[2], argv[3]);
+  test_exe = argv[0];
   g_test_init (&argc, &argv, NULL);
   jmem_exe = g_getenv ("JMEM_EXE");
   g_assert_nonnull (jmem_exe);
