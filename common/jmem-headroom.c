@@ -154,6 +154,9 @@ known (gint64 kib)
 
 /* ---- now: what an allocation gets without the kernel reclaiming ---- */
 
+#define RESERVE_UNREAD "/proc/sys/vm/min_free_kbytes was not read: the kernel's reserve is " \
+                       "not taken off, so allocatable now is an upper bound"
+
 static void
 now_terms (JmemHeadroom *h, const JmemHeadroomInput *in)
 {
@@ -161,8 +164,23 @@ now_terms (JmemHeadroom *h, const JmemHeadroomInput *in)
   gint64 free_kib = bucket (in, JMEM_BUCKET_FREE);
   gint64 pool = bucket (in, JMEM_BUCKET_NVMAP_POOL);
 
-  set_term (h, JMEM_HEADROOM_TERM_FREE, free_kib, "meminfo", "MemFree",
-            free_kib < 0 ? g_strdup ("MemFree is absent: nothing can be said") : NULL);
+  /* a meminfo that contradicts itself (a broken capture, a kernel bug)
+   * never makes the board larger than it is */
+  if (free_kib > a->mem_total_kib)
+    {
+      g_autofree char *free_text = jmem_text_size (free_kib);
+      g_autofree char *total_text = jmem_text_size (a->mem_total_kib);
+
+      add_line (h->notes, "MemFree (%s) is above MemTotal (%s): /proc/meminfo contradicts "
+                "itself; free memory is counted as MemTotal, and no figure here passes it",
+                free_text, total_text);
+      set_term (h, JMEM_HEADROOM_TERM_FREE, a->mem_total_kib, "meminfo", "MemTotal",
+                g_strdup_printf ("MemFree (%s) is above MemTotal: counted as MemTotal", free_text));
+      free_kib = a->mem_total_kib;
+    }
+  else
+    set_term (h, JMEM_HEADROOM_TERM_FREE, free_kib, "meminfo", "MemFree",
+              free_kib < 0 ? g_strdup ("MemFree is absent: nothing can be said") : NULL);
 
   h->terms[JMEM_HEADROOM_TERM_CMA_FREE].subtract = TRUE;
   if (a->cma_total_kib < 0)
@@ -180,9 +198,11 @@ now_terms (JmemHeadroom *h, const JmemHeadroomInput *in)
               g_strdup ("below the min watermark only the kernel's own emergencies are served; "
                         "an allocation there waits for reclaim (mm/page_alloc.c)"));
   else
-    set_term (h, JMEM_HEADROOM_TERM_RESERVE, -1, "sysctl", "vm.min_free_kbytes",
-              g_strdup ("/proc/sys/vm/min_free_kbytes was not read: the reserve is not taken "
-                        "off, so allocatable now is an upper bound"));
+    {
+      set_term (h, JMEM_HEADROOM_TERM_RESERVE, -1, "sysctl", "vm.min_free_kbytes",
+                g_strdup (RESERVE_UNREAD));
+      add_line (h->notes, RESERVE_UNREAD);
+    }
 
   if (pool >= 0)
     set_term (h, JMEM_HEADROOM_TERM_NVMAP_POOL, pool, in->accounting->buckets[JMEM_BUCKET_NVMAP_POOL].source,
@@ -311,6 +331,21 @@ reclaim_terms (JmemHeadroom *h, const JmemHeadroomInput *in)
   if (h->allocatable_now_kib >= 0)
     h->allocatable_after_reclaim_kib = h->allocatable_now_kib + h->drop_caches_kib +
                                        known (h->terms[JMEM_HEADROOM_TERM_SWAP].kib);
+}
+
+/* No allocation gets more than the RAM: terms that overlap where meminfo
+ * contradicts itself are cut to MemTotal, and said. */
+static void
+within_total (JmemHeadroom *h, const JmemHeadroomInput *in)
+{
+  gint64 total = in->accounting->mem_total_kib;
+
+  if (h->allocatable_after_reclaim_kib <= total)
+    return;
+  h->allocatable_now_kib = MIN (h->allocatable_now_kib, total);
+  h->allocatable_after_reclaim_kib = total;
+  add_line (h->notes, "the terms add up to more than MemTotal: allocatable now and after "
+            "reclaim are counted as MemTotal at most");
 }
 
 /* ---- buddyinfo: contiguous free blocks ---- */
@@ -661,6 +696,7 @@ jmem_headroom_compute (const JmemHeadroomInput *in)
 
   now_terms (h, in);
   reclaim_terms (h, in);
+  within_total (h, in);
   app_note (h, in);
   holders (h, in);
   verdict (h, in);

@@ -59,9 +59,13 @@ static gboolean
 drop_torn_tail (JmemHistoryWriter *w, GError **error)
 {
   g_autofree char *data = NULL;
+  char last;
   gsize keep;
 
   if (w->size == 0)
+    return TRUE;
+  /* the whole file is read only when its last byte says it is torn */
+  if (pread (w->fd, &last, 1, (off_t) w->size - 1) == 1 && last == '\n')
     return TRUE;
   data = g_malloc (w->size);
   if (!read_all_at (w->fd, data, w->size))
@@ -76,6 +80,23 @@ drop_torn_tail (JmemHistoryWriter *w, GError **error)
   return TRUE;
 }
 
+/* The lock of the file the path names now, whichever writer last renamed a
+ * rewrite over it, and that file's size: appends and rewrites by several
+ * writers of one history then follow each other, none into a replaced
+ * file. Released by jmem_write_unlock (w->fd). */
+static gboolean
+lock_current (JmemHistoryWriter *w, GError **error)
+{
+  struct stat st;
+
+  if (!jmem_write_lock_named (w->dir, w->name, HISTORY_MODE, &w->fd, error))
+    return FALSE;
+  if (fstat (w->fd, &st) != 0)
+    return set_errno_error (error, errno, w->path, "stat");
+  w->size = (guint64) st.st_size;
+  return drop_torn_tail (w, error);
+}
+
 JmemHistoryWriter *
 jmem_history_writer_open (const char *path,
                           guint64     max_bytes,
@@ -83,7 +104,7 @@ jmem_history_writer_open (const char *path,
 {
   g_autoptr(JmemHistoryWriter) w = g_new0 (JmemHistoryWriter, 1);
   g_autoptr(GError) local = NULL;
-  struct stat st;
+  gboolean ok;
 
   w->path = g_strdup (path);
   w->fd = -1;
@@ -103,13 +124,9 @@ jmem_history_writer_open (const char *path,
         g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
-  if (fstat (w->fd, &st) != 0)
-    {
-      set_errno_error (error, errno, path, "stat");
-      return NULL;
-    }
-  w->size = (guint64) st.st_size;
-  if (!drop_torn_tail (w, error))
+  ok = lock_current (w, error);
+  jmem_write_unlock (w->fd);
+  if (!ok)
     return NULL;
   return g_steal_pointer (&w);
 }
@@ -160,16 +177,12 @@ rewrite (JmemHistoryWriter *w, const char *line, gsize line_len, GError **error)
   return TRUE;
 }
 
-gboolean
-jmem_history_writer_append (JmemHistoryWriter *w,
-                            const char        *line,
-                            GError           **error)
+static gboolean
+append_locked (JmemHistoryWriter *w, const char *line, GError **error)
 {
   gsize len = strlen (line);
   g_autofree char *with_newline = NULL;
   gssize written = 0;
-
-  g_return_val_if_fail (strchr (line, '\n') == NULL, FALSE);
 
   if (w->size + len + 1 > w->max_bytes)
     return rewrite (w, line, len, error);
@@ -201,6 +214,21 @@ jmem_history_writer_append (JmemHistoryWriter *w,
     }
   w->size += len + 1;
   return TRUE;
+}
+
+gboolean
+jmem_history_writer_append (JmemHistoryWriter *w,
+                            const char        *line,
+                            GError           **error)
+{
+  gboolean ok;
+
+  g_return_val_if_fail (strchr (line, '\n') == NULL, FALSE);
+
+  ok = lock_current (w, error) && append_locked (w, line, error);
+  /* a rewrite's descriptor, renamed into place, holds the lock too */
+  jmem_write_unlock (w->fd);
+  return ok;
 }
 
 void

@@ -38,7 +38,12 @@ JmemHistoryWriter *jmem_history_writer_open (const char *path,
  * JMEM_HISTORY_REWRITE_PERCENT of the cap, the new line included) into a
  * temporary file in the same directory (mode 0600, never the old file's),
  * synced and renamed over it: a reader sees the old file or the new one,
- * never a torn line. A line larger than the cap alone is kept alone. */
+ * never a torn line. A line larger than the cap alone is kept alone.
+ * Several writers of one history (two `jmem watch --output` of one file)
+ * take turns: each holds the file's lock (flock) across its append or
+ * rewrite, and a writer whose file another's rewrite replaced, or that was
+ * removed, writes to the file the path names now, so no line a writer
+ * appended is lost but to the cap's trim of the oldest. */
 gboolean jmem_history_writer_append (JmemHistoryWriter *writer,
                                      const char        *line,
                                      GError           **error);

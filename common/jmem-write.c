@@ -545,8 +545,9 @@ check_existing (const struct stat *st, const char *path, GError **error)
   if ((st->st_mode & (S_ISUID | S_ISGID | S_IWGRP | S_IWOTH)) != 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
-                   "%s has mode %04o (set-id, or writable by others): root continues only a "
-                   "file that only root can write; move it aside, or run chmod 0600 on it",
+                   "%s has mode %04o (set-id, or writable by its group or by others): root "
+                   "continues only a file that only root can write; move it aside, or run "
+                   "chmod 0600 on it",
                    path, (guint) (st->st_mode & 07777));
       return FALSE;
     }
@@ -615,6 +616,43 @@ jmem_write_open_append (JmemWriteDir *dir,
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY,
                "Cannot open %s: it changed while being opened; try again", path);
   return -1;
+}
+
+/* ---- a file several writers share --------------------------------------- */
+
+gboolean
+jmem_write_lock_named (JmemWriteDir *dir,
+                       const char   *name,
+                       mode_t        mode,
+                       int          *fd,
+                       GError      **error)
+{
+  g_return_val_if_fail (fd != NULL && *fd >= 0, FALSE);
+
+  for (;;)
+    {
+      int fresh;
+
+      /* Waits for the writer that holds it. Where the file system has no
+       * locks, writers go on uncoordinated, as they did before locks. */
+      while (flock (*fd, LOCK_EX) != 0 && errno == EINTR)
+        ;
+      if (still_named (dir->fd, name, *fd))
+        return TRUE;
+      /* another writer renamed its rewrite over the name, or the file was
+       * removed: what the name holds now is the file to write */
+      fresh = jmem_write_open_append (dir, name, mode, error);
+      if (fresh < 0)
+        return FALSE;
+      close (*fd);
+      *fd = fresh;
+    }
+}
+
+void
+jmem_write_unlock (int fd)
+{
+  flock (fd, LOCK_UN);
 }
 
 /* ---- beneath a directory jmem made -------------------------------------- */

@@ -14,8 +14,8 @@
  * As root (or, with JMEM_WRITE_DIR_PRIVATE, for anyone) a directory that
  * another user owns or can write is refused, as is an existing file that
  * another user owns, that has another name (a hard link) or whose mode lets
- * others write it or carries set-id bits: whoever could change them could
- * make root write where they choose. A sticky directory (/tmp) is taken
+ * its group or others write it or carries set-id bits: whoever could change
+ * them could make root write where they choose. A sticky directory (/tmp) is taken
  * unless private: there nobody else can rename or remove root's files. */
 #pragma once
 
@@ -107,6 +107,28 @@ int jmem_write_open_append (JmemWriteDir *dir,
  * locked. Returns how many. */
 guint jmem_write_remove_stale (JmemWriteDir *dir,
                                const char   *name);
+
+/* ---- a file several writers share (a history) ---- */
+
+/* Takes the exclusive lock (flock) of the file open as *@fd, @name's in
+ * @dir as jmem_write_open_append() opened it, waiting for the writer that
+ * holds it. Once locked, when @name no longer names that file (another
+ * writer renamed a rewrite over it, or it was removed), *@fd is closed and
+ * replaced by @name opened anew (created, mode @mode, when missing) and
+ * locked in turn: the caller then holds the lock of the file @name names,
+ * and no other writer appends or renames over it until jmem_write_unlock().
+ * A rewrite made with jmem_write_temp_new() is locked from its creation, so
+ * its descriptor keeps the lock once jmem_write_temp_commit() renamed it.
+ * On failure (@error, the new file could not be opened) *@fd stays open
+ * and locked. */
+gboolean jmem_write_lock_named (JmemWriteDir *dir,
+                                const char   *name,
+                                mode_t        mode,
+                                int          *fd,
+                                GError      **error);
+
+/* Lets the next writer of the file open as @fd take its lock. */
+void jmem_write_unlock (int fd);
 
 /* ---- beneath a directory jmem made itself (a capture) ---- */
 

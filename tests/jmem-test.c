@@ -2,7 +2,9 @@
 #include "jmem-test.h"
 
 #include <pwd.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 void
 jmem_test_run_clear (JmemTestRun *run)
@@ -286,4 +288,37 @@ jmem_test_spawn_as (GSubprocessLauncher *launcher,
   process = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &error);
   g_assert_no_error (error);
   return process;
+}
+
+void
+jmem_test_die_with_test (gpointer unused)
+{
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+
+GSubprocess *
+jmem_test_bus_start (const char  *dir,
+                     char       **address)
+{
+  g_autofree char *dbus_daemon = g_find_program_in_path ("dbus-daemon");
+  g_autofree char *listen = g_strdup_printf ("--address=unix:path=%s/bus", dir);
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GDataInputStream) in = NULL;
+  g_autoptr(GError) error = NULL;
+  GSubprocess *daemon;
+
+  if (dbus_daemon == NULL)
+    return NULL;
+  /* stderr silenced: it complains of the fd limit it may not raise */
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  g_subprocess_launcher_set_child_setup (launcher, jmem_test_die_with_test, NULL, NULL);
+  daemon = g_subprocess_launcher_spawn (launcher, &error, dbus_daemon, "--session", "--nofork",
+                                        "--print-address=1", listen, NULL);
+  g_assert_no_error (error);
+  in = g_data_input_stream_new (g_subprocess_get_stdout_pipe (daemon));
+  *address = g_data_input_stream_read_line (in, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (*address);
+  return daemon;
 }

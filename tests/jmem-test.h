@@ -87,6 +87,16 @@ int  jmem_test_validate (const char  *json_text,
 void jmem_test_assert_valid (const char *json_text,
                              const char *schema_name);
 
+/* For g_subprocess_launcher_set_child_setup(): the child is killed when
+ * the test ends, even one that failed before it stopped the child. */
+void jmem_test_die_with_test (gpointer unused);
+
+/* A private bus daemon (`dbus-daemon --session`) listening on @dir/bus,
+ * killed with the test (SIGTERM it to remove its socket); its address in
+ * *@address. NULL where dbus-daemon is not installed: skip then. */
+GSubprocess *jmem_test_bus_start (const char  *dir,
+                                  char       **address);
+
 /* $JMEM_FIXTURES/@first/...: the path of a fixture (NULL-terminated
  * components, as g_build_filename()). */
 char *jmem_test_fixture (const char *first,

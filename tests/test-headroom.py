@@ -9,8 +9,10 @@ Usage: test-headroom.py JMEM FIXTURES VALIDATOR DOCS"""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import tap
 from tap import test
@@ -194,6 +196,80 @@ def drop_misuse_is_refused():
     assert r.returncode == 64 and 'not on a capture' in r.stderr, r.stderr
     r = jmem('--sysroot', os.path.join(FIXTURES, 'vm'), '--need', '1G')
     assert r.returncode == 69 and 'holds no capture' in r.stderr, (r.returncode, r.stderr)
+
+
+def broken(tree, edit):
+    """A copy of the captured tree in a temporary folder, after edit(copy)."""
+    base = tempfile.mkdtemp(prefix='jmem-test-headroom-')
+    copy = os.path.join(base, tree)
+    shutil.copytree(os.path.join(TREES, tree), copy, symlinks=True)
+    edit(copy)
+    return base, copy
+
+
+def snapshot_warnings(root, source):
+    r = subprocess.run([JMEM, 'snapshot', '--json', '--sysroot', root], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return [w['message'] for w in json.loads(r.stdout)['warnings'] if w['source'] == source]
+
+
+def reserve_removed(root):
+    os.unlink(os.path.join(root, 'proc', 'sys', 'vm', 'min_free_kbytes'))
+
+
+def reserve_damaged(root):
+    with open(os.path.join(root, 'proc', 'sys', 'vm', 'min_free_kbytes'), 'w') as f:
+        f.write('garbage\n')
+
+
+@test
+def an_unread_reserve_is_said():
+    # counted as 0 without a word, the reserve made the headroom optimistic
+    for edit in (reserve_removed, reserve_damaged):
+        base, tree = broken('r36-orin-nano', edit)
+        try:
+            h, status = doc(tree)
+            assert term(h, 'reserve')['kib'] is None, term(h, 'reserve')
+            assert any(n.startswith('/proc/sys/vm/min_free_kbytes was not read') and 'upper bound' in n
+                       for n in h['notes']), (edit.__name__, h['notes'])
+            assert 'Note: /proc/sys/vm/min_free_kbytes was not read' in human(tree).stdout
+            said = [m for m in snapshot_warnings(tree, 'headroom') if 'min_free_kbytes' in m]
+            assert len(said) == 1 and 'upper bound' in said[0], (edit.__name__, said)
+        finally:
+            shutil.rmtree(base)
+    # read, it is taken off without a note
+    h, _ = doc('r36-orin-nano')
+    assert term(h, 'reserve')['kib'] > 0 and not any('min_free_kbytes' in n for n in h['notes'])
+    assert not any('min_free_kbytes' in m for m in snapshot_warnings(os.path.join(TREES, 'r36-orin-nano'),
+                                                                     'headroom'))
+
+
+def free_above_total(root):
+    path = os.path.join(root, 'proc', 'meminfo')
+    with open(path) as f:
+        text = f.read()
+    with open(path, 'w') as f:
+        f.write(re.sub(r'^MemFree: .*$', 'MemFree:        999999999 kB', text, flags=re.M))
+
+
+@test
+def free_above_total_never_makes_the_board_larger():
+    total = meminfo('r36-orin-nano', 'MemTotal')
+    base, tree = broken('r36-orin-nano', free_above_total)
+    try:
+        # 953 GiB free on a board of 7.4 GiB once said that 16 GiB fits now
+        h, status = doc(tree, '--need', '16G')
+        assert status == 2 and h['verdict'] == 'does-not-fit', (status, h['verdict'])
+        assert 0 < h['allocatable_now_kib'] <= h['allocatable_after_reclaim_kib'] <= total, h
+        assert term(h, 'free')['kib'] == total, term(h, 'free')
+        assert any(n.startswith('MemFree (953.7 GiB) is above MemTotal') for n in h['notes']), h['notes']
+        r = human(tree, '--need', '16G')
+        assert 'Note: MemFree (953.7 GiB) is above MemTotal' in r.stdout, r.stdout
+        said = [m for m in snapshot_warnings(tree, 'meminfo') if 'above MemTotal' in m]
+        assert len(said) == 1, said
+    finally:
+        shutil.rmtree(base)
 
 
 tap.main()

@@ -4,6 +4,7 @@
 #include <gio/gio.h>
 #include <gio/gunixsocketaddress.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 
 #include "jmem-advice.h"
 #include "jmem-client-error.h"
@@ -12,6 +13,7 @@
 #include "jmem-helper-client.h"
 #include "jmem-names.h"
 #include "jmem-system-bus.h"
+#include "jmem-test.h"
 
 static GError *
 remote (const char *name,
@@ -206,6 +208,68 @@ test_bus_frozen (void)
   g_rmdir (dir);
 }
 
+/* The body of test_bus_frozen_after_connect, in a process of its own: the
+ * bus's frozen state is the process's. */
+static void
+bus_frozen_after_connect (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("jmem-frozen-bus-XXXXXX", NULL);
+  g_autofree char *address = NULL;
+  g_autoptr(GSubprocess) daemon = jmem_test_bus_start (dir, &address);
+  g_autoptr(GDBusConnection) bus = NULL;
+  g_autoptr(GError) error = NULL;
+  JmemHelperCallOptions options = { FALSE, 2000 };
+  double seconds[2];
+
+  g_assert_nonnull (daemon);
+  g_setenv ("DBUS_SYSTEM_BUS_ADDRESS", address, TRUE);
+  bus = jmem_system_bus_get (JMEM_SYSTEM_BUS_TIMEOUT_MS, &error);
+  g_assert_no_error (error);
+
+  g_subprocess_send_signal (daemon, SIGSTOP);
+  for (guint i = 0; i < 2; i++)
+    {
+      gint64 start = g_get_monotonic_time ();
+      gint64 stats = 0;
+
+      g_assert_null (jmem_helper_get_nvmap_clients (&options, &stats, &error));
+      seconds[i] = (g_get_monotonic_time () - start) / 1e6;
+      g_assert_error (error, JMEM_CLIENT_ERROR, JMEM_CLIENT_ERROR_BUS_TIMED_OUT);
+      g_assert_cmpstr (error->message, ==, "the system bus did not answer within 10 s");
+      g_clear_error (&error);
+    }
+  g_subprocess_send_signal (daemon, SIGCONT);
+  g_subprocess_send_signal (daemon, SIGTERM);
+  g_subprocess_wait (daemon, NULL, NULL);
+  g_rmdir (dir);
+
+  /* the first call waited for the bus's deadline; the next did not wait
+   * again (a loaded machine may take a while to get there) */
+  g_assert_cmpfloat (seconds[0], >=, 9.9);
+  g_assert_cmpfloat (seconds[1], <, 5);
+}
+
+/* The bus froze after jmem connected (its daemon stopped): a call waits for
+ * it once, and the next within 30 s fails at once, as the man page says. */
+static void
+test_bus_frozen_after_connect (void)
+{
+  g_autofree char *dbus_daemon = g_find_program_in_path ("dbus-daemon");
+
+  if (g_test_subprocess ())
+    {
+      bus_frozen_after_connect ();
+      return;
+    }
+  if (dbus_daemon == NULL)
+    {
+      g_test_skip ("dbus-daemon is not installed");
+      return;
+    }
+  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
 /* systemctl only where systemd runs; a container goes to the host; a host
  * without systemd starts the bus by its own means, never "on the host" */
 static void
@@ -238,5 +302,6 @@ main (int argc, char **argv)
   g_test_add_func ("/helper-client/bus-unreachable", test_bus_unreachable);
   g_test_add_func ("/helper-client/no-bus-action", test_no_bus_action);
   g_test_add_func ("/helper-client/bus-frozen", test_bus_frozen);
+  g_test_add_func ("/helper-client/bus-frozen-after-connect", test_bus_frozen_after_connect);
   return g_test_run ();
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem watch and jmem summary through the built jmem on fixture trees: the
  * lines written (each a schema-valid snapshot), the cap and its atomic
- * rewrite, a clean end on SIGINT and SIGTERM, a torn last line repaired, and
- * the summary's numbers and escaping. */
+ * rewrite, several writers of one history, a clean end on SIGINT and
+ * SIGTERM, a torn last line repaired, a system bus frozen mid-run (live),
+ * and the summary's numbers and escaping. */
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <signal.h>
@@ -113,6 +114,19 @@ test_count_stdout (void)
                    json_object_get_int_member (json_object_get_object_member (json_node_get_object (node), "processes"), "total"));
 }
 
+static guint
+count_lines (const char *path)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  guint n = 0;
+
+  if (g_file_get_contents (path, &data, &len, NULL))
+    for (gsize i = 0; i < len; i++)
+      n += data[i] == '\n';
+  return n;
+}
+
 /* jmem watch until stopped by @signum: it ends with status 0 and a file of
  * whole lines. */
 static void
@@ -128,19 +142,8 @@ stop_with (int signum)
   g_assert_true (g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
                                 &pid, &error));
   g_assert_no_error (error);
-  for (guint tries = 0; tries < 300; tries++)
-    {
-      g_autofree char *data = NULL;
-      gsize len = 0;
-      guint n = 0;
-
-      if (g_file_get_contents (path, &data, &len, NULL))
-        for (gsize i = 0; i < len; i++)
-          n += data[i] == '\n';
-      if (n >= 2)
-        break;
-      g_usleep (100 * 1000);
-    }
+  for (guint tries = 0; tries < 300 && count_lines (path) < 2; tries++)
+    g_usleep (100 * 1000);
   g_assert_cmpint (kill (pid, signum), ==, 0);
   g_assert_cmpint (waitpid (pid, &wait_status, 0), ==, pid);
   g_spawn_close_pid (pid);
@@ -220,6 +223,197 @@ test_cap_writer (void)
       g_assert_cmpuint (count_entries (dir), ==, 1);
     }
   g_assert_cmpuint (rewrites_seen, >, 2);
+}
+
+#define FROZEN_SAMPLES 9
+
+/* The system bus freezes mid-run (its daemon stopped): the sample that
+ * finds it waits for the deadline (5 s for the service states), and the
+ * samples after it, within 30 s, do not wait for it again. Waiting at each
+ * of the 7 or more samples after the freeze takes 35 s at least. */
+static void
+test_frozen_bus (void)
+{
+  g_autofree char *base = g_build_filename (tmpdir, "frozen-bus", NULL);
+  g_autofree char *path = temp_path ("frozen.jsonl");
+  g_autofree char *count = g_strdup_printf ("%d", FROZEN_SAMPLES);
+  g_autofree char *address = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) bus = NULL;
+  g_autoptr(GSubprocess) watch = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) last = NULL;
+  g_auto(GStrv) lines = NULL;
+  JsonArray *warnings;
+  gboolean said = FALSE;
+  gint64 frozen_at = 0;
+  double seconds;
+  guint before = 0;
+
+  g_assert_cmpint (g_mkdir (base, 0700), ==, 0);
+  bus = jmem_test_bus_start (base, &address);
+  if (bus == NULL)
+    {
+      g_test_skip ("dbus-daemon is not installed");
+      return;
+    }
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  g_subprocess_launcher_set_child_setup (launcher, jmem_test_die_with_test, NULL, NULL);
+  g_subprocess_launcher_setenv (launcher, "DBUS_SYSTEM_BUS_ADDRESS", address, TRUE);
+  /* live: the bus is asked for the service states at every sample */
+  watch = g_subprocess_launcher_spawn (launcher, &error, "timeout", "120", jmem_exe, "watch",
+                                       "--interval", "1", "--count", count, "--top", "1",
+                                       "--no-ask-password", "--output", path, NULL);
+  g_assert_no_error (error);
+  for (guint tries = 0; tries < 1200 && before == 0; tries++)
+    {
+      before = count_lines (path);
+      if (before == 0)
+        g_usleep (100 * 1000);
+    }
+  if (before > 0)
+    {
+      g_subprocess_send_signal (bus, SIGSTOP);
+      frozen_at = g_get_monotonic_time ();
+    }
+  g_subprocess_wait (watch, NULL, &error);
+  seconds = (g_get_monotonic_time () - frozen_at) / 1e6;
+  /* the bus as it was, then gone: SIGTERM removes its socket */
+  g_subprocess_send_signal (bus, SIGCONT);
+  g_subprocess_send_signal (bus, SIGTERM);
+  g_subprocess_wait (bus, NULL, NULL);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (before, >=, 1);
+  g_assert_true (g_subprocess_get_if_exited (watch));
+  g_assert_cmpint (g_subprocess_get_exit_status (watch), ==, 0);
+  g_test_message ("%u samples after the bus froze took %.1f s", FROZEN_SAMPLES - before, seconds);
+  g_assert_cmpuint (before, <=, 2);
+  g_assert_cmpfloat (seconds, <, 30);
+  lines = history_lines (path);
+  g_assert_cmpuint (g_strv_length (lines), ==, FROZEN_SAMPLES);
+  /* the last sample says why the service states are missing */
+  last = json_from_string (lines[FROZEN_SAMPLES - 1], &error);
+  g_assert_no_error (error);
+  warnings = json_object_get_array_member (json_node_get_object (last), "warnings");
+  for (guint i = 0; i < json_array_get_length (warnings); i++)
+    {
+      JsonObject *w = json_array_get_object_element (warnings, i);
+
+      said |= g_str_equal (json_object_get_string_member (w, "source"), "services") &&
+              strstr (json_object_get_string_member (w, "message"),
+                      "the system bus did not answer within 5 s") != NULL;
+    }
+  g_assert_true (said);
+  g_rmdir (base);
+}
+
+#define N_WRITERS 4
+#define LINES_EACH 60
+
+/* One of the writers of test_concurrent_writers: this program started
+ * again as `--history-writer PATH ID` (a process of its own, exec'd, as
+ * two jmem watch are). Its lines; then, once it says so on stdout and
+ * stdin answers (every writer is that far), its last one. */
+static int
+concurrent_writer (const char *path, const char *id_text)
+{
+  g_autoptr(JmemHistoryWriter) w = jmem_history_writer_open (path, 8192, NULL);
+  guint id = (guint) g_ascii_strtoull (id_text, NULL, 10);
+  char byte = 0;
+
+  if (w == NULL)
+    return 2;
+  for (guint n = 0; n <= LINES_EACH; n++)
+    {
+      g_autofree char *line = g_strdup_printf ("{\"w\": %u, \"n\": %u, \"pad\": \"%0*d\"}", id, n,
+                                               150 + (int) ((id * 7 + n) % 5) * 40, 0);
+
+      if (n == LINES_EACH && (write (STDOUT_FILENO, "", 1) != 1 || read (STDIN_FILENO, &byte, 1) != 1))
+        return 3;
+      if (!jmem_history_writer_append (w, line, NULL))
+        return 4;
+    }
+  return 0;
+}
+
+static const char *test_exe;
+
+/* Four writers of one capped history, rewriting it in turn: no line any of
+ * them wrote is lost but to the trim of the oldest. Each writer's lines
+ * are there without a gap up to its last one, which all wrote at the end;
+ * with writers that kept appending to a file another's rewrite had
+ * replaced, the file held the lines of one writer only. */
+static void
+test_concurrent_writers (void)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, "concurrent", NULL);
+  g_autofree char *path = g_build_filename (dir, "h.jsonl", NULL);
+  g_autofree char *data = NULL;
+  g_auto(GStrv) lines = NULL;
+  GPid pids[N_WRITERS];
+  int to[N_WRITERS], from[N_WRITERS];
+  gint next[N_WRITERS];
+  gboolean failed = FALSE;
+  gsize len = 0;
+  char byte;
+
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  for (guint i = 0; i < N_WRITERS; i++)
+    {
+      g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(GError) error = NULL;
+
+      jmem_test_add_program (argv, test_exe);
+      g_ptr_array_add (argv, g_strdup ("--history-writer"));
+      g_ptr_array_add (argv, g_strdup (path));
+      g_ptr_array_add (argv, g_strdup_printf ("%u", i));
+      g_ptr_array_add (argv, NULL);
+      /* a test that fails meanwhile ends the writers with it */
+      g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv->pdata, NULL,
+                                               G_SPAWN_DO_NOT_REAP_CHILD, jmem_test_die_with_test,
+                                               NULL, &pids[i], &to[i], &from[i], NULL, &error));
+      g_assert_no_error (error);
+    }
+  for (guint i = 0; i < N_WRITERS; i++)
+    failed |= read (from[i], &byte, 1) != 1;
+  for (guint i = 0; i < N_WRITERS; i++)
+    failed |= write (to[i], "", 1) != 1;
+  for (guint i = 0; i < N_WRITERS; i++)
+    {
+      int status = 0;
+
+      g_assert_cmpint (waitpid (pids[i], &status, 0), ==, pids[i]);
+      g_spawn_close_pid (pids[i]);
+      close (to[i]);
+      close (from[i]);
+      g_assert_true (WIFEXITED (status));
+      g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+    }
+  g_assert_false (failed);
+
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  g_assert_cmpuint (len, <=, 8192);
+  g_assert_cmpint (data[len - 1], ==, '\n');
+  data[len - 1] = '\0';
+  lines = g_strsplit (data, "\n", -1);
+  for (guint i = 0; i < N_WRITERS; i++)
+    next[i] = -1;
+  for (guint k = 0; lines[k] != NULL; k++)
+    {
+      guint id, n;
+
+      g_assert_cmpint (sscanf (lines[k], "{\"w\": %u, \"n\": %u,", &id, &n), ==, 2);
+      g_assert_cmpuint (id, <, N_WRITERS);
+      /* a writer's lines in its order, none missing after its first kept */
+      if (next[id] >= 0)
+        g_assert_cmpuint (n, ==, (guint) next[id]);
+      next[id] = (gint) n + 1;
+    }
+  for (guint i = 0; i < N_WRITERS; i++)
+    g_assert_cmpint (next[i], ==, LINES_EACH + 1);
+  /* no writer's rewrite left behind */
+  g_assert_cmpuint (count_entries (dir), ==, 1);
 }
 
 /* A line above the cap is kept alone rather than lost. */
@@ -582,6 +776,9 @@ main (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   int rc;
 
+  if (argc == 4 && g_str_equal (argv[1], "--history-writer"))
+    return concurrent_writer (argv[2], argv[3]);
+  test_exe = argv[0];
   g_test_init (&argc, &argv, NULL);
   jmem_exe = g_getenv ("JMEM_EXE");
   g_assert_nonnull (jmem_exe);
@@ -595,6 +792,8 @@ main (int argc, char **argv)
   g_test_add_func ("/watch/sigterm", test_sigterm);
   g_test_add_func ("/watch/cap-writer", test_cap_writer);
   g_test_add_func ("/watch/cap-huge-line", test_cap_huge_line);
+  g_test_add_func ("/watch/concurrent-writers", test_concurrent_writers);
+  g_test_add_func ("/watch/frozen-bus", test_frozen_bus);
   g_test_add_func ("/watch/cap-command", test_cap_command);
   g_test_add_func ("/watch/torn-tail", test_torn_tail);
   g_test_add_func ("/watch/refusals", test_refusals);

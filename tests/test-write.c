@@ -7,7 +7,8 @@
  * against a real unprivileged account: directories the account owns are
  * refused, the account swapping the directory for a link while root writes
  * gets nothing written outside, and files it plants (set-id) are neither
- * continued nor copied in mode. */
+ * continued nor copied in mode; root's own history that its group or others
+ * may write is not continued. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gio/gio.h>
@@ -294,6 +295,57 @@ account_makes (const char *path, mode_t mode, const char *content)
 
   jmem_test_run_spawn (&r, NULL, argv);
   g_assert_cmpint (r.status, ==, 0);
+}
+
+/* Root's own history that its group or others may write, or set-id, is
+ * not continued: whoever may write it could plant lines root then trims
+ * and rewrites. Refused with the mode and what to do, the file untouched;
+ * the same file at 0600 is continued. */
+static void
+test_root_shared_mode (void)
+{
+  g_autofree char *base = NULL;
+  g_autofree char *history = NULL;
+  const mode_t refused[] = { 0660, 0620, 0640 | S_IWOTH, 0606, 04600, 02600 };
+  const char *args[] = { "watch", "--sysroot", NULL, "--count", "1", "--output", NULL, NULL };
+
+  if (geteuid () != 0)
+    {
+      g_test_skip ("needs root: only root refuses a file others may write");
+      return;
+    }
+  base = test_make_tmp ();
+  history = g_build_filename (base, "h.jsonl", NULL);
+  args[2] = orin;
+  args[6] = history;
+  for (gsize i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_autofree char *mode = g_strdup_printf ("mode %04o", (guint) refused[i]);
+      g_autofree char *after = NULL;
+      g_auto(JmemTestRun) r = { 0 };
+
+      g_assert_true (g_file_set_contents (history, "{\"planted\": 1}\n", -1, NULL));
+      g_assert_cmpint (chmod (history, refused[i]), ==, 0);
+      jmem_test_run_jmem_within (&r, 120, NULL, args);
+      g_assert_cmpint (r.status, ==, 73);
+      g_assert_nonnull (strstr (r.err, mode));
+      g_assert_nonnull (strstr (r.err, "chmod 0600"));
+      after = test_read_file (history);
+      g_assert_cmpstr (after, ==, "{\"planted\": 1}\n");
+      g_assert_cmpint (mode_of (history), ==, refused[i]);
+      g_assert_cmpuint (count_entries (base), ==, 1);
+    }
+  g_assert_cmpint (chmod (history, 0600), ==, 0);
+  {
+    g_auto(JmemTestRun) r = { 0 };
+    g_autofree char *after = NULL;
+
+    jmem_test_run_jmem_within (&r, 120, NULL, args);
+    g_assert_cmpint (r.status, ==, 0);
+    after = test_read_file (history);
+    g_assert_true (g_str_has_prefix (after, "{\"planted\": 1}\n{"));
+  }
+  test_remove_tree (base);
 }
 
 /* A directory the account owns, jmem run as root into it: refused, and
@@ -600,6 +652,7 @@ main (int argc, char **argv)
   g_test_add_func ("/write/fifo", test_fifo);
   g_test_add_func ("/write/dir-link", test_dir_link);
   g_test_add_func ("/write/stale", test_stale);
+  g_test_add_func ("/write/root/shared-mode", test_root_shared_mode);
   g_test_add_func ("/write/root/other-owner", test_root_other_owner);
   g_test_add_func ("/write/root/swap", test_root_swap);
   g_test_add_func ("/write/root/planted-setid", test_root_planted_setid);

@@ -84,9 +84,11 @@ jmem_cmd_watch (int argc, char **argv)
                   JMEM_COLLECT_DEFAULT_TOP, &help);
   g_option_context_set_description (context,
     "Each line is one compact \"jmem snapshot --json\" document (" JMEM_SCHEMADIR "/snapshot.schema.json);\n"
-    "docs/watch.md describes the history. Ctrl-C (SIGINT) or SIGTERM ends it after the\n"
-    "snapshot in progress. NvMap rows are always complete; PSS over time (jmem triage\n"
-    "--history) sees only the processes each line keeps.\n"
+    "docs/watch.md describes the history. Several watches may append to one FILE: they\n"
+    "take turns under its lock, and no line is lost to another's trim of the file.\n"
+    "Ctrl-C (SIGINT) or SIGTERM ends it after the snapshot in progress. NvMap rows are\n"
+    "always complete; PSS over time (jmem triage --history) sees only the processes\n"
+    "each line keeps.\n"
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
     "70 internal error, 73 the output cannot be written.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) ||

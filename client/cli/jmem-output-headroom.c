@@ -124,7 +124,10 @@ figures (GString *out, const JmemHeadroom *h, guint width)
   g_autoptr(GString) reclaim = g_string_new (NULL);
   g_autofree char *text = NULL;
 
-  append_term (now, &h->terms[JMEM_HEADROOM_TERM_FREE], "MemFree");
+  /* "MemTotal" where MemFree was above it */
+  append_term (now, &h->terms[JMEM_HEADROOM_TERM_FREE],
+               h->terms[JMEM_HEADROOM_TERM_FREE].fields != NULL ? h->terms[JMEM_HEADROOM_TERM_FREE].fields
+                                                                : "MemFree");
   append_term (now, &h->terms[JMEM_HEADROOM_TERM_CMA_FREE], "CmaFree");
   append_term (now, &h->terms[JMEM_HEADROOM_TERM_RESERVE], "min_free_kbytes");
   append_term (now, &h->terms[JMEM_HEADROOM_TERM_NVMAP_POOL], "NvMap pool");

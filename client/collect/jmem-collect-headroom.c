@@ -9,19 +9,41 @@
 #include "jmem-nvmap.h"
 #include "jmem-text.h"
 
+#include <gio/gio.h>
 #include <unistd.h>
 
 static gint64
-read_number (JmemCollectContext *ctx, const char *path)
+read_number (JmemCollectContext *ctx, const char *path, GError **error)
 {
   g_autofree char *data = NULL;
   gsize len = 0;
   guint64 value;
 
-  if (!jmem_root_read (ctx->files, path, JMEM_MAX_SMALL_BYTES, &data, &len, NULL) ||
-      !jmem_nvmap_counter_parse (data, len, &value, NULL) || value > G_MAXINT64)
+  if (!jmem_root_read (ctx->files, path, JMEM_MAX_SMALL_BYTES, &data, &len, error))
     return -1;
+  if (!jmem_nvmap_counter_parse (data, len, &value, NULL) || value > G_MAXINT64)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                           "not one decimal number");
+      return -1;
+    }
   return (gint64) value;
+}
+
+/* The kernel's reserve: unread, the headroom cannot take it off, and says
+ * so; the snapshot says why. */
+static void
+read_min_free (JmemCollectContext *ctx)
+{
+  JmemSnapshot *s = ctx->snapshot;
+  g_autoptr(GError) error = NULL;
+
+  s->min_free_kib = read_number (ctx, JMEM_MIN_FREE_KBYTES_PATH, &error);
+  if (s->min_free_kib < 0)
+    jmem_snapshot_add_warning (s, "headroom", NULL,
+                               "%s unread (%s): the kernel's reserve is not taken off the "
+                               "headroom, so allocatable now is an upper bound",
+                               JMEM_MIN_FREE_KBYTES_PATH, error->message);
 }
 
 static void
@@ -65,10 +87,10 @@ jmem_collect_headroom_inputs (JmemCollectContext *ctx)
 
   read_buddyinfo (ctx);
   read_swaps (ctx);
-  s->min_free_kib = read_number (ctx, JMEM_MIN_FREE_KBYTES_PATH);
+  read_min_free (ctx);
   /* a capture records the page size of the system it copied */
   s->page_size = ctx->root == NULL ? (gint64) sysconf (_SC_PAGESIZE)
-                                   : read_number (ctx, JMEM_CAPTURE_PAGE_SIZE_PATH);
+                                   : read_number (ctx, JMEM_CAPTURE_PAGE_SIZE_PATH, NULL);
 }
 
 void

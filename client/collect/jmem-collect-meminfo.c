@@ -20,6 +20,12 @@ jmem_collect_meminfo (JmemCollectContext *ctx)
       return;
     }
   s->mem_total_kib = jmem_meminfo_get_kib (s->meminfo, "MemTotal");
+  /* the headroom counts it as MemTotal; the snapshot says where it came from */
+  if (s->mem_total_kib > 0 && jmem_meminfo_get_kib (s->meminfo, "MemFree") > s->mem_total_kib)
+    jmem_snapshot_add_warning (s, "meminfo", NULL,
+                               "MemFree (%" G_GINT64_FORMAT " kB) is above MemTotal (%" G_GINT64_FORMAT
+                               " kB) in /proc/meminfo: the headroom counts free memory as MemTotal",
+                               jmem_meminfo_get_kib (s->meminfo, "MemFree"), s->mem_total_kib);
   if (s->meminfo->n_malformed > 0)
     jmem_snapshot_add_warning (s, "meminfo", NULL,
                                "%u malformed %s in /proc/meminfo %s skipped",

@@ -20,8 +20,21 @@ typedef struct {
   GVariant *units;
   GVariant *files;
   GError   *units_error;
+  gboolean  bus_silent;   /* the bus itself did not answer: frozen, not systemd */
   guint     pending;
 } Replies;
+
+static void
+on_bus_id (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  Replies *r = user_data;
+  g_autoptr(GError) error = NULL;
+  GVariant *id = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), res, &error);
+
+  r->bus_silent = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
+  g_clear_pointer (&id, g_variant_unref);
+  r->pending--;
+}
 
 static void
 on_units (GObject *source, GAsyncResult *res, gpointer user_data)
@@ -73,7 +86,7 @@ collect_live (JmemCollectContext *ctx)
     {
       GVariant *names = g_variant_ref_sink (unit_names_variant ());
 
-      r.pending = 2;
+      r.pending = 3;
       g_dbus_connection_call (bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
                               "org.freedesktop.systemd1.Manager", "ListUnitsByNames",
                               g_variant_new ("(@as)", names), G_VARIANT_TYPE ("(a(ssssssouso))"),
@@ -83,15 +96,28 @@ collect_live (JmemCollectContext *ctx)
                               g_variant_new ("(^as@as)", (const char * const[]) { NULL }, names),
                               G_VARIANT_TYPE ("(a(ss))"), G_DBUS_CALL_FLAGS_NONE,
                               (int) ctx->timeout_ms, NULL, on_files, &r);
+      /* answered by the bus daemon itself: tells a frozen bus, which the
+       * next samples then do not wait for, from a slow systemd */
+      g_dbus_connection_call (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                              "org.freedesktop.DBus", "GetId", NULL, G_VARIANT_TYPE ("(s)"),
+                              G_DBUS_CALL_FLAGS_NONE, (int) ctx->timeout_ms, NULL, on_bus_id, &r);
       g_variant_unref (names);
       while (r.pending > 0)
         g_main_context_iteration (main_ctx, TRUE);
+      if (r.bus_silent)
+        {
+          jmem_system_bus_mark_frozen (ctx->timeout_ms);
+          g_clear_error (&r.units_error);
+          g_clear_pointer (&r.units, g_variant_unref);
+          g_set_error (&error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                       "the system bus did not answer within %u s", (ctx->timeout_ms + 999) / 1000);
+        }
     }
   g_main_context_pop_thread_default (main_ctx);
 
   if (bus == NULL || r.units == NULL)
     {
-      const char *why = error ? error->message : r.units_error->message;
+      const char *why = error != NULL ? error->message : r.units_error->message;
 
       jmem_snapshot_add_warning (s, "services", NULL,
                                  "service states unknown: systemd is not reachable on the "

@@ -142,6 +142,8 @@ start_helper (GDBusConnection *bus,
     return TRUE;
   if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
     {
+      /* the bus itself answers NameHasOwner: it froze after connecting */
+      jmem_system_bus_mark_frozen (JMEM_HELPER_START_TIMEOUT_MS);
       g_set_error (error, JMEM_CLIENT_ERROR, JMEM_CLIENT_ERROR_BUS_TIMED_OUT,
                    "the system bus did not answer within %d s", JMEM_HELPER_START_TIMEOUT_MS / 1000);
       return FALSE;

@@ -7,7 +7,8 @@
 
 /* A bus that did not answer is not asked again for a while: a report
  * waits for it once, not at each of its steps (NvMap, services), and a
- * long-running jmem (watch, mcp) tries again later. */
+ * long-running jmem (watch, mcp) tries again later, whether it froze before
+ * the connection or after (a call the bus answers itself timed out). */
 #define RETRY_AFTER_US (30 * G_USEC_PER_SEC)
 
 G_LOCK_DEFINE_STATIC (frozen);
@@ -139,6 +140,12 @@ shared_set (GDBusConnection *bus)
   G_UNLOCK (shared);
 }
 
+void
+jmem_system_bus_mark_frozen (guint timeout_ms)
+{
+  set_frozen (TRUE, timeout_ms);
+}
+
 GDBusConnection *
 jmem_system_bus_get (guint    timeout_ms,
                      GError **error)
@@ -151,9 +158,14 @@ jmem_system_bus_get (guint    timeout_ms,
   gboolean given_up = FALSE, timed_out;
   g_autoptr(GError) local = NULL;
   Attempt *a;
-  GDBusConnection *bus = shared_get ();
+  GDBusConnection *bus = NULL;
 
-  if (bus != NULL || recently_frozen (error))
+  /* an open connection to a bus that stopped answering is not waited on
+   * again either */
+  if (recently_frozen (error))
+    return NULL;
+  bus = shared_get ();
+  if (bus != NULL)
     return bus;
   address = g_dbus_address_get_for_bus_sync (G_BUS_TYPE_SYSTEM, NULL, &local);
   if (address == NULL)

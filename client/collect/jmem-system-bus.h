@@ -15,10 +15,17 @@ G_BEGIN_DECLS
 /* The system bus connection jmem shares while it stays open (made anew
  * once closed), or NULL with G_IO_ERROR_NOT_CONNECTED (no bus) or
  * JMEM_CLIENT_ERROR_BUS_TIMED_OUT (no answer within @timeout_ms, or at the
- * last try, less than 30 s ago: it is not waited for twice in a row). The
+ * last try, less than 30 s ago, or to a call less than 30 s ago
+ * (jmem_system_bus_mark_frozen()): it is not waited for twice in a row). The
  * connection never ends the process when it closes. */
 GDBusConnection *jmem_system_bus_get (guint    timeout_ms,
                                       GError **error);
+
+/* Says that a call the bus daemon answers itself (NameHasOwner, GetId)
+ * got no answer within @timeout_ms on the connection jmem_system_bus_get()
+ * gave: the bus froze after connecting. jmem_system_bus_get() then fails at
+ * once for 30 s, as after a connection that timed out. */
+void jmem_system_bus_mark_frozen (guint timeout_ms);
 
 /* Whether systemd manages this system (/run/systemd/system exists). */
 gboolean jmem_system_bus_systemd_runs (void);
