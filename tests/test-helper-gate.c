@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "jmem-activity.h"
+#include "jmem-advice.h"
 #include "jmem-error.h"
 #include "jmem-helper1-generated.h"
 #include "jmem-names.h"
@@ -199,6 +200,7 @@ typedef struct {
   guint  ok;
   GHashTable *errors;  /* D-Bus error name → count */
   char  *last_message;
+  GError *last_error;  /* as the client gets it, for its advice */
 } Calls;
 
 static void
@@ -213,6 +215,7 @@ calls_clear (Calls *c)
 {
   g_clear_pointer (&c->errors, g_hash_table_unref);
   g_clear_pointer (&c->last_message, g_free);
+  g_clear_error (&c->last_error);
 }
 
 static guint
@@ -241,6 +244,8 @@ on_call_done (GObject *source, GAsyncResult *result, gpointer user_data)
     name = g_strdup_printf ("(local: %s)", error->message);
   g_hash_table_insert (c->errors, name, GUINT_TO_POINTER (calls_errors (c, name) + 1));
   g_free (c->last_message);
+  g_clear_error (&c->last_error);
+  c->last_error = g_error_copy (error);
   g_dbus_error_strip_remote_error (error);
   c->last_message = g_strdup (error->message);
 }
@@ -349,6 +354,7 @@ test_fail_closed_absent (Fixture *f, gconstpointer data)
 {
   g_autoptr(GDBusConnection) caller = connect ();
   gint64 start = g_get_monotonic_time ();
+  JmemAdvice advice;
   Calls c;
 
   calls_init (&c);
@@ -359,6 +365,11 @@ test_fail_closed_absent (Fixture *f, gconstpointer data)
   g_assert_cmpuint (calls_errors (&c, POLKIT_UNAVAILABLE), ==, 1);
   g_assert_true (g_str_has_prefix (c.last_message, "polkit is unavailable"));
   g_assert_null (strstr (c.last_message, "did not answer"));
+  /* what jmem tells the person: polkit is missing */
+  advice = jmem_advice_for_error (c.last_error, JMEM_ADVICE_NONE);
+  g_test_message ("advice: %s", advice.action);
+  g_assert_nonnull (strstr (advice.action, "install and start polkit"));
+  g_assert_null (strstr (advice.action, "did not answer"));
   g_assert_cmpuint (f->served, ==, 0);
   g_assert_cmpint (g_get_monotonic_time () - start, <, PATIENCE_S * G_USEC_PER_SEC);
   calls_clear (&c);
@@ -373,6 +384,8 @@ assert_gate_times_out (Fixture *f, const char *mode, gboolean interactive, guint
 {
   g_autoptr(GDBusConnection) caller = connect ();
   g_autofree char *expected = g_strdup_printf ("did not answer within %u s", timeout_s);
+  g_autofree char *advised = g_strdup_printf ("polkit did not answer within %u s", timeout_s);
+  JmemAdvice advice;
   gint64 start;
   double seconds;
   Calls c;
@@ -392,6 +405,14 @@ assert_gate_times_out (Fixture *f, const char *mode, gboolean interactive, guint
   g_test_message ("%s polkit: %s after %.2f s", mode, c.last_message, seconds);
   g_assert_cmpuint (calls_errors (&c, POLKIT_UNAVAILABLE), ==, 1);
   g_assert_nonnull (strstr (c.last_message, expected));
+  /* what jmem tells the person: polkit is there but hung, not missing */
+  advice = jmem_advice_for_error (c.last_error, JMEM_ADVICE_CAN_ASK);
+  g_test_message ("advice: %s", advice.action);
+  g_assert_nonnull (strstr (advice.action, advised));
+  g_assert_nonnull (strstr (advice.action, "systemctl status polkit"));
+  g_assert_nonnull (strstr (advice.action, "journalctl -u polkit"));
+  g_assert_nonnull (strstr (advice.action, "systemctl restart polkit"));
+  g_assert_null (strstr (advice.action, "install"));
   g_assert_cmpfloat (seconds, >=, timeout_s - 0.5);
   g_assert_cmpfloat (seconds, <, timeout_s + 20);
   g_assert_cmpuint (polkit_checks (f), ==, 1);
