@@ -163,14 +163,13 @@ pin (JmemSnapshotPins *pins,
   uid_add (pins, uid, (gint64) size);
 }
 
-int
-jmem_snapshot_pins_open (JmemSnapshotPins  *pins,
-                         JmemSealedFile    *snapshot,
-                         gint64             uid,
-                         GError           **error)
+static int
+open_locked (JmemSnapshotPins  *pins,
+             JmemSealedFile    *snapshot,
+             gint64             uid,
+             GError           **error)
 {
   g_autoptr(JmemSealedFile) copy = NULL;
-  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&pins->lock);
   int wd = watch (pins, snapshot, error);
   Pin *held;
 
@@ -201,20 +200,40 @@ jmem_snapshot_pins_open (JmemSnapshotPins  *pins,
   return jmem_sealed_file_open_readonly (copy, error);
 }
 
+int
+jmem_snapshot_pins_open (JmemSnapshotPins  *pins,
+                         JmemSealedFile    *snapshot,
+                         gint64             uid,
+                         GError           **error)
+{
+  int fd;
+
+  g_mutex_lock (&pins->lock);
+  fd = open_locked (pins, snapshot, uid, error);
+  g_mutex_unlock (&pins->lock);
+  return fd;
+}
+
 guint64
 jmem_snapshot_pins_bytes (JmemSnapshotPins *pins,
                           gint64            uid)
 {
-  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&pins->lock);
-  guint64 *bytes = g_hash_table_lookup (pins->bytes, &uid);
+  guint64 *bytes, n;
 
-  return bytes != NULL ? *bytes : 0;
+  g_mutex_lock (&pins->lock);
+  bytes = g_hash_table_lookup (pins->bytes, &uid);
+  n = bytes != NULL ? *bytes : 0;
+  g_mutex_unlock (&pins->lock);
+  return n;
 }
 
 gboolean
 jmem_snapshot_pins_any (JmemSnapshotPins *pins)
 {
-  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&pins->lock);
+  gboolean any;
 
-  return g_hash_table_size (pins->by_watch) > 0;
+  g_mutex_lock (&pins->lock);
+  any = g_hash_table_size (pins->by_watch) > 0;
+  g_mutex_unlock (&pins->lock);
+  return any;
 }

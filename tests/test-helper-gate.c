@@ -706,7 +706,8 @@ static void
 make_fake_knobs (void)
 {
   if (geteuid () != 0 || unshare (CLONE_NEWNS) != 0 ||
-      mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+      /* the type is ignored for a propagation change; valgrind wants one */
+      mount ("none", "/", "none", MS_REC | MS_PRIVATE, NULL) != 0 ||
       mount ("jmem-test-vm", "/proc/sys/vm", "tmpfs", 0, "mode=0755") != 0)
     return;
   fake_knobs = g_file_set_contents (JMEM_DROP_CACHES_PATH, "", 0, NULL) &&
