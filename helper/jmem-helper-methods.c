@@ -74,7 +74,22 @@ log_call (JmemHelperMethods     *self,
   g_mutex_unlock (&self->calls_lock);
 }
 
-/* Answers @invocation with @reply or @error (taken), logging the answer. */
+/* Answers @invocation with @reply or @error (taken). */
+static void
+answer (GDBusMethodInvocation *invocation,
+        GVariant              *reply,
+        GError                *error)
+{
+  if (reply != NULL)
+    g_dbus_method_invocation_return_value (invocation, reply);
+  else
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      g_error_free (error);
+    }
+}
+
+/* answer(), logging the answer. */
 static void
 finish (JmemHelperMethods     *self,
         GDBusMethodInvocation *invocation,
@@ -83,13 +98,7 @@ finish (JmemHelperMethods     *self,
         GError                *error)
 {
   log_call (self, invocation, action, error);
-  if (reply != NULL)
-    g_dbus_method_invocation_return_value (invocation, reply);
-  else
-    {
-      g_dbus_method_invocation_return_gerror (invocation, error);
-      g_error_free (error);
-    }
+  answer (invocation, reply, error);
 }
 
 /* A cache drop carried out changes the system: its own line, always,
@@ -101,13 +110,7 @@ finish_drop (GDBusMethodInvocation *invocation,
 {
   jmem_helper_log_action (JMEM_ACTION_DROP_CACHES, jmem_polkit_caller_uid (invocation),
                           reply != NULL ? "ok" : "failed", error != NULL ? error->message : NULL);
-  if (reply != NULL)
-    g_dbus_method_invocation_return_value (invocation, reply);
-  else
-    {
-      g_dbus_method_invocation_return_gerror (invocation, error);
-      g_error_free (error);
-    }
+  answer (invocation, reply, error);
 }
 
 /* debugfs: absent means no NvMap here; anything else is a failure whose
