@@ -92,4 +92,8 @@ void jmem_test_assert_valid (const char *json_text,
 char *jmem_test_fixture (const char *first,
                          ...) G_GNUC_NULL_TERMINATED G_GNUC_MALLOC;
 
+/* The bytes of the distinct files the descriptors in @fds (int) refer to:
+ * what they keep in memory, were they memfds. */
+guint64 jmem_test_fds_distinct_bytes (GArray *fds);
+
 G_END_DECLS

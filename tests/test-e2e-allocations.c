@@ -23,6 +23,7 @@
 
 #include "jmem-glib-compat.h"
 #include "jmem-names.h"
+#include "jmem-test.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define JMEM_E2E_ASAN 1
@@ -494,24 +495,36 @@ test_client_memory_240000 (void)
   unmount_allocations ();
 }
 
-static GVariant *
-call_snapshot (GDBusConnection *bus, int *fd)
+/* GetNvMapAllocationsSnapshot from @bus: the descriptor, and in @reply
+ * (nullable) the whole reply; -1 and @error when refused. */
+static int
+try_snapshot (GDBusConnection *bus, GVariant **reply_out, GError **error)
 {
-  g_autoptr(GError) error = NULL;
   g_autoptr(GUnixFDList) fds = NULL;
-  GVariant *reply;
+  g_autoptr(GVariant) reply = NULL;
   gint32 handle = -1;
 
   reply = g_dbus_connection_call_with_unix_fd_list_sync (bus, JMEM_DBUS_NAME, JMEM_DBUS_PATH,
                                                          JMEM_DBUS_INTERFACE,
                                                          "GetNvMapAllocationsSnapshot", NULL,
                                                          G_VARIANT_TYPE ("(ha{sv})"),
-                                                         G_DBUS_CALL_FLAGS_NONE, 30000, NULL,
-                                                         &fds, NULL, &error);
-  g_assert_no_error (error);
+                                                         G_DBUS_CALL_FLAGS_NONE, 60000, NULL,
+                                                         &fds, NULL, error);
+  if (reply == NULL)
+    return -1;
   g_variant_get_child (reply, 0, "h", &handle);
-  g_assert_nonnull (fds);
-  *fd = g_unix_fd_list_get (fds, handle, &error);
+  if (reply_out != NULL)
+    *reply_out = g_variant_ref (reply);
+  return g_unix_fd_list_get (fds, handle, error);
+}
+
+static GVariant *
+call_snapshot (GDBusConnection *bus, int *fd)
+{
+  g_autoptr(GError) error = NULL;
+  GVariant *reply = NULL;
+
+  *fd = try_snapshot (bus, &reply, &error);
   g_assert_no_error (error);
   return reply;
 }
@@ -587,44 +600,6 @@ test_snapshot_sealed (void)
 #define PIN_CALLS     24
 #define PIN_BOUND     (96 * 1024 * 1024)
 
-static guint64
-distinct_bytes (GArray *fds)
-{
-  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  guint64 bytes = 0;
-
-  for (guint i = 0; i < fds->len; i++)
-    {
-      struct stat st;
-      gint64 *ino = g_new (gint64, 1);
-
-      g_assert_cmpint (fstat (g_array_index (fds, int, i), &st), ==, 0);
-      *ino = (gint64) st.st_ino;
-      if (g_hash_table_add (seen, ino))
-        bytes += (guint64) st.st_size;
-    }
-  return bytes;
-}
-
-static int
-try_snapshot (GDBusConnection *bus, GError **error)
-{
-  g_autoptr(GUnixFDList) fds = NULL;
-  g_autoptr(GVariant) reply = NULL;
-  gint32 handle = -1;
-
-  reply = g_dbus_connection_call_with_unix_fd_list_sync (bus, JMEM_DBUS_NAME, JMEM_DBUS_PATH,
-                                                         JMEM_DBUS_INTERFACE,
-                                                         "GetNvMapAllocationsSnapshot", NULL,
-                                                         G_VARIANT_TYPE ("(ha{sv})"),
-                                                         G_DBUS_CALL_FLAGS_NONE, 60000, NULL,
-                                                         &fds, NULL, error);
-  if (reply == NULL)
-    return -1;
-  g_variant_get_child (reply, 0, "h", &handle);
-  return g_unix_fd_list_get (fds, handle, error);
-}
-
 static void
 test_snapshot_pins_bounded (void)
 {
@@ -640,7 +615,7 @@ test_snapshot_pins_bounded (void)
     {
       g_autoptr(GError) error = NULL;
 
-      fd = try_snapshot (bus, &error);
+      fd = try_snapshot (bus, NULL, &error);
       if (fd >= 0)
         {
           g_array_append_val (fds, fd);
@@ -654,10 +629,10 @@ test_snapshot_pins_bounded (void)
     }
   g_test_message ("%u snapshots of %" G_GSIZE_FORMAT " bytes kept, %u refused (%s): they pin "
                   "%" G_GUINT64_FORMAT " bytes", fds->len, file->len, refused, last_refusal,
-                  distinct_bytes (fds));
+                  jmem_test_fds_distinct_bytes (fds));
   g_assert_cmpuint (fds->len, ==, PIN_BOUND / file->len);
   g_assert_cmpuint (refused, ==, PIN_CALLS - fds->len);
-  g_assert_cmpuint (distinct_bytes (fds), <=, PIN_BOUND);
+  g_assert_cmpuint (jmem_test_fds_distinct_bytes (fds), <=, PIN_BOUND);
   g_assert_nonnull (strstr (last_refusal, "close the ones it no longer reads"));
 
   /* closed, they pin nothing: the next call is answered (once the helper
@@ -669,7 +644,7 @@ test_snapshot_pins_bounded (void)
     {
       g_autoptr(GError) error = NULL;
 
-      fd = try_snapshot (bus, &error);
+      fd = try_snapshot (bus, NULL, &error);
       if (fd < 0)
         g_usleep (100 * 1000);
     }

@@ -15,6 +15,7 @@
 #include "jmem-error.h"
 #include "jmem-helper-snapshot.h"
 #include "jmem-snapshot-pins.h"
+#include "jmem-test.h"
 
 /* A quarter of the largest file: the bound holds twelve of them. */
 #define FILE_BYTES (JMEM_MAX_DEBUGFS_BYTES / 4)
@@ -47,26 +48,6 @@ read_one (JmemSealedReader *reader)
   while (!r.done)
     g_main_context_iteration (NULL, TRUE);
   return r.snapshot;
-}
-
-/* The bytes of the distinct files @fds refer to: what they keep in memory. */
-static guint64
-pinned_by (GArray *fds)
-{
-  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  guint64 bytes = 0;
-
-  for (guint i = 0; i < fds->len; i++)
-    {
-      struct stat st;
-      gint64 *ino = g_new (gint64, 1);
-
-      g_assert_cmpint (fstat (g_array_index (fds, int, i), &st), ==, 0);
-      *ino = (gint64) st.st_ino;
-      if (g_hash_table_add (seen, ino))
-        bytes += (guint64) st.st_size;
-    }
-  return bytes;
 }
 
 static void
@@ -135,7 +116,7 @@ test_bound (void)
       fd = jmem_snapshot_pins_open (pins, snapshot, 1000, &call_error);
       g_assert_no_error (call_error);
       g_array_append_val (fds, fd);
-      g_assert_cmpuint (pinned_by (fds), ==, FILE_BYTES);
+      g_assert_cmpuint (jmem_test_fds_distinct_bytes (fds), ==, FILE_BYTES);
 
       /* another account given the same read gets a memfd of its own: it
        * cannot keep the first one's pinned */
@@ -143,17 +124,17 @@ test_bound (void)
       g_assert_no_error (call_error);
       g_array_append_val (other, fd);
       g_array_append_val (other, g_array_index (fds, int, 0));
-      g_assert_cmpuint (pinned_by (other), ==, 2 * FILE_BYTES);
+      g_assert_cmpuint (jmem_test_fds_distinct_bytes (other), ==, 2 * FILE_BYTES);
       g_array_set_size (other, 1);
     }
   g_test_message ("%u descriptors kept, %u calls refused: they pin %" G_GUINT64_FORMAT
-                  " bytes (bound %" G_GUINT64_FORMAT ")", fds->len, refused, pinned_by (fds),
+                  " bytes (bound %" G_GUINT64_FORMAT ")", fds->len, refused, jmem_test_fds_distinct_bytes (fds),
                   (guint64) JMEM_SNAPSHOT_PINS_MAX_PER_UID);
   g_assert_cmpuint (fds->len, ==, JMEM_SNAPSHOT_PINS_MAX_PER_UID / FILE_BYTES + 1);
-  g_assert_cmpuint (pinned_by (fds), <=, JMEM_SNAPSHOT_PINS_MAX_PER_UID);
-  g_assert_cmpuint (pinned_by (fds), ==, jmem_snapshot_pins_bytes (pins, 1000));
+  g_assert_cmpuint (jmem_test_fds_distinct_bytes (fds), <=, JMEM_SNAPSHOT_PINS_MAX_PER_UID);
+  g_assert_cmpuint (jmem_test_fds_distinct_bytes (fds), ==, jmem_snapshot_pins_bytes (pins, 1000));
   g_assert_cmpuint (refused, ==, CALLS - (fds->len - 1));
-  g_assert_cmpuint (pinned_by (other), ==, FILE_BYTES);
+  g_assert_cmpuint (jmem_test_fds_distinct_bytes (other), ==, FILE_BYTES);
   g_assert_cmpuint (jmem_snapshot_pins_bytes (pins, 1001), ==, FILE_BYTES);
   g_assert_true (jmem_snapshot_pins_any (pins));
 
