@@ -37,3 +37,6 @@
 /* The helper's AccessDenied message starts with this when polkit cannot be
  * asked; the client tells that apart from a plain refusal. */
 #define JMEM_POLKIT_UNAVAILABLE "polkit is unavailable"
+/* ...and goes on with this, then the seconds, when polkit was there but
+ * did not answer in time (a hung polkitd), not when nothing provides it. */
+#define JMEM_POLKIT_NO_ANSWER   "it did not answer within "

@@ -69,9 +69,9 @@ on_idle_check (gpointer user_data)
   g_autoptr(GError) error = NULL;
   guint32 answer;
 
-  /* An instance that exits inside the DropCaches interval would let the
-   * next one forget the limit. */
-  if (!is_idle (h) || jmem_helper_methods_rate_limited (h->methods))
+  /* An instance that exits inside the DropCaches interval, or while a
+   * caller holds a snapshot, would let the next one forget the limit. */
+  if (!is_idle (h) || jmem_helper_methods_keep_running (h->methods))
     return G_SOURCE_CONTINUE;
 
   /* Give the name back first, synchronously: calls the bus routed to us

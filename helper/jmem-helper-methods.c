@@ -18,6 +18,8 @@
 #include "jmem-pid-namespace.h"
 #include "jmem-polkit.h"
 #include "jmem-rate-limit.h"
+#include "jmem-refusal-log.h"
+#include "jmem-snapshot-pins.h"
 
 struct _JmemHelperMethods {
   JmemHelper1  *skeleton;
@@ -25,28 +27,90 @@ struct _JmemHelperMethods {
   JmemRateLimit drop_limit;
   JmemSealedReader *allocations;
   JmemSealedReader *maps;
+  JmemSnapshotPins *pins;  /* NULL: no inotify, so no snapshot is handed out */
+  GError       *pins_error;
   gint          trim_pending;
+  /* The answers, counted per uid and interval as the gate counts refusals:
+   * a caller in a loop would otherwise write a line a call. Handlers run
+   * in worker threads, hence the lock. */
+  GMutex          calls_lock;
+  JmemRefusalLog *calls;
+  guint           calls_flush_id;
 };
 
+static gboolean
+on_calls_flush (gpointer user_data)
+{
+  JmemHelperMethods *self = user_data;
+  gint64 now = g_get_monotonic_time ();
+  gint64 next;
+
+  g_mutex_lock (&self->calls_lock);
+  next = jmem_refusal_log_flush (self->calls, now);
+  self->calls_flush_id = next == 0 ? 0
+    : g_timeout_add ((guint) MAX ((next - now) / 1000, 1), on_calls_flush, self);
+  g_mutex_unlock (&self->calls_lock);
+  return G_SOURCE_REMOVE;
+}
+
+/* Logs an answer: at once when it is the uid's first for a while, else
+ * counted into one line per interval (jmem-refusal-log.h). */
 static void
-finish (GDBusMethodInvocation *invocation,
+log_call (JmemHelperMethods     *self,
+          GDBusMethodInvocation *invocation,
+          const char            *action,
+          const GError          *error)
+{
+  const char *result = error == NULL ? "ok"
+    : g_error_matches (error, JMEM_ERROR, JMEM_ERROR_RATE_LIMITED) ? "rate-limited" : "failed";
+
+  g_mutex_lock (&self->calls_lock);
+  jmem_refusal_log_add (self->calls, g_get_monotonic_time (), action,
+                        jmem_polkit_caller_uid (invocation), result,
+                        error != NULL ? error->message : NULL);
+  /* the default main context runs the timer, whichever thread adds it */
+  if (self->calls_flush_id == 0)
+    self->calls_flush_id = g_timeout_add_seconds (JMEM_REFUSAL_LOG_INTERVAL_S, on_calls_flush, self);
+  g_mutex_unlock (&self->calls_lock);
+}
+
+/* Answers @invocation with @reply or @error (taken). */
+static void
+answer (GDBusMethodInvocation *invocation,
+        GVariant              *reply,
+        GError                *error)
+{
+  if (reply != NULL)
+    g_dbus_method_invocation_return_value (invocation, reply);
+  else
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      g_error_free (error);
+    }
+}
+
+/* answer(), logging the answer. */
+static void
+finish (JmemHelperMethods     *self,
+        GDBusMethodInvocation *invocation,
         const char            *action,
         GVariant              *reply,
         GError                *error)
 {
-  gint64 uid = jmem_polkit_caller_uid (invocation);
+  log_call (self, invocation, action, error);
+  answer (invocation, reply, error);
+}
 
-  if (reply != NULL)
-    {
-      jmem_helper_log_action (action, uid, "ok", NULL);
-      g_dbus_method_invocation_return_value (invocation, reply);
-    }
-  else
-    {
-      jmem_helper_log_action (action, uid, "failed", error->message);
-      g_dbus_method_invocation_return_gerror (invocation, error);
-      g_error_free (error);
-    }
+/* A cache drop carried out changes the system: its own line, always,
+ * whatever else the caller did (@error: compaction failed after it). */
+static void
+finish_drop (GDBusMethodInvocation *invocation,
+             GVariant              *reply,
+             GError                *error)
+{
+  jmem_helper_log_action (JMEM_ACTION_DROP_CACHES, jmem_polkit_caller_uid (invocation),
+                          reply != NULL ? "ok" : "failed", error != NULL ? error->message : NULL);
+  answer (invocation, reply, error);
 }
 
 /* debugfs: absent means no NvMap here; anything else is a failure whose
@@ -99,6 +163,7 @@ on_get_nvmap_clients (JmemHelper1           *skeleton,
                       GDBusMethodInvocation *invocation,
                       gpointer               user_data)
 {
+  JmemHelperMethods *self = user_data;
   g_autoptr(JmemNvmapClients) clients = NULL;
   g_autofree char *data = NULL;
   GError *error = NULL;
@@ -111,7 +176,7 @@ on_get_nvmap_clients (JmemHelper1           *skeleton,
    * say so, for a caller in a container. */
   if (clients != NULL)
     clients->pid_namespace = jmem_pid_namespace_self ();
-  finish (invocation, JMEM_ACTION_READ_NVMAP,
+  finish (self, invocation, JMEM_ACTION_READ_NVMAP,
           clients != NULL ? jmem_wire_clients_to_variant (clients, read_stats_total ()) : NULL,
           error);
   return TRUE;
@@ -254,7 +319,7 @@ on_allocations_reply (GObject      *source,
   GError *error = NULL;
   g_autoptr(GVariant) reply = g_task_propagate_pointer (G_TASK (result), &error);
 
-  finish (call->invocation, JMEM_ACTION_READ_ALLOCATIONS, reply, error);
+  finish (call->self, call->invocation, JMEM_ACTION_READ_ALLOCATIONS, reply, error);
   schedule_trim (call->self);
   allocations_call_free (call);
 }
@@ -271,7 +336,7 @@ on_allocations_snapshot (GObject      *source,
 
   if (snapshot == NULL)
     {
-      finish (call->invocation, JMEM_ACTION_READ_ALLOCATIONS, NULL, error);
+      finish (call->self, call->invocation, JMEM_ACTION_READ_ALLOCATIONS, NULL, error);
       allocations_call_free (call);
       return;
     }
@@ -307,11 +372,14 @@ reply_with_snapshot (AllocationsCall *call,
   GVariantBuilder info;
   int fd = -1;
 
-  if (snapshot != NULL)
-    fd = jmem_sealed_file_open_readonly (snapshot, &error);
+  if (snapshot != NULL && call->self->pins == NULL)
+    error = g_error_copy (call->self->pins_error);
+  else if (snapshot != NULL)
+    fd = jmem_snapshot_pins_open (call->self->pins, snapshot,
+                                  jmem_polkit_caller_uid (call->invocation), &error);
   if (fd < 0)
     {
-      finish (call->invocation, action, NULL, error);
+      finish (call->self, call->invocation, action, NULL, error);
       allocations_call_free (call);
       return;
     }
@@ -324,7 +392,7 @@ reply_with_snapshot (AllocationsCall *call,
   g_variant_builder_add (&info, "{sv}", "pid_namespace", g_variant_new_uint64 (jmem_pid_namespace_self ()));
   if (add_info != NULL)
     add_info (&info);
-  jmem_helper_log_action (action, jmem_polkit_caller_uid (call->invocation), "ok", NULL);
+  log_call (call->self, call->invocation, action, NULL);
   g_dbus_method_invocation_return_value_with_unix_fd_list (call->invocation,
                                                            g_variant_new ("(ha{sv})", 0, &info),
                                                            fds);
@@ -509,7 +577,7 @@ on_drop_caches (JmemHelper1           *skeleton,
 
   if (!jmem_drop_caches_check_request (level, options, &compact, &error))
     {
-      finish (invocation, JMEM_ACTION_DROP_CACHES, NULL, error);
+      finish (self, invocation, JMEM_ACTION_DROP_CACHES, NULL, error);
       return TRUE;
     }
 
@@ -521,7 +589,7 @@ on_drop_caches (JmemHelper1           *skeleton,
                            "cannot compact memory: %s does not exist (a kernel without "
                            "CONFIG_COMPACTION); nothing was dropped, ask again without compact",
                            JMEM_COMPACT_MEMORY_PATH);
-      finish (invocation, JMEM_ACTION_DROP_CACHES, NULL, error);
+      finish (self, invocation, JMEM_ACTION_DROP_CACHES, NULL, error);
       return TRUE;
     }
 
@@ -530,7 +598,7 @@ on_drop_caches (JmemHelper1           *skeleton,
       error = g_error_new (JMEM_ERROR, JMEM_ERROR_RATE_LIMITED,
                            "caches were dropped less than %d s ago: try again in %u s",
                            JMEM_DROP_CACHES_INTERVAL_S, wait_s);
-      finish (invocation, JMEM_ACTION_DROP_CACHES, NULL, error);
+      finish (self, invocation, JMEM_ACTION_DROP_CACHES, NULL, error);
       return TRUE;
     }
 
@@ -543,7 +611,7 @@ on_drop_caches (JmemHelper1           *skeleton,
   if (!write_proc (JMEM_DROP_CACHES_PATH, text, &error))
     {
       g_variant_builder_clear (&result);
-      finish (invocation, JMEM_ACTION_DROP_CACHES, NULL, error);
+      finish (self, invocation, JMEM_ACTION_DROP_CACHES, NULL, error);
       return TRUE;
     }
   g_variant_builder_add (&result, "{sv}", "drop_caches", g_variant_new_uint32 (level));
@@ -552,13 +620,12 @@ on_drop_caches (JmemHelper1           *skeleton,
     {
       g_variant_builder_clear (&result);
       g_prefix_error (&error, "caches were dropped (level %u), but compaction failed: ", level);
-      finish (invocation, JMEM_ACTION_DROP_CACHES, NULL, error);
+      finish_drop (invocation, NULL, error);
       return TRUE;
     }
   g_variant_builder_add (&result, "{sv}", "compact_memory", g_variant_new_boolean (compact));
 
-  finish (invocation, JMEM_ACTION_DROP_CACHES,
-          g_variant_new ("(@a{sv})", g_variant_builder_end (&result)), NULL);
+  finish_drop (invocation, g_variant_new ("(@a{sv})", g_variant_builder_end (&result)), NULL);
   return TRUE;
 }
 
@@ -574,6 +641,11 @@ jmem_helper_methods_new (JmemHelper1 *skeleton)
    * top malloc_trim() never gives back. */
   mallopt (M_MMAP_THRESHOLD, 128 * 1024);
   self->skeleton = g_object_ref (skeleton);
+  g_mutex_init (&self->calls_lock);
+  self->calls = jmem_refusal_log_new_for (JMEM_REFUSAL_LOG_INTERVAL_S * G_USEC_PER_SEC, "answered");
+  self->pins = jmem_snapshot_pins_new (JMEM_SNAPSHOT_PINS_MAX_PER_UID, &self->pins_error);
+  if (self->pins == NULL)
+    g_warning ("%s: the snapshot methods refuse every call", self->pins_error->message);
   jmem_rate_limit_init (&self->drop_limit, JMEM_DROP_CACHES_INTERVAL_S * G_USEC_PER_SEC);
   self->handlers[0] = g_signal_connect (skeleton, "handle-get-nvmap-clients",
                                         G_CALLBACK (on_get_nvmap_clients), self);
@@ -609,11 +681,18 @@ jmem_helper_methods_free (JmemHelperMethods *self)
   jmem_rate_limit_clear (&self->drop_limit);
   jmem_sealed_reader_free (self->allocations);
   jmem_sealed_reader_free (self->maps);
+  jmem_snapshot_pins_free (self->pins);
+  g_clear_error (&self->pins_error);
+  if (self->calls_flush_id != 0)
+    g_source_remove (self->calls_flush_id);
+  jmem_refusal_log_free (self->calls);  /* writes what is still counted */
+  g_mutex_clear (&self->calls_lock);
   g_free (self);
 }
 
 gboolean
-jmem_helper_methods_rate_limited (JmemHelperMethods *self)
+jmem_helper_methods_keep_running (JmemHelperMethods *self)
 {
-  return jmem_rate_limit_active (&self->drop_limit, g_get_monotonic_time ());
+  return jmem_rate_limit_active (&self->drop_limit, g_get_monotonic_time ()) ||
+         (self->pins != NULL && jmem_snapshot_pins_any (self->pins));
 }

@@ -18,9 +18,10 @@ JmemHelperMethods *jmem_helper_methods_new (JmemHelper1 *skeleton);
 void jmem_helper_methods_free (JmemHelperMethods *methods);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemHelperMethods, jmem_helper_methods_free)
 
-/* TRUE while a new DropCaches would be refused: exiting then would let a
- * fresh instance forget the limit. */
-gboolean jmem_helper_methods_rate_limited (JmemHelperMethods *methods);
+/* TRUE while a new DropCaches would be refused, or while a snapshot handed
+ * out is still held: exiting then would let a fresh instance forget the
+ * limit, or what each account pins. */
+gboolean jmem_helper_methods_keep_running (JmemHelperMethods *methods);
 
 /* Checks DropCaches' arguments: level 1, 2 or 3; options holds at most
  * "compact" (b). Fails with JMEM_ERROR_INVALID_ARGUMENT. */

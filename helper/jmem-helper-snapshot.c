@@ -68,6 +68,76 @@ jmem_sealed_file_open_readonly (JmemSealedFile  *snapshot,
   return fd;
 }
 
+static const unsigned seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
+
+static Snapshot *
+snapshot_new (GError **error)
+{
+  Snapshot *s = g_new0 (Snapshot, 1);
+
+  g_atomic_ref_count_init (&s->ref);
+  s->public.fd = memfd_create ("jmem-nvmap-snapshot", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (s->public.fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "memfd_create: %s", g_strerror (saved));
+      jmem_sealed_file_unref (&s->public);
+      return NULL;
+    }
+  return s;
+}
+
+static gboolean
+snapshot_seal (Snapshot  *s,
+               GError   **error)
+{
+  if (fcntl (s->public.fd, F_ADD_SEALS, seals) == 0)
+    return TRUE;
+  {
+    int saved = errno;
+    g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "cannot seal the snapshot: %s",
+                 g_strerror (saved));
+  }
+  return FALSE;
+}
+
+JmemSealedFile *
+jmem_sealed_file_copy (JmemSealedFile  *snapshot,
+                       GError         **error)
+{
+  g_autofree char *chunk = g_malloc (64 * 1024);
+  Snapshot *s = snapshot_new (error);
+  gsize done = 0;
+
+  if (s == NULL)
+    return NULL;
+  while (done < snapshot->size)
+    {
+      ssize_t n = pread (snapshot->fd, chunk, MIN (64 * 1024, snapshot->size - done), (off_t) done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0 || !jmem_file_write_all (s->public.fd, chunk, (gsize) n))
+        {
+          int saved = n == 0 ? EIO : errno;
+          g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "cannot copy the snapshot: %s",
+                       g_strerror (saved));
+          jmem_sealed_file_unref (&s->public);
+          return NULL;
+        }
+      done += (gsize) n;
+    }
+  if (!snapshot_seal (s, error))
+    {
+      jmem_sealed_file_unref (&s->public);
+      return NULL;
+    }
+  s->public.size = snapshot->size;
+  s->public.read_id = snapshot->read_id;
+  s->public.shared_by = snapshot->shared_by;
+  return &s->public;
+}
+
 static JmemSealedFile *
 read_snapshot (const JmemSealedReader *reader,
                GError                **error)
@@ -76,7 +146,6 @@ read_snapshot (const JmemSealedReader *reader,
   gsize max_bytes = reader->max_bytes;
   g_autoptr(GByteArray) held = g_byte_array_sized_new (64 * 1024);
   JmemNvmapRedactor redactor;
-  const unsigned seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
   Snapshot *s;
   gsize total = 0;
   int in, saved;
@@ -95,14 +164,11 @@ read_snapshot (const JmemSealedReader *reader,
       return NULL;
     }
 
-  s = g_new0 (Snapshot, 1);
-  g_atomic_ref_count_init (&s->ref);
-  s->public.fd = memfd_create ("jmem-nvmap-snapshot", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (s->public.fd < 0)
+  s = snapshot_new (error);
+  if (s == NULL)
     {
-      saved = errno;
-      g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "memfd_create: %s", g_strerror (saved));
-      goto fail;
+      close (in);
+      return NULL;
     }
 
   /* What the caller must not see is taken out of each piece before it is
@@ -146,13 +212,8 @@ read_snapshot (const JmemSealedReader *reader,
         break;
     }
 
-  if (fcntl (s->public.fd, F_ADD_SEALS, seals) != 0)
-    {
-      saved = errno;
-      g_set_error (error, JMEM_ERROR, JMEM_ERROR_FAILED, "cannot seal the snapshot: %s",
-                   g_strerror (saved));
-      goto fail;
-    }
+  if (!snapshot_seal (s, error))
+    goto fail;
   close (in);
   s->public.size = total;
   return &s->public;

@@ -24,6 +24,11 @@ JmemSealedFile *jmem_sealed_file_ref (JmemSealedFile *snapshot);
 void jmem_sealed_file_unref (JmemSealedFile *snapshot);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemSealedFile, jmem_sealed_file_unref)
 
+/* A sealed copy of @snapshot in a memfd of its own, with the same size,
+ * read_id and shared_by. */
+JmemSealedFile *jmem_sealed_file_copy (JmemSealedFile  *snapshot,
+                                       GError         **error);
+
 /* A new read-only open of the memfd, for a caller: its own file offset,
  * and no write access even were the seals gone. Without /proc, a duplicate
  * of the sealed descriptor. */

@@ -363,7 +363,7 @@ check_refuse_cancelled (Check *check)
   else
     check_refuse (check, "polkit-unavailable",
                   g_error_new (JMEM_ERROR, JMEM_ERROR_POLKIT_UNAVAILABLE,
-                               "%s, so jmem-helper refuses %s: it did not answer within %u s%s",
+                               "%s, so jmem-helper refuses %s: " JMEM_POLKIT_NO_ANSWER "%u s%s",
                                JMEM_POLKIT_UNAVAILABLE, check->action, check->timeout_s,
                                check->interactive
                                  ? " (the time a call allowing interactive authorization "

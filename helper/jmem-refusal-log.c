@@ -17,6 +17,7 @@ typedef struct {
 
 struct _JmemRefusalLog {
   gint64      interval_us;
+  const char *what;     /* "refused", "answered": the calls it counts */
   GHashTable *windows;  /* gint64 * uid → Window * */
 };
 
@@ -33,9 +34,17 @@ window_free (Window *w)
 JmemRefusalLog *
 jmem_refusal_log_new (gint64 interval_us)
 {
+  return jmem_refusal_log_new_for (interval_us, "refused");
+}
+
+JmemRefusalLog *
+jmem_refusal_log_new_for (gint64      interval_us,
+                          const char *what)
+{
   JmemRefusalLog *log = g_new0 (JmemRefusalLog, 1);
 
   log->interval_us = interval_us;
+  log->what = g_intern_string (what);
   log->windows = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL,
                                         (GDestroyNotify) window_free);
   return log;
@@ -74,15 +83,16 @@ write_summary (const JmemRefusalLog *log,
 {
   gint64 began = w->ends_us - log->interval_us;
   g_autofree char *results = describe_results (w->by_result);
-  g_autofree char *detail = g_strdup_printf ("%u more refused in %" G_GINT64_FORMAT
+  g_autofree char *action = g_strdup_printf ("%s calls", log->what);
+  g_autofree char *detail = g_strdup_printf ("%u more %s in %" G_GINT64_FORMAT
                                              " s (%s); the last: %s: %s%s%s",
-                                             w->n_refused,
+                                             w->n_refused, log->what,
                                              (MAX (now_us - began, 0) + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC,
                                              results, w->last_action, w->last_result,
                                              w->last_detail != NULL ? ": " : "",
                                              w->last_detail != NULL ? w->last_detail : "");
 
-  jmem_helper_log_action ("refused calls", w->uid, "summary", detail);
+  jmem_helper_log_action (action, w->uid, "summary", detail);
 }
 
 static void

@@ -3,6 +3,7 @@
 
 #include <pwd.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <sys/prctl.h>
 
@@ -321,4 +322,23 @@ jmem_test_bus_start (const char  *dir,
   g_assert_no_error (error);
   g_assert_nonnull (*address);
   return daemon;
+}
+
+guint64
+jmem_test_fds_distinct_bytes (GArray *fds)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  guint64 bytes = 0;
+
+  for (guint i = 0; i < fds->len; i++)
+    {
+      struct stat st;
+      gint64 *ino = g_new (gint64, 1);
+
+      g_assert_cmpint (fstat (g_array_index (fds, int, i), &st), ==, 0);
+      *ino = (gint64) st.st_ino;
+      if (g_hash_table_add (seen, ino))
+        bytes += (guint64) st.st_size;
+    }
+  return bytes;
 }

@@ -102,4 +102,8 @@ GSubprocess *jmem_test_bus_start (const char  *dir,
 char *jmem_test_fixture (const char *first,
                          ...) G_GNUC_NULL_TERMINATED G_GNUC_MALLOC;
 
+/* The bytes of the distinct files the descriptors in @fds (int) refer to:
+ * what they keep in memory, were they memfds. */
+guint64 jmem_test_fds_distinct_bytes (GArray *fds);
+
 G_END_DECLS

@@ -69,6 +69,16 @@ static const Case cases[] = {
     G_DBUS_ERROR_AUTH_FAILED, JMEM_EXIT_NOT_AUTHORIZED, "--no-ask-password", GROUP, FALSE },
   { "dev.jmem.Error.PolkitUnavailable", no_domain, 0, jmem_error_quark, JMEM_ERROR_POLKIT_UNAVAILABLE,
     JMEM_EXIT_NO_DATA, POLKIT, POLKIT, TRUE },
+  /* ...as the helper words it when nothing provides polkit, and when polkitd hangs */
+  { "dev.jmem.Error.PolkitUnavailable", no_domain, 0, jmem_error_quark, JMEM_ERROR_POLKIT_UNAVAILABLE,
+    JMEM_EXIT_NO_DATA, "install and " POLKIT, "install and " POLKIT, TRUE,
+    JMEM_POLKIT_UNAVAILABLE ", so jmem-helper refuses dev.jmem.read-nvmap: The name "
+    "org.freedesktop.PolicyKit1 was not provided by any .service files" },
+  { "dev.jmem.Error.PolkitUnavailable", no_domain, 0, jmem_error_quark, JMEM_ERROR_POLKIT_UNAVAILABLE,
+    JMEM_EXIT_NO_DATA, "polkit did not answer within 10 s: check it (sudo systemctl status polkit)",
+    "restart it (sudo systemctl restart polkit)", TRUE,
+    JMEM_POLKIT_UNAVAILABLE ", so jmem-helper refuses dev.jmem.read-nvmap: "
+    JMEM_POLKIT_NO_ANSWER "10 s" },
   /* what the helper itself says */
   { "dev.jmem.Error.Failed", no_domain, 0, jmem_error_quark, JMEM_ERROR_FAILED,
     JMEM_EXIT_NO_DATA, NULL, NULL, FALSE },

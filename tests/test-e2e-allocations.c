@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* End-to-end tests of GetNvMapAllocations and GetNvMapAllocationsSnapshot
  * with a big file: the helper's memory stays bounded, and jmem's with
- * 240,000 handles from each source, concurrent callers share one read, and
- * the snapshot is sealed, read-only and free of kernel pointers. Runs inside tests/e2e/jmem-sandbox, which mounts a small
+ * 240,000 handles from each source, concurrent callers share one read, the
+ * snapshot is sealed, read-only and free of kernel pointers, and what one
+ * account keeps of them is bounded. Runs inside tests/e2e/jmem-sandbox, which mounts a small
  * allocations file; the cases bind their own files (written by
  * tests/gen-nvmap-allocations.py, or a FIFO) over it. */
 #include <errno.h>
@@ -22,6 +23,7 @@
 
 #include "jmem-glib-compat.h"
 #include "jmem-names.h"
+#include "jmem-test.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define JMEM_E2E_ASAN 1
@@ -493,24 +495,36 @@ test_client_memory_240000 (void)
   unmount_allocations ();
 }
 
-static GVariant *
-call_snapshot (GDBusConnection *bus, int *fd)
+/* GetNvMapAllocationsSnapshot from @bus: the descriptor, and in @reply
+ * (nullable) the whole reply; -1 and @error when refused. */
+static int
+try_snapshot (GDBusConnection *bus, GVariant **reply_out, GError **error)
 {
-  g_autoptr(GError) error = NULL;
   g_autoptr(GUnixFDList) fds = NULL;
-  GVariant *reply;
+  g_autoptr(GVariant) reply = NULL;
   gint32 handle = -1;
 
   reply = g_dbus_connection_call_with_unix_fd_list_sync (bus, JMEM_DBUS_NAME, JMEM_DBUS_PATH,
                                                          JMEM_DBUS_INTERFACE,
                                                          "GetNvMapAllocationsSnapshot", NULL,
                                                          G_VARIANT_TYPE ("(ha{sv})"),
-                                                         G_DBUS_CALL_FLAGS_NONE, 30000, NULL,
-                                                         &fds, NULL, &error);
-  g_assert_no_error (error);
+                                                         G_DBUS_CALL_FLAGS_NONE, 60000, NULL,
+                                                         &fds, NULL, error);
+  if (reply == NULL)
+    return -1;
   g_variant_get_child (reply, 0, "h", &handle);
-  g_assert_nonnull (fds);
-  *fd = g_unix_fd_list_get (fds, handle, &error);
+  if (reply_out != NULL)
+    *reply_out = g_variant_ref (reply);
+  return g_unix_fd_list_get (fds, handle, error);
+}
+
+static GVariant *
+call_snapshot (GDBusConnection *bus, int *fd)
+{
+  g_autoptr(GError) error = NULL;
+  GVariant *reply = NULL;
+
+  *fd = try_snapshot (bus, &reply, &error);
   g_assert_no_error (error);
   return reply;
 }
@@ -576,6 +590,66 @@ test_snapshot_sealed (void)
     }
   /* The generator gives every handle a non-zero pointer. */
   g_assert_cmpuint (differing_lines, ==, file->n_handles);
+  unmount_allocations ();
+}
+
+/* A member that keeps every snapshot descriptor (the review saw 24 pin
+ * 627 MiB): with 200,000 handles (about 27 MB a snapshot) the helper hands
+ * out what fits the 96 MiB one account may pin, refuses the rest with
+ * RateLimited, and once the caller has closed them lets it call again. */
+#define PIN_CALLS     24
+#define PIN_BOUND     (96 * 1024 * 1024)
+
+static void
+test_snapshot_pins_bounded (void)
+{
+  g_autoptr(Allocations) file = allocations_generate (200000);
+  g_autoptr(GDBusConnection) bus = bus_open_as (agent_user);
+  g_autoptr(GArray) fds = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autofree char *last_refusal = NULL;
+  guint refused = 0;
+  gint64 deadline;
+  int fd = -1;
+
+  for (guint i = 0; i < PIN_CALLS; i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      fd = try_snapshot (bus, NULL, &error);
+      if (fd >= 0)
+        {
+          g_array_append_val (fds, fd);
+          continue;
+        }
+      g_assert_true (g_dbus_error_is_remote_error (error));
+      g_assert_cmpstr (g_dbus_error_get_remote_error (error), ==, "dev.jmem.Error.RateLimited");
+      refused++;
+      g_free (last_refusal);
+      last_refusal = g_strdup (error->message);
+    }
+  g_test_message ("%u snapshots of %" G_GSIZE_FORMAT " bytes kept, %u refused (%s): they pin "
+                  "%" G_GUINT64_FORMAT " bytes", fds->len, file->len, refused, last_refusal,
+                  jmem_test_fds_distinct_bytes (fds));
+  g_assert_cmpuint (fds->len, ==, PIN_BOUND / file->len);
+  g_assert_cmpuint (refused, ==, PIN_CALLS - fds->len);
+  g_assert_cmpuint (jmem_test_fds_distinct_bytes (fds), <=, PIN_BOUND);
+  g_assert_nonnull (strstr (last_refusal, "close the ones it no longer reads"));
+
+  /* closed, they pin nothing: the next call is answered (once the helper
+   * has seen the last descriptor go, in the bus too) */
+  for (guint i = 0; i < fds->len; i++)
+    close (g_array_index (fds, int, i));
+  deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  for (fd = -1; fd < 0 && g_get_monotonic_time () < deadline;)
+    {
+      g_autoptr(GError) error = NULL;
+
+      fd = try_snapshot (bus, NULL, &error);
+      if (fd < 0)
+        g_usleep (100 * 1000);
+    }
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
   unmount_allocations ();
 }
 
@@ -728,5 +802,6 @@ main (int argc, char **argv)
   g_test_add_func ("/e2e/allocations/client-memory-240000", test_client_memory_240000);
   g_test_add_func ("/e2e/allocations/snapshot-sealed", test_snapshot_sealed);
   g_test_add_func ("/e2e/allocations/single-flight", test_single_flight);
+  g_test_add_func ("/e2e/allocations/snapshot-pins-bounded", test_snapshot_pins_bounded);
   return g_test_run ();
 }

@@ -335,6 +335,35 @@ test_polkit_down (void)
   mcp_finish (&m);
 }
 
+/* ---- polkit hung --------------------------------------------------------------- */
+
+/* polkit (the mock) runs but never answers: the helper refuses when its
+ * time-out (10 s unless told) is up, and the advice says polkit did not
+ * answer in that time and how to look at it and restart it, not to install
+ * it; the same from the MCP tool. */
+static void
+test_polkit_hung (void)
+{
+  const char *const alloc[] = { "allocations", "--no-ask-password", NULL };
+  g_auto(JmemTestRun) r = { 0 };
+  g_autofree char *text = NULL;
+  Mcp m = { 0 };
+
+  run_as (agent_user, NULL, alloc, &r);
+  assert_exit (&r, 69, alloc[0]);
+  assert_says (r.err, "To fix: polkit did not answer within 10 s");
+  assert_says (r.err, "systemctl status polkit");
+  assert_says (r.err, "systemctl restart polkit");
+  assert_never_says (r.err, "install and start polkit");
+  assert_never_says (r.err, "usermod");
+
+  mcp_start (&m, agent_user, NULL);
+  g_assert_false (mcp_call (&m, "allocations", "{}", &text));
+  assert_says (text, "To fix: polkit did not answer within 10 s");
+  assert_never_says (text, "install and start polkit");
+  mcp_finish (&m);
+}
+
 /* ---- a helper that dies mid-call ---------------------------------------------- */
 
 static guint
@@ -623,7 +652,10 @@ main (int argc, char **argv)
   if (g_str_equal (polkit, "none"))
     g_test_add_func ("/e2e/exits/polkit-down", test_polkit_down);
   else if (g_str_equal (polkit, "mock-hang"))
-    g_test_add_func ("/e2e/exits/helper-dies", test_helper_dies);
+    {
+      g_test_add_func ("/e2e/exits/polkit-hung", test_polkit_hung);
+      g_test_add_func ("/e2e/exits/helper-dies", test_helper_dies);
+    }
   else if (g_str_equal (polkit, "real"))
     {
       g_test_add_func ("/e2e/exits/refused-then-joined", test_refused_then_joined);

@@ -2,18 +2,23 @@
 /* The helper's polkit gate without root: a private dbus-daemon (GTestDBus)
  * stands in for the system bus, tests/mock-polkit (or nobody) owns
  * org.freedesktop.PolicyKit1 on it, and the gate exports a skeleton whose
- * one handler answers at once. Callers are this process's own connections:
- * one uid, as an account opening several connections is. */
+ * one handler answers at once (or, for the log of answered calls, the real
+ * handlers). Callers are this process's own connections: one uid, as an
+ * account opening several connections is. */
 #include <gio/gio.h>
 #include <gio/gunixfdlist.h>
 #include <glib/gstdio.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include "jmem-activity.h"
+#include "jmem-advice.h"
 #include "jmem-error.h"
+#include "jmem-helper-methods.h"
 #include "jmem-helper1-generated.h"
 #include "jmem-names.h"
 #include "jmem-polkit.h"
@@ -35,6 +40,29 @@
 #define PATIENCE_S            30
 
 static GTestDBus *test_bus;
+
+/* Whether /proc/sys/vm is a tmpfs of this process's own (as root): then a
+ * cache drop writes a file there, not the kernel's knob. */
+static gboolean fake_knobs;
+
+/* The helper's log lines (MESSAGE), while capturing: from any thread. */
+static GMutex     log_lock;
+static GPtrArray *log_lines;
+
+static GLogWriterOutput
+capture_writer (GLogLevelFlags   level,
+                const GLogField *fields,
+                gsize            n_fields,
+                gpointer         user_data)
+{
+  g_mutex_lock (&log_lock);
+  if (log_lines != NULL)
+    for (gsize i = 0; i < n_fields; i++)
+      if (g_str_equal (fields[i].key, "MESSAGE"))
+        g_ptr_array_add (log_lines, g_strdup (fields[i].value));
+  g_mutex_unlock (&log_lock);
+  return g_log_writer_default (level, fields, n_fields, user_data);
+}
 
 typedef struct {
   GDBusConnection *helper_bus;
@@ -199,6 +227,7 @@ typedef struct {
   guint  ok;
   GHashTable *errors;  /* D-Bus error name → count */
   char  *last_message;
+  GError *last_error;  /* as the client gets it, for its advice */
 } Calls;
 
 static void
@@ -213,6 +242,7 @@ calls_clear (Calls *c)
 {
   g_clear_pointer (&c->errors, g_hash_table_unref);
   g_clear_pointer (&c->last_message, g_free);
+  g_clear_error (&c->last_error);
 }
 
 static guint
@@ -241,6 +271,8 @@ on_call_done (GObject *source, GAsyncResult *result, gpointer user_data)
     name = g_strdup_printf ("(local: %s)", error->message);
   g_hash_table_insert (c->errors, name, GUINT_TO_POINTER (calls_errors (c, name) + 1));
   g_free (c->last_message);
+  g_clear_error (&c->last_error);
+  c->last_error = g_error_copy (error);
   g_dbus_error_strip_remote_error (error);
   c->last_message = g_strdup (error->message);
 }
@@ -349,6 +381,7 @@ test_fail_closed_absent (Fixture *f, gconstpointer data)
 {
   g_autoptr(GDBusConnection) caller = connect ();
   gint64 start = g_get_monotonic_time ();
+  JmemAdvice advice;
   Calls c;
 
   calls_init (&c);
@@ -359,6 +392,11 @@ test_fail_closed_absent (Fixture *f, gconstpointer data)
   g_assert_cmpuint (calls_errors (&c, POLKIT_UNAVAILABLE), ==, 1);
   g_assert_true (g_str_has_prefix (c.last_message, "polkit is unavailable"));
   g_assert_null (strstr (c.last_message, "did not answer"));
+  /* what jmem tells the person: polkit is missing */
+  advice = jmem_advice_for_error (c.last_error, JMEM_ADVICE_NONE);
+  g_test_message ("advice: %s", advice.action);
+  g_assert_nonnull (strstr (advice.action, "install and start polkit"));
+  g_assert_null (strstr (advice.action, "did not answer"));
   g_assert_cmpuint (f->served, ==, 0);
   g_assert_cmpint (g_get_monotonic_time () - start, <, PATIENCE_S * G_USEC_PER_SEC);
   calls_clear (&c);
@@ -373,6 +411,8 @@ assert_gate_times_out (Fixture *f, const char *mode, gboolean interactive, guint
 {
   g_autoptr(GDBusConnection) caller = connect ();
   g_autofree char *expected = g_strdup_printf ("did not answer within %u s", timeout_s);
+  g_autofree char *advised = g_strdup_printf ("polkit did not answer within %u s", timeout_s);
+  JmemAdvice advice;
   gint64 start;
   double seconds;
   Calls c;
@@ -392,6 +432,14 @@ assert_gate_times_out (Fixture *f, const char *mode, gboolean interactive, guint
   g_test_message ("%s polkit: %s after %.2f s", mode, c.last_message, seconds);
   g_assert_cmpuint (calls_errors (&c, POLKIT_UNAVAILABLE), ==, 1);
   g_assert_nonnull (strstr (c.last_message, expected));
+  /* what jmem tells the person: polkit is there but hung, not missing */
+  advice = jmem_advice_for_error (c.last_error, JMEM_ADVICE_CAN_ASK);
+  g_test_message ("advice: %s", advice.action);
+  g_assert_nonnull (strstr (advice.action, advised));
+  g_assert_nonnull (strstr (advice.action, "systemctl status polkit"));
+  g_assert_nonnull (strstr (advice.action, "journalctl -u polkit"));
+  g_assert_nonnull (strstr (advice.action, "systemctl restart polkit"));
+  g_assert_null (strstr (advice.action, "install"));
   g_assert_cmpfloat (seconds, >=, timeout_s - 0.5);
   g_assert_cmpfloat (seconds, <, timeout_s + 20);
   g_assert_cmpuint (polkit_checks (f), ==, 1);
@@ -630,6 +678,120 @@ test_fds_refused (Fixture *f, gconstpointer data)
   calls_clear (&c);
 }
 
+static guint
+log_lines_with (const char *a, const char *b)
+{
+  guint n = 0;
+
+  g_mutex_lock (&log_lock);
+  for (guint i = 0; i < log_lines->len; i++)
+    if (strstr (g_ptr_array_index (log_lines, i), a) != NULL &&
+        (b == NULL || strstr (g_ptr_array_index (log_lines, i), b) != NULL))
+      n++;
+  g_mutex_unlock (&log_lock);
+  return n;
+}
+
+static void
+call_drop (Calls *c, GDBusConnection *bus, const char *helper, guint level)
+{
+  c->sent++;
+  g_dbus_connection_call_with_unix_fd_list (bus, helper, JMEM_DBUS_PATH, JMEM_DBUS_INTERFACE,
+                                            "DropCaches",
+                                            g_variant_new_parsed ("(%u, @a{sv} {})", level),
+                                            NULL, G_DBUS_CALL_FLAGS_NONE, 60000, NULL, NULL,
+                                            on_call_done, c);
+}
+
+/* A member looping DropCaches (the review saw 1,320 lines in 5 s): behind
+ * the gate, the real handlers log a bounded number of lines, one of which
+ * counts the rest, while the drop carried out has its own line. */
+#define LOOP_CALLS 120
+
+static void
+test_answers_counted (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GDBusConnection) caller = connect ();
+  g_autoptr(JmemHelperMethods) methods = NULL;
+  g_autofree char *uid = g_strdup_printf ("by uid %u: ", (guint) getuid ());
+  g_autofree char *drop_line = g_strdup_printf ("%s by uid %u: ok", JMEM_ACTION_DROP_CACHES,
+                                                (guint) getuid ());
+  g_autofree char *counted = NULL;
+  g_autofree char *knob = NULL;
+  guint more = 0;
+  Calls c;
+
+  start_polkit (f, "hang-interactive");  /* grants every non-interactive check */
+  g_signal_handlers_disconnect_by_func (f->skeleton, on_get_clients, f);
+  methods = jmem_helper_methods_new (f->skeleton);
+  g_mutex_lock (&log_lock);
+  log_lines = g_ptr_array_new_with_free_func (g_free);
+  g_mutex_unlock (&log_lock);
+
+  calls_init (&c);
+  /* one the handler refuses first, so that the drop comes inside the
+   * interval of an uid already counted */
+  call_drop (&c, caller, helper_name (f), 7);
+  wait_done (&c, 1, PATIENCE_S);
+  /* in tens, below the gate's limit of pending checks */
+  for (guint i = 1; i < LOOP_CALLS; i += 10)
+    {
+      for (guint j = 0; j < 10 && i + j < LOOP_CALLS; j++)
+        call_drop (&c, caller, helper_name (f), 1);
+      wait_done (&c, MIN (i + 10, LOOP_CALLS), PATIENCE_S);
+    }
+  g_assert_cmpuint (c.done, ==, LOOP_CALLS);
+  g_clear_pointer (&methods, jmem_helper_methods_free);  /* writes what it counted */
+
+  for (guint i = 0; i < log_lines->len; i++)
+    g_test_message ("log: %s", (const char *) g_ptr_array_index (log_lines, i));
+  /* the refused first, at once; and one line for all the others */
+  g_assert_cmpuint (log_lines_with (uid, NULL), <=, 3);
+  g_assert_cmpuint (log_lines_with (uid, "failed: level must be"), ==, 1);
+  g_assert_cmpuint (log_lines_with ("answered calls ", uid), ==, 1);
+  g_mutex_lock (&log_lock);
+  for (guint i = 0; i < log_lines->len && counted == NULL; i++)
+    if (strstr (g_ptr_array_index (log_lines, i), "answered calls ") != NULL)
+      counted = g_strdup (strstr (g_ptr_array_index (log_lines, i), "summary: "));
+  g_mutex_unlock (&log_lock);
+  g_assert_nonnull (counted);
+  g_assert_cmpint (sscanf (counted, "summary: %u more answered", &more), ==, 1);
+  if (!fake_knobs)
+    {
+      /* not root: the first drop could not open the knob, and is counted */
+      g_assert_cmpuint (more, ==, LOOP_CALLS - 1);
+      g_assert_nonnull (strstr (counted, "(rate-limited 118, failed 1)"));
+      g_test_skip ("a drop carried out needs root (a /proc/sys/vm of the test's own)");
+    }
+  else
+    {
+      g_assert_cmpuint (more, ==, LOOP_CALLS - 2);
+      g_assert_nonnull (strstr (counted, "(rate-limited " G_STRINGIFY (118) ")"));
+      g_assert_true (g_file_get_contents (JMEM_DROP_CACHES_PATH, &knob, NULL, NULL));
+      g_assert_cmpstr (knob, ==, "1\n");
+      g_assert_cmpuint (log_lines_with (drop_line, NULL), ==, 1);
+    }
+  g_assert_cmpuint (c.ok, ==, fake_knobs ? 1 : 0);
+
+  g_mutex_lock (&log_lock);
+  g_clear_pointer (&log_lines, g_ptr_array_unref);
+  g_mutex_unlock (&log_lock);
+  calls_clear (&c);
+}
+
+/* As root: a /proc/sys/vm of this process's own, before any thread starts. */
+static void
+make_fake_knobs (void)
+{
+  if (geteuid () != 0 || unshare (CLONE_NEWNS) != 0 ||
+      /* the type is ignored for a propagation change; valgrind wants one */
+      mount ("none", "/", "none", MS_REC | MS_PRIVATE, NULL) != 0 ||
+      mount ("jmem-test-vm", "/proc/sys/vm", "tmpfs", 0, "mode=0755") != 0)
+    return;
+  fake_knobs = g_file_set_contents (JMEM_DROP_CACHES_PATH, "", 0, NULL) &&
+               g_file_set_contents (JMEM_COMPACT_MEMORY_PATH, "", 0, NULL);
+}
+
 static void
 skip_all (void)
 {
@@ -641,9 +803,12 @@ main (int argc, char **argv)
 {
   int rc;
 
-  g_autofree char *dbus_daemon = g_find_program_in_path ("dbus-daemon");
+  g_autofree char *dbus_daemon = NULL;
 
+  make_fake_knobs ();
+  dbus_daemon = g_find_program_in_path ("dbus-daemon");
   g_test_init (&argc, &argv, NULL);
+  g_log_set_writer_func (capture_writer, NULL, NULL);
   if (dbus_daemon == NULL || !g_file_test (JMEM_MOCK_POLKIT, G_FILE_TEST_IS_EXECUTABLE))
     {
       g_test_add_func ("/helper/gate/skipped", skip_all);
@@ -666,6 +831,7 @@ main (int argc, char **argv)
   ADD ("fds-refused", test_fds_refused, NULL);
   ADD ("places", test_places, &all_held);
   ADD ("stop-with-queue", test_stop_with_queue, &all_held);
+  ADD ("answers-counted", test_answers_counted, NULL);
 #undef ADD
 
   rc = g_test_run ();

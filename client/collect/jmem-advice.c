@@ -2,10 +2,13 @@
 #include "jmem-advice.h"
 
 #include <gio/gio.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "jmem-client-error.h"
 #include "jmem-config.h"
 #include "jmem-error.h"
+#include "jmem-names.h"
 #include "jmem-system-bus.h"
 
 /* polkit's JavaScript rules and .pkla files both look the caller's groups
@@ -23,6 +26,30 @@
 
 #define START_POLKIT_ADVICE \
   "install and start polkit (package polkitd; sudo systemctl start polkit)"
+
+#define HUNG_POLKIT_ADVICE                                                      \
+  ": check it (sudo systemctl status polkit) and its log (journalctl -u polkit), " \
+  "then restart it (sudo systemctl restart polkit)"
+
+/* polkit is there but hung: the helper's message names the seconds it
+ * waited; nothing provides polkit: no such words. The few distinct texts
+ * are interned, as advice is a static string. */
+static const char *
+polkit_action (const char *message)
+{
+  const char *no_answer = strstr (message, JMEM_POLKIT_NO_ANSWER);
+  guint seconds;
+
+  if (no_answer == NULL)
+    return START_POLKIT_ADVICE;
+  if (sscanf (no_answer + strlen (JMEM_POLKIT_NO_ANSWER), "%u s", &seconds) == 1)
+    {
+      g_autofree char *text = g_strdup_printf ("polkit did not answer within %u s" HUNG_POLKIT_ADVICE,
+                                               seconds);
+      return g_intern_string (text);
+    }
+  return "polkit did not answer in time" HUNG_POLKIT_ADVICE;
+}
 
 static JmemAdvice
 advise (JmemExit exit_status, const char *action, gboolean helper_unavailable)
@@ -61,7 +88,8 @@ dbus_advice (int code, JmemAdviceFlags flags)
 }
 
 static JmemAdvice
-jmem_error_advice (JmemError code)
+jmem_error_advice (JmemError   code,
+                   const char *message)
 {
   switch (code)
     {
@@ -74,7 +102,7 @@ jmem_error_advice (JmemError code)
     case JMEM_ERROR_INVALID_ARGUMENT:  /* the helper refused what this client sent */
       return advise (JMEM_EXIT_INTERNAL, NULL, FALSE);
     case JMEM_ERROR_POLKIT_UNAVAILABLE:
-      return advise (JMEM_EXIT_NO_DATA, START_POLKIT_ADVICE, TRUE);
+      return advise (JMEM_EXIT_NO_DATA, polkit_action (message), TRUE);
     }
   return advise (JMEM_EXIT_INTERNAL, NULL, FALSE);
 }
@@ -125,7 +153,7 @@ jmem_advice_for_error (const GError    *error,
   if (error->domain == G_DBUS_ERROR)
     return dbus_advice (error->code, flags);
   if (error->domain == JMEM_ERROR)
-    return jmem_error_advice ((JmemError) error->code);
+    return jmem_error_advice ((JmemError) error->code, error->message);
   if (error->domain == JMEM_CLIENT_ERROR)
     return client_error_advice ((JmemClientError) error->code);
   if (error->domain == G_IO_ERROR)

@@ -37,7 +37,9 @@ typedef struct {
 
 /* The advice for @error from the helper client (jmem-helper-client.h), an
  * NvMap source or an operation (JMEM_CLIENT_ERROR). Decided by the error's
- * domain and code alone. */
+ * domain and code alone, except that a PolkitUnavailable whose message says
+ * polkit did not answer (JMEM_POLKIT_NO_ANSWER) gets the advice for a hung
+ * polkit, with the seconds it was given. */
 JmemAdvice jmem_advice_for_error (const GError    *error,
                                   JmemAdviceFlags  flags);
 
