@@ -476,12 +476,13 @@ def wait_selected(row, timeout=15.0):
 @test
 def moving_the_selection():
     replay()
-    assert selected_line(tmux.screen(escapes=True)) == 0
+    wait_selected(0)
     # the last row the screen shows: the header's height varies with the
     # sections the samples carry (headroom, accounting)
     last = len(table(tmux.screen())[1]) - 1
     tmux.keys("Down", "Down")
-    assert selected_line(tmux.wait(r"PAUSED", escapes=True)) == 2
+    tmux.wait(r"PAUSED")
+    wait_selected(2)
     tmux.keys("Up")
     wait_selected(1)
     tmux.keys("End")
@@ -493,9 +494,10 @@ def moving_the_selection():
     tmux.keys("PPage")
     wait_selected(0)
     # the selection follows its process when the order changes
-    for _ in range(names(tmux.screen()).index("Xorg")):
+    xorg = names(tmux.screen()).index("Xorg")
+    for _ in range(xorg):
         tmux.keys("Down")
-    time.sleep(0.3)
+    wait_selected(xorg)
     tmux.keys("N")
     screen = tmux.wait(r"sort NAME", escapes=True)
     plain = tmux.screen()
