@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "jmem-test.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <string.h>
+#include <unistd.h>
 
 void
 jmem_test_run_clear (JmemTestRun *run)
@@ -286,4 +289,47 @@ jmem_test_spawn_as (GSubprocessLauncher *launcher,
   process = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &error);
   g_assert_no_error (error);
   return process;
+}
+
+/* The watcher: reads folder names, one a line, until the pipe ends (this
+ * process ended, however it ended), then removes them. */
+static const char tmp_watcher_script[] =
+  "while IFS= read -r dir; do set -- \"$@\" \"$dir\"; done\n"
+  "[ $# -eq 0 ] || rm -rf -- \"$@\"\n";
+
+/* A session of its own: meson's timeout kills this process's group. */
+static void
+tmp_watcher_setup (gpointer data)
+{
+  (void) data;
+  setsid ();
+}
+
+char *
+jmem_test_make_tmp (const char  *tmpl,
+                    GError     **error)
+{
+  static int pipe_fd = -1;
+  char *dir;
+  g_autofree char *line = NULL;
+
+  if (pipe_fd < 0)
+    {
+      const char *argv[] = { "sh", "-c", tmp_watcher_script, "sh", NULL };
+
+      if (!g_spawn_async_with_pipes (NULL, (char **) argv, NULL,
+                                     G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
+                                     G_SPAWN_STDERR_TO_DEV_NULL,
+                                     tmp_watcher_setup, NULL, NULL, &pipe_fd, NULL, NULL, error))
+        return NULL;
+      /* no program the test starts may hold the pipe open */
+      fcntl (pipe_fd, F_SETFD, FD_CLOEXEC);
+    }
+  dir = g_dir_make_tmp (tmpl, error);
+  if (dir == NULL)
+    return NULL;
+  line = g_strconcat (dir, "\n", NULL);
+  if (write (pipe_fd, line, strlen (line)) != (ssize_t) strlen (line))
+    g_printerr ("# the watcher will not remove %s: %s\n", dir, g_strerror (errno));
+  return dir;
 }

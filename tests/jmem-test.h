@@ -92,4 +92,11 @@ void jmem_test_assert_valid (const char *json_text,
 char *jmem_test_fixture (const char *first,
                          ...) G_GNUC_NULL_TERMINATED G_GNUC_MALLOC;
 
+/* g_dir_make_tmp (@tmpl): a new folder in the temporary directory, which
+ * a watcher in a session of its own removes once this process has ended,
+ * however it ended (meson's timeout ends with SIGKILL); the test may
+ * remove it before. */
+char *jmem_test_make_tmp (const char  *tmpl,
+                          GError     **error);
+
 G_END_DECLS

@@ -814,7 +814,7 @@ static void
 test_per_boot (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *tmp = g_dir_make_tmp ("jmem-mcp-XXXXXX", &error);
+  g_autofree char *tmp = jmem_test_make_tmp ("jmem-mcp-XXXXXX", &error);
   g_autofree char *tree = NULL;
   g_autofree char *source = jmem_test_fixture ("trees", "orin-agx-nvgpu", ".", NULL);
   const char *r35 = "# R35 (release), REVISION: 3.1, GCID: 32827747, BOARD: t186ref, EABI: aarch64, DATE: Sun Mar 19 15:19:21 UTC 2023\n";

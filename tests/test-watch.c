@@ -586,7 +586,7 @@ main (int argc, char **argv)
   jmem_exe = g_getenv ("JMEM_EXE");
   g_assert_nonnull (jmem_exe);
   orin = jmem_test_fixture ("trees", "orin-agx-nvgpu", NULL);
-  tmpdir = g_dir_make_tmp ("jmem-test-watch-XXXXXX", &error);
+  tmpdir = jmem_test_make_tmp ("jmem-test-watch-XXXXXX", &error);
   g_assert_no_error (error);
 
   g_test_add_func ("/watch/count-file", test_count_file);
