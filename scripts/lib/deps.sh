@@ -78,7 +78,7 @@ JMEM_APT_LOCK_POLL="${JMEM_APT_LOCK_POLL:-5}"
 # jmem_apt ARG...: apt-get ARG... (its output kept back unless it fails),
 # waiting while another package manager holds one of apt's or dpkg's locks
 # (apt-get update does not wait by itself, and apt's DPkg::Lock::Timeout
-# covers only dpkg's lock), saying so every poll. Non-zero, with apt's
+# covers only dpkg's lock), saying so every 30 s. Non-zero, with apt's
 # error and what to do, when apt-get fails or the lock does not come.
 jmem_apt () {
   local out rc start=$SECONDS waited said=-30
