@@ -25,7 +25,8 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
+
+import scratch
 
 
 def rewrite(path, func):
@@ -84,7 +85,7 @@ def main():
     ap.add_argument("--sections", action="store_true")
     args = ap.parse_args()
 
-    work = tempfile.mkdtemp(prefix="jmem-history-")
+    work = scratch.mkdtemp("jmem-history-")
     try:
         root = os.path.join(work, "tree")
         shutil.copytree(args.tree, root, symlinks=True)

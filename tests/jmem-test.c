@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "jmem-test.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 void
 jmem_test_run_clear (JmemTestRun *run)
@@ -160,7 +163,9 @@ jmem_test_run_jmem_within (JmemTestRun       *run,
 {
   g_autoptr(GSubprocessLauncher) launcher = jmem_test_launcher (env);
   g_autofree char *limit = g_strdup_printf ("%u", seconds);
-  const char *timeout[] = { "timeout", limit, NULL };
+  /* --foreground keeps timeout in the test's process group, so a test
+   * killed as a group takes jmem with it */
+  const char *timeout[] = { "timeout", "--foreground", "--kill-after=10", limit, NULL };
 
   jmem_test_run_jmem_full (run, launcher, timeout, args);
   g_assert_cmpint (run->status, !=, 124);
@@ -341,4 +346,47 @@ jmem_test_fds_distinct_bytes (GArray *fds)
         bytes += (guint64) st.st_size;
     }
   return bytes;
+}
+
+/* The watcher: reads folder names, one a line, until the pipe ends (this
+ * process ended, however it ended), then removes them. */
+static const char tmp_watcher_script[] =
+  "while IFS= read -r dir; do set -- \"$@\" \"$dir\"; done\n"
+  "[ $# -eq 0 ] || rm -rf -- \"$@\"\n";
+
+/* A session of its own: meson's timeout kills this process's group. */
+static void
+tmp_watcher_setup (gpointer data)
+{
+  (void) data;
+  setsid ();
+}
+
+char *
+jmem_test_make_tmp (const char  *tmpl,
+                    GError     **error)
+{
+  static int pipe_fd = -1;
+  char *dir;
+  g_autofree char *line = NULL;
+
+  if (pipe_fd < 0)
+    {
+      const char *argv[] = { "sh", "-c", tmp_watcher_script, "sh", NULL };
+
+      if (!g_spawn_async_with_pipes (NULL, (char **) argv, NULL,
+                                     G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
+                                     G_SPAWN_STDERR_TO_DEV_NULL,
+                                     tmp_watcher_setup, NULL, NULL, &pipe_fd, NULL, NULL, error))
+        return NULL;
+      /* no program the test starts may hold the pipe open */
+      fcntl (pipe_fd, F_SETFD, FD_CLOEXEC);
+    }
+  dir = g_dir_make_tmp (tmpl, error);
+  if (dir == NULL)
+    return NULL;
+  line = g_strconcat (dir, "\n", NULL);
+  if (write (pipe_fd, line, strlen (line)) != (ssize_t) strlen (line))
+    g_printerr ("# the watcher will not remove %s: %s\n", dir, g_strerror (errno));
+  return dir;
 }

@@ -106,4 +106,11 @@ char *jmem_test_fixture (const char *first,
  * what they keep in memory, were they memfds. */
 guint64 jmem_test_fds_distinct_bytes (GArray *fds);
 
+/* g_dir_make_tmp (@tmpl): a new folder in the temporary directory, which
+ * a watcher in a session of its own removes once this process has ended,
+ * however it ended (meson's timeout ends with SIGKILL); the test may
+ * remove it before. */
+char *jmem_test_make_tmp (const char  *tmpl,
+                          GError     **error);
+
 G_END_DECLS

@@ -104,7 +104,7 @@ static char *
 copy_without (const char *name, const char * const *remove)
 {
   g_autofree char *src = tree (name);
-  g_autofree char *base = g_dir_make_tmp ("jmem-accounting-XXXXXX", NULL);
+  g_autofree char *base = jmem_test_make_tmp ("jmem-accounting-XXXXXX", NULL);
   char *dst = g_build_filename (base, name, NULL);
   const char *cp[] = { "cp", "-a", src, dst, NULL };
   int status = -1;

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "jmem-test.h"
 #include "test-account.h"
 
 /* The prefix of the accounts this test makes (named per run). */
@@ -47,7 +48,7 @@ run_mode (const char *mode)
   if (!test_account_get (ACCOUNT_PREFIX, &name, &uid, &gid))
     return CANNOT_CREATE;
   /* a directory of the account's, as the tests give it one to work in */
-  dir = g_dir_make_tmp ("jmem-test-accounts-XXXXXX", NULL);
+  dir = jmem_test_make_tmp ("jmem-test-accounts-XXXXXX", NULL);
   if (dir == NULL || chown (dir, uid, gid) != 0)
     return 1;
   printf ("created %u %s %s\n", (guint) uid, name, dir);

@@ -104,7 +104,7 @@ process_by_pid (JsonNode *root, gint64 pid)
 static void
 test_sysroot_symlink_file (void)
 {
-  g_autofree char *base = g_dir_make_tmp ("jmem-sysroot-XXXXXX", NULL);
+  g_autofree char *base = jmem_test_make_tmp ("jmem-sysroot-XXXXXX", NULL);
   g_autofree char *tree = copy_tree (base);
   g_autofree char *secret = g_build_filename (base, "secret", NULL);
   g_autofree char *cmdline = g_build_filename (tree, "proc", "1731", "cmdline", NULL);
@@ -129,7 +129,7 @@ test_sysroot_symlink_file (void)
 static void
 test_sysroot_fifo (void)
 {
-  g_autofree char *base = g_dir_make_tmp ("jmem-sysroot-XXXXXX", NULL);
+  g_autofree char *base = jmem_test_make_tmp ("jmem-sysroot-XXXXXX", NULL);
   g_autofree char *tree = copy_tree (base);
   g_autofree char *meminfo = g_build_filename (tree, "proc", "meminfo", NULL);
   g_autoptr(JsonNode) snap = NULL;
@@ -150,7 +150,7 @@ test_sysroot_fifo (void)
 static void
 test_sysroot_symlink_dir (void)
 {
-  g_autofree char *base = g_dir_make_tmp ("jmem-sysroot-XXXXXX", NULL);
+  g_autofree char *base = jmem_test_make_tmp ("jmem-sysroot-XXXXXX", NULL);
   g_autofree char *tree = copy_tree (base);
   g_autofree char *pid_dir = g_build_filename (tree, "proc", "1731", NULL);
   g_autofree char *outside = g_build_filename (base, "1731", NULL);
@@ -176,7 +176,7 @@ test_sysroot_symlink_dir (void)
 static void
 test_sysroot_symlink_proc (void)
 {
-  g_autofree char *base = g_dir_make_tmp ("jmem-sysroot-XXXXXX", NULL);
+  g_autofree char *base = jmem_test_make_tmp ("jmem-sysroot-XXXXXX", NULL);
   g_autofree char *tree = copy_tree (base);
   g_autofree char *proc = g_build_filename (tree, "proc", NULL);
   g_autofree char *outside = g_build_filename (base, "proc", NULL);
@@ -260,7 +260,7 @@ assert_written_line (const char *out, const char *word,
 static void
 test_capture_modes (void)
 {
-  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *base = jmem_test_make_tmp ("jmem-capture-XXXXXX", NULL);
   g_autofree char *dir = g_build_filename (base, "cap", NULL);
   g_auto(JmemTestRun) r = { 0 };
   struct stat st;
@@ -307,7 +307,7 @@ test_capture_other_owner (void)
       g_test_skip ("needs root and a \"nobody\" account to own a directory");
       return;
     }
-  base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  base = jmem_test_make_tmp ("jmem-capture-XXXXXX", NULL);
   dir = g_build_filename (base, "cap", NULL);
   g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
   g_assert_cmpint (chown (dir, nobody->pw_uid, nobody->pw_gid), ==, 0);
@@ -321,7 +321,7 @@ test_capture_other_owner (void)
 static void
 test_capture_group_writable (void)
 {
-  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *base = jmem_test_make_tmp ("jmem-capture-XXXXXX", NULL);
   g_autofree char *dir = g_build_filename (base, "cap", NULL);
 
   g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
@@ -339,7 +339,7 @@ test_capture_group_writable (void)
 static void
 test_capture_not_empty (void)
 {
-  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *base = jmem_test_make_tmp ("jmem-capture-XXXXXX", NULL);
   g_autofree char *dir = g_build_filename (base, "cap", NULL);
   g_autofree char *file = g_build_filename (dir, "keep", NULL);
   g_autofree char *data = NULL;
@@ -357,7 +357,7 @@ test_capture_not_empty (void)
 static void
 test_capture_symlink_dir (void)
 {
-  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *base = jmem_test_make_tmp ("jmem-capture-XXXXXX", NULL);
   g_autofree char *target = g_build_filename (base, "elsewhere", NULL);
   g_autofree char *dir = g_build_filename (base, "cap", NULL);
 
@@ -373,7 +373,7 @@ test_capture_symlink_dir (void)
 static void
 test_capture_own_empty (void)
 {
-  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *base = jmem_test_make_tmp ("jmem-capture-XXXXXX", NULL);
   g_autofree char *dir = g_build_filename (base, "cap", NULL);
   g_auto(JmemTestRun) r = { 0 };
   struct stat st;
@@ -392,7 +392,7 @@ test_capture_own_empty (void)
 static void
 test_capture_quoted (void)
 {
-  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *base = jmem_test_make_tmp ("jmem-capture-XXXXXX", NULL);
   g_autofree char *dir = g_build_filename (base, "my cap", NULL);
   g_autofree char *word = g_strdup_printf ("'%s'", dir);
   g_auto(JmemTestRun) r = { 0 };
@@ -441,7 +441,7 @@ swap_loop (gpointer data)
 static void
 test_capture_swap_attack (void)
 {
-  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *base = jmem_test_make_tmp ("jmem-capture-XXXXXX", NULL);
   g_autofree char *outside = g_build_filename (base, "outside", NULL);
   gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
   guint n_swaps = 0, n_runs = 0, n_stopped = 0;
@@ -481,7 +481,7 @@ test_capture_swap_attack (void)
 static void
 test_capture_hard_link (void)
 {
-  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *base = jmem_test_make_tmp ("jmem-capture-XXXXXX", NULL);
   g_autofree char *dir = g_build_filename (base, "cap", NULL);
   g_autofree char *sentinel = g_build_filename (base, "sentinel", NULL);
   g_autofree char *proc = g_build_filename (dir, "proc", NULL);
@@ -532,7 +532,7 @@ run_on (const char *tree, const char *command, JmemTestRun *r)
 static void
 test_incomplete_readers (void)
 {
-  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *base = jmem_test_make_tmp ("jmem-capture-XXXXXX", NULL);
   g_autofree char *tree = copy_tree (base);
   static const char expected[] =
     "is an incomplete capture (it holds jmem/capture-incomplete): jmem capture was stopped "

@@ -211,7 +211,7 @@ frozen_bus (GSocket **listener, char **dir)
   g_autofree char *path = NULL;
   g_autoptr(GSocketAddress) where = NULL;
 
-  *dir = g_dir_make_tmp ("jmem-frozen-bus-XXXXXX", NULL);
+  *dir = jmem_test_make_tmp ("jmem-frozen-bus-XXXXXX", NULL);
   path = g_build_filename (*dir, "bus", NULL);
   where = g_unix_socket_address_new (path);
   *listener = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, NULL);

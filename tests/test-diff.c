@@ -792,7 +792,7 @@ main (int argc, char **argv)
 
   g_test_init (&argc, &argv, NULL);
   g_assert_nonnull (g_getenv ("JMEM_EXE"));
-  tmpdir = g_dir_make_tmp ("jmem-test-diff-XXXXXX", &error);
+  tmpdir = jmem_test_make_tmp ("jmem-test-diff-XXXXXX", &error);
   g_assert_no_error (error);
   before_path = snapshot_file ("trees/orin-agx-nvgpu", "before.json", "--all");
   after_path = snapshot_file ("diff/orin-after", "after.json", "--all");

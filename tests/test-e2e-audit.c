@@ -422,7 +422,7 @@ test_headroom_agent_drop (void)
 static void
 test_headroom_preflight_script (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("jmem-e2e-preflight-XXXXXX", NULL);
+  g_autofree char *dir = jmem_test_make_tmp ("jmem-e2e-preflight-XXXXXX", NULL);
   g_autofree char *doc = g_build_filename (source_dir, "docs", "preflight.md", NULL);
   g_autofree char *extract = g_build_filename (source_dir, "tests", "preflight-examples.py", NULL);
   g_autofree char *script = g_build_filename (dir, "jmem-preflight", NULL);

@@ -486,7 +486,7 @@ frozen_bus (GSocket **listener, char **dir)
   g_autofree char *path = NULL;
   g_autoptr(GSocketAddress) where = NULL;
 
-  *dir = g_dir_make_tmp ("jmem-e2e-frozen-XXXXXX", NULL);
+  *dir = jmem_test_make_tmp ("jmem-e2e-frozen-XXXXXX", NULL);
   g_assert_cmpint (chmod (*dir, 0755), ==, 0);
   path = g_build_filename (*dir, "bus", NULL);
   where = g_unix_socket_address_new (path);

@@ -24,6 +24,7 @@
 #include "jmem-config.h"
 #include "jmem-names.h"
 #include "jmem-nvmap.h"
+#include "jmem-test.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define JMEM_E2E_ASAN 1
@@ -1259,7 +1260,7 @@ test_root_caller (void)
 static void
 test_root_capture (void)
 {
-  g_autofree char *base = g_dir_make_tmp ("jmem-e2e-capture-XXXXXX", NULL);
+  g_autofree char *base = jmem_test_make_tmp ("jmem-e2e-capture-XXXXXX", NULL);
   g_autofree char *dir = g_build_filename (base, "cap", NULL);
   g_autofree char *copy_path = g_build_filename (dir, JMEM_NVMAP_ALLOCATIONS_PATH, NULL);
   g_autofree char *jmem = client_path ();

@@ -35,6 +35,8 @@ grep -q "meson_version: '>= 0.56'" "$src/meson.build" ||
   { echo "FAIL: meson.build no longer declares meson_version '>= 0.56'"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# dash runs no EXIT trap when a signal ends it (meson's timeout: SIGTERM)
+trap 'exit 143' TERM HUP INT
 meson setup "$tmp/build" "$src" >"$tmp/setup.log" 2>&1 ||
   { cat "$tmp/setup.log"; echo "FAIL: meson setup of a fresh build failed"; exit 1; }
 if grep -E "uses feature (introduced|deprecated)|features which were added" "$tmp/setup.log"; then

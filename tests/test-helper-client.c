@@ -175,7 +175,7 @@ test_bus_unreachable (void)
 static void
 test_bus_frozen (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("jmem-frozen-bus-XXXXXX", NULL);
+  g_autofree char *dir = jmem_test_make_tmp ("jmem-frozen-bus-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "bus", NULL);
   g_autofree char *address = g_strdup_printf ("unix:path=%s", path);
   g_autoptr(GSocket) listener = g_socket_new (G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM,

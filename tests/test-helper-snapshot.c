@@ -175,7 +175,7 @@ waiting_clear (Waiting *w)
 static void
 test_reader (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("jmem-snapshot-XXXXXX", NULL);
+  g_autofree char *dir = jmem_test_make_tmp ("jmem-snapshot-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "allocations", NULL);
   g_autofree char *missing = g_build_filename (dir, "missing", NULL);
   g_autofree char *data = NULL;

@@ -119,7 +119,7 @@ tree_make (Tree *t)
   g_autoptr(GString) huge = g_string_new ("a");
   static const char evil_cmdline[] = "/usr/bin/evil" RLO "cod.exe\0--title=" ESC_SEQ "\0";
 
-  t->root = g_dir_make_tmp ("jmem-hostile-XXXXXX", &error);
+  t->root = jmem_test_make_tmp ("jmem-hostile-XXXXXX", &error);
   g_assert_no_error (error);
   t->tree = g_build_filename (t->root, "tree", NULL);
   cp = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, &error, "cp", "-R", "--", src, t->tree, NULL);

@@ -17,7 +17,8 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
+
+import scratch
 
 SRC, BUILD = sys.argv[1:3]
 UNREAD = re.compile(r"(\S+) goes to (\S+), which .* does not read")
@@ -45,7 +46,7 @@ def unread(text):
 
 
 def main():
-    with tempfile.TemporaryDirectory(prefix="jmem-install-dirs-") as tmp:
+    with scratch.TemporaryDirectory(prefix="jmem-install-dirs-") as tmp:
         local = configure(tmp, "--prefix=/usr/local")
         files = unread(local)
         check(files.get("dev.jmem.Helper1.conf") == "/usr/local/share/dbus-1/system.d",

@@ -19,7 +19,8 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
+
+import scratch
 
 results = []
 
@@ -30,7 +31,7 @@ def check(ok, what, detail=""):
 
 def meson_installed(src):
     """The paths `meson install` would write, with the package's layout."""
-    with tempfile.TemporaryDirectory(prefix="jmem-installed-") as tmp:
+    with scratch.TemporaryDirectory(prefix="jmem-installed-") as tmp:
         build = os.path.join(tmp, "build")
         setup = subprocess.run(
             ["meson", "setup", "--prefix=/usr", "--sysconfdir=/etc", "--localstatedir=/var",

@@ -18,6 +18,7 @@
 #include "jmem-error.h"
 #include "jmem-file.h"
 #include "jmem-json-reader.h"
+#include "jmem-test.h"
 
 #define MAX_BYTES (1024 * 1024)
 
@@ -279,7 +280,7 @@ static void
 test_file (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("jmem-json-reader-XXXXXX", &error);
+  g_autofree char *dir = jmem_test_make_tmp ("jmem-json-reader-XXXXXX", &error);
   g_autofree char *fifo = g_build_filename (dir, "fifo", NULL);
   g_autofree char *file = g_build_filename (dir, "doc.json", NULL);
   g_autofree char *data = NULL;

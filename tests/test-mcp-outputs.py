@@ -21,7 +21,8 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
+
+import scratch
 
 jmem, fixtures, docs, tests_dir = sys.argv[1:5]
 # 16 KB (decimal, as the budget is stated): what every conversation pays for
@@ -201,7 +202,7 @@ def handle_sizes(path):
 CLIENT = "%-18s %18s %8u %10uK\n"
 HANDLE = "%-18s %-18s %8x %10uK %8x %6u %6u %6u %6u %6u %6u %016x %s\n"
 
-with tempfile.TemporaryDirectory(prefix="jmem-mcp-outputs-") as tmp:
+with scratch.TemporaryDirectory(prefix="jmem-mcp-outputs-") as tmp:
     # 60,000 handles, their tags distinct
     root = copy_tree(tmp, "handles")
     allocations = os.path.join(root, "sys/kernel/debug/nvmap/iovmm/allocations")

@@ -16,13 +16,14 @@ import socket
 import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
 
 import tap
 from tap import Skip, test
+
+import scratch
 
 JMEM, FIXTURES, UNIT = sys.argv[1], sys.argv[2], sys.argv[3]
 TREES = os.path.join(FIXTURES, 'trees')
@@ -115,7 +116,7 @@ def nvmap_rows_and_containers():
     # buddyinfo's largest blocks, not the tegrastats line beside it ("lfb 34x4MB")
     assert 'jmem_largest_free_block_bytes{source="buddyinfo"} 4194304' in lines, r.stdout
     assert 'jmem_largest_free_blocks{source="buddyinfo"} 8280' in lines, r.stdout
-    with tempfile.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
+    with scratch.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
         tree = copy_tree('thor-unified', tmp)
         os.unlink(os.path.join(tree, 'proc', 'buddyinfo'))
         r = jmem('--sysroot', tree)
@@ -166,7 +167,7 @@ def buckets_add_up():
 
 @test
 def hostile_label():
-    with tempfile.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
+    with scratch.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
         tree = copy_tree('orin-agx-nvgpu', tmp)
         status = os.path.join(tree, 'proc', '1731', 'status')
         with open(status) as f:
@@ -197,7 +198,7 @@ def hostile_label():
 
 @test
 def textfile_mode_and_links():
-    with tempfile.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
+    with scratch.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
         out = os.path.join(tmp, 'textfile')
         os.mkdir(out)
         elsewhere = os.path.join(tmp, 'elsewhere')
@@ -233,7 +234,7 @@ def textfile_mode_and_links():
 
 @test
 def textfile_never_torn():
-    with tempfile.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
+    with scratch.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
         trees = [os.path.join(TREES, t) for t in ('orin-agx-nvgpu', 'thor-unified')]
         expected = {jmem('--sysroot', t).stdout for t in trees}
         assert len(expected) == 2
@@ -328,7 +329,7 @@ def unit_run(tmp, drop_in_series=None):
 
 @test
 def unit_publishes_board_series_unless_configured():
-    with tempfile.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
+    with scratch.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
         shipped = unit_run(tmp)
         promtool_ok(shipped, 'the unit as shipped')
         names = sample_names(shipped)
@@ -351,7 +352,7 @@ def free_port():
 @test
 def node_exporter_serves():
     exporter = need('prometheus-node-exporter')
-    with tempfile.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
+    with scratch.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
         r = jmem('--sysroot', os.path.join(TREES, 'orin-agx-nvgpu'), '--textfile', tmp)
         assert r.returncode == 0, r.stderr
         port = free_port()
@@ -392,7 +393,7 @@ def textfile_interval():
     """--interval replaces the file every S seconds until SIGTERM, which ends
     it with status 0 after the sample in progress; each file is whole. A
     tree's process gets a new PSS in between and the file follows."""
-    with tempfile.TemporaryDirectory() as tmp:
+    with scratch.TemporaryDirectory() as tmp:
         tree = copy_tree('orin-agx-nvgpu', tmp)
         out = os.path.join(tmp, 'out')
         os.mkdir(out)

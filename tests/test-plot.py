@@ -19,14 +19,15 @@ import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 import traceback
 import xml.etree.ElementTree as ET
 import zlib
 
+import scratch
+
 JMEM, FIXTURES, MAKE_HISTORY = (os.path.abspath(a) for a in sys.argv[1:4])
 ENV = dict(os.environ, TZ="UTC", LANG="C.UTF-8")
-TMP = tempfile.mkdtemp(prefix="jmem-test-plot-")
+TMP = scratch.mkdtemp("jmem-test-plot-")
 LEAK = os.path.join(TMP, "leak.jsonl")
 SECTIONS = os.path.join(TMP, "sections.jsonl")
 # recorded by jmem before the accounting (schema version 1)

@@ -17,8 +17,8 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 
+import scratch
 import tap
 from tap import test
 
@@ -27,7 +27,7 @@ spec = importlib.util.spec_from_file_location('examples', EXAMPLES)
 examples = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(examples)
 
-TMP = tempfile.mkdtemp(prefix='jmem-test-preflight-')
+TMP = scratch.mkdtemp('jmem-test-preflight-')
 atexit.register(shutil.rmtree, TMP, True)
 BIN = os.path.join(TMP, 'bin')
 LOG = os.path.join(TMP, 'started.log')

@@ -115,7 +115,7 @@ static char *
 make_dir (uid_t uid, gid_t gid)
 {
   g_autoptr(GError) error = NULL;
-  char *dir = g_dir_make_tmp ("jmem-programs-XXXXXX", &error);
+  char *dir = jmem_test_make_tmp ("jmem-programs-XXXXXX", &error);
 
   g_assert_no_error (error);
   g_assert_cmpint (g_chmod (dir, 0755), ==, 0);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "jmem-root.h"
+#include "jmem-test.h"
 
 #define SECRET "OUTSIDE-SECRET-7c1d"
 
@@ -53,7 +54,7 @@ link_at (const char *dir, const char *rel, const char *target)
 static void
 fixture_set_up (Fixture *f, gconstpointer data)
 {
-  f->base = g_dir_make_tmp ("jmem-root-beneath-XXXXXX", NULL);
+  f->base = jmem_test_make_tmp ("jmem-root-beneath-XXXXXX", NULL);
   g_assert_nonnull (f->base);
   f->tree = at (f->base, "tree");
   f->outside = at (f->base, "outside");

@@ -7,7 +7,7 @@ char *
 test_make_tmp (void)
 {
   g_autoptr(GError) error = NULL;
-  char *dir = g_dir_make_tmp ("jmem-test-write-XXXXXX", &error);
+  char *dir = jmem_test_make_tmp ("jmem-test-write-XXXXXX", &error);
 
   g_assert_no_error (error);
   return dir;

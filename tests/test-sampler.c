@@ -105,7 +105,7 @@ set_pss (const char *root, const char *pid, guint kib)
 static void
 test_tree (void)
 {
-  g_autofree char *root = g_dir_make_tmp ("jmem-sampler-XXXXXX", NULL);
+  g_autofree char *root = jmem_test_make_tmp ("jmem-sampler-XXXXXX", NULL);
   g_autofree char *orin = jmem_test_fixture ("trees", "orin-agx-nvgpu", NULL);
   g_autoptr(JmemSampler) sampler = jmem_sampler_new (4);
   g_autoptr(JmemSnapshot) s1 = NULL;

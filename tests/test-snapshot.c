@@ -375,7 +375,7 @@ test_thor (void)
 static void
 test_thor_untrusted (void)
 {
-  g_autofree char *base = g_dir_make_tmp ("jmem-untrusted-XXXXXX", NULL);
+  g_autofree char *base = jmem_test_make_tmp ("jmem-untrusted-XXXXXX", NULL);
   g_autofree char *copy = g_build_filename (base, "thor", NULL);
   g_autofree char *thor = tree ("thor-unified");
   g_autofree char *cmdline = g_build_filename (copy, "proc", "5210", "cmdline", NULL);
@@ -518,7 +518,7 @@ test_top_matches_all (void)
 static void
 test_exit_between_passes (void)
 {
-  g_autofree char *base = g_dir_make_tmp ("jmem-exit-XXXXXX", NULL);
+  g_autofree char *base = jmem_test_make_tmp ("jmem-exit-XXXXXX", NULL);
   g_autofree char *copy = g_build_filename (base, "orin", NULL);
   g_autofree char *orin = tree ("orin-agx-nvgpu");
   g_autofree char *status = g_build_filename (copy, "proc", "1792595", "status", NULL);
@@ -545,7 +545,7 @@ test_exit_between_passes (void)
 static void
 test_exit_codes (void)
 {
-  g_autofree char *empty = g_dir_make_tmp ("jmem-empty-XXXXXX", NULL);
+  g_autofree char *empty = jmem_test_make_tmp ("jmem-empty-XXXXXX", NULL);
   g_autofree char *orin = tree ("orin-agx-nvgpu");
   g_auto(JmemTestRun) missing = { 0 }, none = { 0 }, unknown = { 0 }, opt = { 0 };
   g_auto(JmemTestRun) capture = { 0 }, version = { 0 }, alloc = { 0 }, alloc_none = { 0 };
@@ -590,7 +590,7 @@ test_tegrastats_range (void)
   static const char *const commands[] = { "snapshot", "triage", "metrics", "capture" };
   static const char *const refused[] = { "0", "-1", "3601" };
   g_autofree char *orin = tree ("orin-agx-nvgpu");
-  g_autofree char *dir = g_dir_make_tmp ("jmem-tegrastats-XXXXXX", NULL);
+  g_autofree char *dir = jmem_test_make_tmp ("jmem-tegrastats-XXXXXX", NULL);
   g_autofree char *target = g_build_filename (dir, "capture", NULL);
 
   for (gsize c = 0; c < G_N_ELEMENTS (commands); c++)
@@ -885,7 +885,7 @@ test_sysroot_hints (void)
   /* a Jetson's capture without NvMap: the GPU warning points at no advice
    * that the nvmap warning does not give */
   {
-    g_autofree char *base = g_dir_make_tmp ("jmem-no-nvmap-XXXXXX", NULL);
+    g_autofree char *base = jmem_test_make_tmp ("jmem-no-nvmap-XXXXXX", NULL);
     g_autofree char *copy = g_build_filename (base, "orin", NULL);
     g_autofree char *orin = tree ("orin-agx-nvgpu");
     g_autofree char *clients = g_build_filename (copy, "sys", "kernel", "debug", "nvmap", "iovmm",
@@ -1011,7 +1011,7 @@ collect_pids (const char *proc, GHashTable *pids)
 static void
 test_capture_roundtrip (void)
 {
-  g_autofree char *base = g_dir_make_tmp ("jmem-capture-XXXXXX", NULL);
+  g_autofree char *base = jmem_test_make_tmp ("jmem-capture-XXXXXX", NULL);
   g_autofree char *dir = g_build_filename (base, "cap", NULL);
   g_autofree char *proc = g_build_filename (dir, "proc", NULL);
   g_autofree char *meminfo = g_build_filename (dir, "proc", "meminfo", NULL);
@@ -1203,7 +1203,7 @@ test_services_dbus (void)
   g_autoptr(GSubprocess) daemon = NULL;
   g_autoptr(GDataInputStream) in = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *base = g_dir_make_tmp ("jmem-units-XXXXXX", NULL);
+  g_autofree char *base = jmem_test_make_tmp ("jmem-units-XXXXXX", NULL);
   g_autofree char *cap = g_build_filename (base, "cap", NULL);
   /* the bus's socket in this test's folder, not a /tmp/dbus-* of its own
    * that would outlive a killed bus */

@@ -18,9 +18,10 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
+
+import scratch
 
 JMEM, FIXTURES, GOLDEN, MAKE_HISTORY = (os.path.abspath(a) for a in sys.argv[1:5])
 REGENERATE = "--regenerate" in sys.argv[5:]
@@ -47,10 +48,11 @@ class Tmux:
     def __init__(self, tmp):
         self.socket = os.path.join(tmp, "tmux.sock")
         self.tmp = tmp
+        scratch.at_kill("tmux", "-S", self.socket, "kill-server")
 
     def run(self, *args, check=True):
         r = subprocess.run(["tmux", "-S", self.socket, *args], env=ENV, capture_output=True,
-                           text=True, timeout=30)
+                           text=True, timeout=scratch.scaled(30))
         if check and r.returncode != 0:
             raise AssertionError("tmux %s: %s" % (" ".join(args), r.stderr))
         return r
@@ -82,7 +84,7 @@ class Tmux:
 
     def wait(self, pattern, timeout=15.0, escapes=False):
         """The screen once @pattern (a regular expression) is on it."""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + scratch.scaled(timeout)
         screen = ""
         while time.monotonic() < deadline:
             screen = self.screen(escapes)
@@ -92,7 +94,7 @@ class Tmux:
         raise AssertionError("waited %.0f s for %r; the screen:\n%s" % (timeout, pattern, screen))
 
     def wait_gone(self, pattern, timeout=15.0):
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + scratch.scaled(timeout)
         while time.monotonic() < deadline:
             screen = self.screen()
             if not re.search(pattern, screen, re.M):
@@ -102,7 +104,7 @@ class Tmux:
 
     def wait_dead(self, timeout=15.0):
         """The command's exit status (128 + N for signal N, as sh says)."""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + scratch.scaled(timeout)
         while time.monotonic() < deadline:
             if os.path.exists(self.status):
                 with open(self.status) as f:
@@ -206,7 +208,7 @@ def golden(name, screen):
     assert screen == want, "%s differs; the screen:\n%s" % (name, screen)
 
 
-TMP = tempfile.mkdtemp(prefix="jmem-test-top-")
+TMP = scratch.mkdtemp("jmem-test-top-")
 HISTORY = os.path.join(TMP, "leak.jsonl")
 SECTIONS = os.path.join(TMP, "sections.jsonl")
 # recorded by jmem before the accounting (schema version 1): what an older
@@ -460,34 +462,44 @@ def pause_and_seek():
     assert tmux.wait_dead() == 0
 
 
+def wait_selected(row, timeout=15.0):
+    """Waits until the selection is on @row: a key takes effect at top's
+    next turn, later on a loaded machine."""
+    deadline = time.monotonic() + scratch.scaled(timeout)
+    while True:
+        got = selected_line(tmux.screen(escapes=True))
+        if got == row:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError("the selection stayed on row %d, not %d" % (got, row))
+        time.sleep(0.1)
+
+
 @test
 def moving_the_selection():
     replay()
-    assert selected_line(tmux.screen(escapes=True)) == 0
+    wait_selected(0)
     # the last row the screen shows: the header's height varies with the
     # sections the samples carry (headroom, accounting)
     last = len(table(tmux.screen())[1]) - 1
     tmux.keys("Down", "Down")
-    assert selected_line(tmux.wait(r"PAUSED", escapes=True)) == 2
+    tmux.wait(r"PAUSED")
+    wait_selected(2)
     tmux.keys("Up")
-    time.sleep(0.3)
-    assert selected_line(tmux.screen(escapes=True)) == 1
+    wait_selected(1)
     tmux.keys("End")
-    time.sleep(0.3)
-    assert selected_line(tmux.screen(escapes=True)) == last
+    wait_selected(last)
     tmux.keys("Home")
-    time.sleep(0.3)
-    assert selected_line(tmux.screen(escapes=True)) == 0
+    wait_selected(0)
     tmux.keys("NPage")
-    time.sleep(0.3)
-    assert selected_line(tmux.screen(escapes=True)) == last
+    wait_selected(last)
     tmux.keys("PPage")
-    time.sleep(0.3)
-    assert selected_line(tmux.screen(escapes=True)) == 0
+    wait_selected(0)
     # the selection follows its process when the order changes
-    for _ in range(names(tmux.screen()).index("Xorg")):
+    xorg = names(tmux.screen()).index("Xorg")
+    for _ in range(xorg):
         tmux.keys("Down")
-    time.sleep(0.3)
+    wait_selected(xorg)
     tmux.keys("N")
     screen = tmux.wait(r"sort NAME", escapes=True)
     plain = tmux.screen()
@@ -740,7 +752,7 @@ def stty_around(command, width=80, height=24):
 
 
 def wait_file(path, timeout=15.0):
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scratch.scaled(timeout)
     while time.monotonic() < deadline:
         if os.path.exists(path) and os.path.getsize(path) > 0:
             with open(path) as f:
@@ -876,6 +888,7 @@ def main():
     failed = 0
     for n, func in enumerate(tests, 1):
         try:
+            scratch.step("running", func.__name__)
             func()
             print("ok %d - %s" % (n, func.__name__))
         except Skip as e:

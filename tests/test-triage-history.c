@@ -741,7 +741,7 @@ main (int argc, char **argv)
   s = jmem_collect_snapshot (&options, &error);
   g_assert_no_error (error);
   template_json = jmem_snapshot_to_json_string (s, FALSE);
-  tmpdir = g_dir_make_tmp ("jmem-test-triage-history-XXXXXX", &error);
+  tmpdir = jmem_test_make_tmp ("jmem-test-triage-history-XXXXXX", &error);
   g_assert_no_error (error);
 
   g_test_add_func ("/triage-history/steady-growth", test_steady_growth);

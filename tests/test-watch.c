@@ -261,8 +261,8 @@ test_frozen_bus (void)
   g_subprocess_launcher_set_child_setup (launcher, jmem_test_die_with_test, NULL, NULL);
   g_subprocess_launcher_setenv (launcher, "DBUS_SYSTEM_BUS_ADDRESS", address, TRUE);
   /* live: the bus is asked for the service states at every sample */
-  watch = g_subprocess_launcher_spawn (launcher, &error, "timeout", "120", jmem_exe, "watch",
-                                       "--interval", "1", "--count", count, "--top", "1",
+  watch = g_subprocess_launcher_spawn (launcher, &error, "timeout", "--foreground", "120",
+                                       jmem_exe, "watch", "--interval", "1", "--count", count, "--top", "1",
                                        "--no-ask-password", "--output", path, NULL);
   g_assert_no_error (error);
   for (guint tries = 0; tries < 1200 && before == 0; tries++)
@@ -783,7 +783,7 @@ main (int argc, char **argv)
   jmem_exe = g_getenv ("JMEM_EXE");
   g_assert_nonnull (jmem_exe);
   orin = jmem_test_fixture ("trees", "orin-agx-nvgpu", NULL);
-  tmpdir = g_dir_make_tmp ("jmem-test-watch-XXXXXX", &error);
+  tmpdir = jmem_test_make_tmp ("jmem-test-watch-XXXXXX", &error);
   g_assert_no_error (error);
 
   g_test_add_func ("/watch/count-file", test_count_file);

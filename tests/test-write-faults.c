@@ -195,7 +195,10 @@ run_tampered (JmemTestRun *r, const char *calls, const char *path, const char *s
   va_list ap;
   const char *arg;
 
+  /* in the test's process group, so that a killed test takes it along */
   g_ptr_array_add (argv, g_strdup ("timeout"));
+  g_ptr_array_add (argv, g_strdup ("--foreground"));
+  g_ptr_array_add (argv, g_strdup ("--kill-after=10"));
   g_ptr_array_add (argv, g_strdup ("120"));
   g_ptr_array_add (argv, g_strdup ("strace"));
   g_ptr_array_add (argv, g_strdup ("-f"));
@@ -617,7 +620,8 @@ test_watch_sigterm_after_overrun (void)
   env = traced_env ();
   g_subprocess_launcher_setenv (launcher, "ASAN_OPTIONS", env[0] + strlen ("ASAN_OPTIONS="), TRUE);
   proc = g_subprocess_launcher_spawn (launcher, &error,
-                                      "timeout", "120", "strace", "-f", "-qq", "-o", "/dev/null",
+                                      "timeout", "--foreground", "--kill-after=10", "120",
+                                      "strace", "-f", "-qq", "-o", "/dev/null",
                                       "-P", path, "-e", "trace=write",
                                       /* long enough that a loaded machine still
                                        * signals while the first write is held */

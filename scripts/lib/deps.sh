@@ -43,10 +43,10 @@ jmem_install_cross_deps () {
       return 1
     fi
     echo "jmem: adding the $JMEM_CROSS_ARCH architecture to dpkg" >&2
-    dpkg --add-architecture "$JMEM_CROSS_ARCH" || return 1
+    dpkg --add-architecture "$JMEM_CROSS_ARCH" ||
+      { echo "jmem: dpkg --add-architecture $JMEM_CROSS_ARCH failed" >&2; return 1; }
     # the package lists must learn the new architecture
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get -o DPkg::Lock::Timeout=300 update -q >/dev/null || return 1
+    jmem_apt update -q || return 1
   fi
   jmem_install_deps "$@"
 }
@@ -60,13 +60,59 @@ jmem_unpack_cross_polkit () {
     rm -rf "$dir" && mkdir -p "$dir/debs" || return 1
     # apt's download user cannot write into a root-owned build folder
     chmod 0777 "$dir/debs"
-    (cd "$dir/debs" && apt-get download -q "libpolkit-gobject-1-dev:$JMEM_CROSS_ARCH" >/dev/null) ||
+    (cd "$dir/debs" && jmem_apt download -q "libpolkit-gobject-1-dev:$JMEM_CROSS_ARCH") ||
       { echo "jmem: cannot download libpolkit-gobject-1-dev:$JMEM_CROSS_ARCH" >&2; return 1; }
     dpkg-deb -x "$dir"/debs/libpolkit-gobject-1-dev_*.deb "$dir" || return 1
     sed -i "s|^prefix=.*|prefix=$dir/usr|" "$libdir/pkgconfig/polkit-gobject-1.pc" || return 1
     ln -sf "/usr/lib/$JMEM_CROSS_TRIPLET/libpolkit-gobject-1.so.0" "$libdir/libpolkit-gobject-1.so"
   fi
   echo "$libdir/pkgconfig"
+}
+
+# How long jmem_apt waits for another package manager (a Jetson's first
+# boot runs apt's daily update and unattended-upgrades), and how often it
+# tries again meanwhile.
+JMEM_APT_LOCK_WAIT="${JMEM_APT_LOCK_WAIT:-900}"
+JMEM_APT_LOCK_POLL="${JMEM_APT_LOCK_POLL:-5}"
+
+# jmem_apt ARG...: apt-get ARG... (its output kept back unless it fails),
+# waiting while another package manager holds one of apt's or dpkg's locks
+# (apt-get update does not wait by itself, and apt's DPkg::Lock::Timeout
+# covers only dpkg's lock), saying so every 30 s. Non-zero, with apt's
+# error and what to do, when apt-get fails or the lock does not come.
+jmem_apt () {
+  local out rc start=$SECONDS waited said=-30
+  out="$(mktemp -t jmem-apt-XXXXXX)" || return 1
+  export DEBIAN_FRONTEND=noninteractive
+  while :; do
+    apt-get "$@" >"$out" 2>&1
+    rc=$?
+    [ "$rc" -eq 0 ] && { rm -f "$out"; return 0; }
+    grep -qE 'Could not get lock|Unable to acquire the dpkg frontend lock|Unable to lock (the )?(directory|administration)' \
+      "$out" || break
+    waited=$((SECONDS - start))
+    if [ "$waited" -ge "$JMEM_APT_LOCK_WAIT" ]; then
+      grep -E '^E: ' "$out" | sed 's/^/  /' >&2
+      echo "jmem: another package manager still holds apt's lock after ${waited} s" \
+           "(on a first boot: apt's daily update or unattended-upgrades)." \
+           "Let it finish (ps -C apt,apt-get,dpkg,unattended-upgr -o pid,etime,args shows it;" \
+           "systemctl status apt-daily.service apt-daily-upgrade.service unattended-upgrades.service)," \
+           "then run this again; JMEM_APT_LOCK_WAIT=SECONDS waits longer." >&2
+      rm -f "$out"
+      return 1
+    fi
+    # every 30 s, so that a long wait is a few lines
+    if [ "$((waited - said))" -ge 30 ]; then
+      echo "jmem: waiting for another package manager, ${waited} s" \
+           "($(grep -m1 -oE 'held by process [0-9]+( \([^)]*\))?' "$out" || echo "apt's lock is held"))" >&2
+      said=$waited
+    fi
+    sleep "$JMEM_APT_LOCK_POLL"
+  done
+  tail -n 30 "$out" | sed 's/^/  /' >&2
+  echo "jmem: apt-get $1 failed (exit $rc); the lines above are apt's" >&2
+  rm -f "$out"
+  return 1
 }
 
 jmem_install_deps () {
@@ -81,8 +127,5 @@ jmem_install_deps () {
     return 1
   fi
   echo "jmem: installing ${missing[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get -o DPkg::Lock::Timeout=300 update -q >/dev/null
-  apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends \
-    "${missing[@]}" >/dev/null
+  jmem_apt update -q && jmem_apt install -y -q --no-install-recommends "${missing[@]}"
 }
