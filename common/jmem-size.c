@@ -126,3 +126,13 @@ jmem_size_parse (const char *text,
   *bytes = value;
   return TRUE;
 }
+
+char *
+jmem_size_option_text (gint64 kib)
+{
+  if (kib > 0 && kib % (1024 * 1024) == 0)
+    return g_strdup_printf ("%" G_GINT64_FORMAT "G", kib / (1024 * 1024));
+  if (kib > 0 && kib % 1024 == 0)
+    return g_strdup_printf ("%" G_GINT64_FORMAT "M", kib / 1024);
+  return g_strdup_printf ("%" G_GINT64_FORMAT "K", MAX (kib, 0));
+}

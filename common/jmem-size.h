@@ -27,4 +27,9 @@ gboolean jmem_size_parse (const char *text,
                           guint64    *bytes,
                           GError    **error);
 
+/* @kib as jmem_size_parse() reads it back to the same size, in the largest
+ * unit that divides it ("6G", "512M", "100K"): what a printed command that
+ * takes a size (`jmem headroom --need 6G --drop`) is given. */
+char *jmem_size_option_text (gint64 kib);
+
 G_END_DECLS
