@@ -81,9 +81,9 @@ jmem_cmd_watch (int argc, char **argv)
                   JMEM_COLLECT_DEFAULT_TOP, &help);
   g_option_context_set_description (context,
     "Each line is one compact \"jmem snapshot --json\" document (" JMEM_SCHEMADIR "/snapshot.schema.json);\n"
-    "docs/watch.md describes the history. Ctrl-C (SIGINT) or SIGTERM ends it after the\n"
+    JMEM_DOCDIR "/watch.md describes the history. Ctrl-C (SIGINT) or SIGTERM ends it after the\n"
     "snapshot in progress. NvMap rows are always complete; PSS over time (jmem triage\n"
-    "--history) sees only the processes each line keeps. With --output, a terminal\n"
+    "--history FILE) sees only the processes each line keeps. With --output, a terminal\n"
     "on stderr is told once where it records and how to stop.\n"
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
     "70 internal error, 73 the output cannot be written.");

@@ -4,6 +4,8 @@
  * the accounting's (common/jmem-accounting.c); nothing is recomputed. */
 #include "jmem-output-accounting.h"
 
+#include "jmem-config.h"
+
 #include "jmem-output-table.h"
 #include "jmem-text.h"
 
@@ -173,5 +175,5 @@ jmem_output_human_accounting (GString            *out,
   add_buckets (out, a, width);
   add_reconciliation (out, a, width);
   text_line (out, "each bucket's fields and rule: jmem snapshot --json (accounting), "
-             "docs/accounting.md", width);
+             JMEM_DOCDIR "/accounting.md", width);
 }
