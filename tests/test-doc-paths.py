@@ -23,6 +23,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from tap import check, report  # noqa: E402
 import outputs  # noqa: E402
 
 JMEM, FIXTURES, SRC = (os.path.abspath(a) for a in sys.argv[1:4])
@@ -30,11 +31,6 @@ GUIDE = re.compile(r"/(?:[^\s/]+/)*share/doc/jmem/([\w.-]*\w)")
 SCHEMA = re.compile(r"/(?:[^\s/]+/)*share/jmem/schemas/([\w.-]*\w)")
 SOURCE_TREE = re.compile(r"(?<![\w/.-])docs/[\w.-]*\w")
 IN_SOURCE = re.compile(r'JMEM_DOCDIR\s*"/([\w.-]*\w)')
-results = []
-
-
-def check(ok, what, detail=""):
-    results.append((bool(ok), what, detail))
 
 
 def installed():
@@ -79,13 +75,7 @@ def main():
     check(not relative, "no output names a path of the source tree",
           "\n".join("%s in %s" % kv for kv in sorted(relative.items())))
 
-    print("1..%d" % len(results))
-    for n, (ok, what, detail) in enumerate(results, 1):
-        print("%s %d - %s" % ("ok" if ok else "not ok", n, what))
-        if not ok and detail:
-            for line in detail.splitlines()[-30:]:
-                print("# " + line)
-    return 0 if all(ok for ok, _, _ in results) else 1
+    return report()
 
 
 if __name__ == "__main__":

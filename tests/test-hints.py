@@ -27,6 +27,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import check, report  # noqa: E402
 import outputs  # noqa: E402
 
 JMEM, FIXTURES = (os.path.abspath(a) for a in sys.argv[1:3])
@@ -42,11 +43,6 @@ COMMAND = re.compile(r"(?<![\w/.-])(?<!by )((?:sudo )?jmem ([a-z][a-z-]*)(?: %s)
 # a command never runs on into it
 ENTRY = re.compile(r"^\s*(?:-\w, )?--[\w-]+(?:=\S+)?\s{2,}|^\s*- |^\s*\S+ Options:$|^\s*$")
 TIMEOUT = 20
-results = []
-
-
-def check(ok, what, detail=""):
-    results.append((bool(ok), what, detail))
 
 
 def flat(text):
@@ -200,13 +196,7 @@ def main():
             user.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("1..%d" % len(results))
-    for n, (ok, what, detail) in enumerate(results, 1):
-        print("%s %d - %s" % ("ok" if ok else "not ok", n, what))
-        if not ok:
-            for line in detail.splitlines()[-30:]:
-                print("# " + line)
-    return 0 if all(ok for ok, _, _ in results) else 1
+    return report()
 
 
 if __name__ == "__main__":

@@ -11,28 +11,22 @@ within 60 columns.
 
 Prints TAP.
 """
-import errno
-import fcntl
+import importlib.util
 import os
-import pty
 import re
 import shutil
 import subprocess
 import sys
-import struct
 import tempfile
-import termios
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import check, report  # noqa: E402
 
 JMEM, FIXTURES = sys.argv[1:3]
 TREES = ["orin-agx-nvgpu", "headroom-fragmented", "thor-unified", "r32-xavier-nx"]
 COMMANDS = [["snapshot"], ["triage"], ["allocations"], ["headroom", "--need", "4G"]]
 NUMBER_AT_END = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?$")
 UNIT_FIRST = re.compile(r"\s*(?:KiB|MiB|GiB|TiB|kB|B|%)(?!\w)")
-results = []
-
-
-def check(ok, what, detail=""):
-    results.append((bool(ok), what, detail))
 
 
 def run(argv):
@@ -41,28 +35,21 @@ def run(argv):
     return r.returncode, r.stdout
 
 
+def human_width():
+    """human-width.py, whose in_terminal() runs a command on a terminal."""
+    spec = importlib.util.spec_from_file_location(
+        "human_width", os.path.join(os.path.dirname(os.path.abspath(__file__)), "human-width.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+IN_TERMINAL = human_width().in_terminal
+
+
 def run_in_terminal(argv, width):
-    """@argv with stdout on a terminal @width columns wide."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, width, 0, 0))
-    env = dict(os.environ, NO_COLOR="1", TERM="xterm", LANG="C.UTF-8", LC_ALL="C.UTF-8")
-    env.pop("COLUMNS", None)
-    p = subprocess.Popen([JMEM] + argv + ["--no-ask-password"], stdin=subprocess.DEVNULL,
-                         stdout=slave, stderr=subprocess.DEVNULL, env=env)
-    os.close(slave)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError as e:
-            if e.errno != errno.EIO:
-                raise
-            break
-        if not chunk:
-            break
-        out += chunk
-    os.close(master)
-    return p.wait(timeout=120), out.decode("utf-8", "replace").replace("\r\n", "\n")
+    """@argv on a terminal @width columns wide."""
+    return IN_TERMINAL([JMEM] + argv + ["--no-ask-password"], width, None)
 
 
 def split_units(out):
@@ -119,13 +106,7 @@ def check_overlap():
 def main():
     check_units()
     check_overlap()
-    print("1..%d" % len(results))
-    for n, (ok, what, detail) in enumerate(results, 1):
-        print("%s %d - %s" % ("ok" if ok else "not ok", n, what))
-        if not ok:
-            for line in detail.splitlines()[-30:]:
-                print("# " + line)
-    return 0 if all(ok for ok, _, _ in results) else 1
+    return report()
 
 
 if __name__ == "__main__":

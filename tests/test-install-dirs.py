@@ -22,6 +22,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import check, report  # noqa: E402
+
 SRC, BUILD = sys.argv[1:3]
 UNREAD = re.compile(r"(\S+) goes to (\S+), which .* does not read")
 # Where the system bus and polkit read each file from (the pkla: any folder
@@ -32,11 +35,6 @@ READ = {
     "50-dev.jmem.rules": ["/etc/polkit-1/rules.d", "/usr/share/polkit-1/rules.d"],
     "dev.jmem.pkla": ["/var/lib/polkit-1/localauthority", "/etc/polkit-1/localauthority"],
 }
-results = []
-
-
-def check(ok, what, detail=""):
-    results.append((bool(ok), what, detail))
 
 
 def configure(tmp, *options):
@@ -103,13 +101,7 @@ def main():
                   % len(configured), r.stdout[-3000:])
             check(not configured or "--prefix=/usr" in r.stdout,
                   "meson install names the fix", r.stdout[-3000:])
-    print("1..%d" % len(results))
-    for n, (ok, what, detail) in enumerate(results, 1):
-        print("%s %d - %s" % ("ok" if ok else "not ok", n, what))
-        if not ok:
-            for line in detail.splitlines()[-30:]:
-                print("# " + line)
-    return 0 if all(ok for ok, _, _ in results) else 1
+    return report()
 
 
 if __name__ == "__main__":

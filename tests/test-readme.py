@@ -13,12 +13,10 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import check, report  # noqa: E402
+
 SRC, GROUP, METRICS = sys.argv[1:4]
-results = []
-
-
-def check(ok, what, detail=""):
-    results.append((bool(ok), what, detail))
 
 
 def shell_lines(text):
@@ -61,12 +59,7 @@ def main():
             comment = line.split("#", 1)[1].rstrip()
             check(not re.search(r"\(\s*--?[\w-]+\s*\)$", comment),
                   "%r ends in words, not a bare option" % line.strip())
-    print("1..%d" % len(results))
-    for n, (ok, what, detail) in enumerate(results, 1):
-        print("%s %d - %s" % ("ok" if ok else "not ok", n, what))
-        if not ok and detail:
-            print("# " + detail)
-    return 0 if all(ok for ok, _, _ in results) else 1
+    return report()
 
 
 if __name__ == "__main__":
