@@ -3,7 +3,9 @@
 """Every `jmem ...` command that an output prints for a user to type (advice,
 findings' fixes, headroom's actions, warnings, --help texts, the MCP
 server's words; human and JSON, gathered by outputs.py on every recorded
-tree and history) works as printed: run exactly so, it is no usage error.
+tree and history; this machine's, read by an unprivileged user without the
+helper; the advice each run of a hint prints in turn) works as printed: run
+exactly so, it is no usage error.
 
 A command printed about a capture runs against the same --sysroot where the
 command reads one. One that changes the system (drop-caches, audit, headroom
@@ -43,6 +45,9 @@ COMMAND = re.compile(r"(?<![\w/.-])(?<!by )((?:sudo )?jmem ([a-z][a-z-]*)(?: %s)
 # a command never runs on into it
 ENTRY = re.compile(r"^\s*(?:-\w, )?--[\w-]+(?:=\S+)?\s{2,}|^\s*- |^\s*\S+ Options:$|^\s*$")
 TIMEOUT = 20
+# what this machine's user without the helper is told
+LIVE = [["snapshot"], ["snapshot", "--json"], ["triage"], ["allocations"], ["headroom"],
+        ["summary"]]
 
 
 def flat(text):
@@ -159,6 +164,13 @@ def main():
         try:
             check(user.address.startswith("unix:"), "a system bus without the helper runs")
             env = dict(outputs.ENV, DBUS_SYSTEM_BUS_ADDRESS=user.address)
+            # this machine, read by a user without the helper: its warnings' advice
+            for argv in LIVE:
+                r = subprocess.run(user.prefix + [JMEM] + argv, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                                   timeout=120)
+                for command in hints(known, r.stdout.decode("utf-8", "replace")):
+                    todo.setdefault((command, None), "%s here, unprivileged" % " ".join(argv))
             sysroots = {}
             done = set()
             # what a run of a hint prints (advice on stderr) is read for hints too
