@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "jmem-size.h"
 #include "jmem-text.h"
 
 static const struct {
@@ -584,11 +585,14 @@ actions (JmemHeadroom *h, const JmemHeadroomInput *in)
     {
       g_autofree char *drop = jmem_text_size (h->drop_caches_kib);
       g_autofree char *swapped = jmem_text_size (swap);
+      g_autofree char *need = jmem_size_option_text (h->need_kib);
 
-      if (h->drop_caches_kib > 0)
-        add_line (h->actions, "jmem drop-caches: frees up to %s of page cache and slab%s", drop,
-                  h->allocatable_now_kib + h->drop_caches_kib >= h->need_kib
-                  ? " (enough: jmem headroom --drop does it)" : "");
+      /* the command as one types it: --drop acts only with the need */
+      if (h->drop_caches_kib > 0 && h->allocatable_now_kib + h->drop_caches_kib >= h->need_kib)
+        add_line (h->actions, "jmem drop-caches: frees up to %s of page cache and slab (enough: "
+                  "jmem headroom --need %s --drop does it)", drop, need);
+      else if (h->drop_caches_kib > 0)
+        add_line (h->actions, "jmem drop-caches: frees up to %s of page cache and slab", drop);
       if (h->allocatable_now_kib + h->drop_caches_kib < h->need_kib && swap > 0)
         add_line (h->actions, "the rest comes from swap: the kernel pushes up to %s of "
                   "anonymous memory out as the allocation needs it (slower for what it swaps)",

@@ -145,3 +145,13 @@ jmem_size_unit_note (const char *text)
   return g_strdup_printf ("%.*s %cB read as %.*s %ciB", digits, trimmed, g_ascii_toupper (unit[0]),
                           digits, trimmed, g_ascii_toupper (unit[0]));
 }
+
+char *
+jmem_size_option_text (gint64 kib)
+{
+  if (kib > 0 && kib % (1024 * 1024) == 0)
+    return g_strdup_printf ("%" G_GINT64_FORMAT "G", kib / (1024 * 1024));
+  if (kib > 0 && kib % 1024 == 0)
+    return g_strdup_printf ("%" G_GINT64_FORMAT "M", kib / 1024);
+  return g_strdup_printf ("%" G_GINT64_FORMAT "K", MAX (kib, 0));
+}

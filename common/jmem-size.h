@@ -32,4 +32,9 @@ gboolean jmem_size_parse (const char *text,
  * takes 4 x 10^9 bytes as asked for; NULL for any other text. */
 char *jmem_size_unit_note (const char *text);
 
+/* @kib as jmem_size_parse() reads it back to the same size, in the largest
+ * unit that divides it ("6G", "512M", "100K"): what a printed command that
+ * takes a size (`jmem headroom --need 6G --drop`) is given. */
+char *jmem_size_option_text (gint64 kib);
+
 G_END_DECLS

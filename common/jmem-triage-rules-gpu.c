@@ -244,7 +244,7 @@ jmem_triage_rule_nvmap_orphan (JmemTriage *t)
                             "`docker unpause`).", action->len > 0 ? " " : "");
   if (gone)
     g_string_append_printf (action, "%sIf the buffers of a PID with no process stay "
-                            "(`jmem triage --history`: nvmap-orphaned), reboot to return them: "
+                            "(`jmem triage --history FILE` of a jmem watch history: nvmap-orphaned), reboot to return them: "
                             "nothing else frees them.", action->len > 0 ? " " : "");
   size = jmem_triage_size (sum);
   f = jmem_triage_add (t, "nvmap-orphan", JMEM_SEVERITY_WARNING,

@@ -33,3 +33,23 @@ def main():
             for line in ('%s: %s' % (type(e).__name__, e)).splitlines():
                 print('# ' + line)
     sys.exit(1 if failed else 0)
+
+
+# For a test that makes many checks of one kind: each a TAP line.
+_checks = []
+
+
+def check(ok, what, detail=""):
+    """One TAP line: @what, and when not @ok, @detail's last lines as comments."""
+    _checks.append((bool(ok), what, detail or ""))
+
+
+def report():
+    """Prints the checks as TAP; returns the exit status (1 when one failed)."""
+    print("1..%d" % len(_checks))
+    for n, (ok, what, detail) in enumerate(_checks, 1):
+        print("%s %d - %s" % ("ok" if ok else "not ok", n, what))
+        if not ok:
+            for line in detail.splitlines()[-30:]:
+                print("# " + line)
+    return 0 if all(ok for ok, _, _ in _checks) else 1

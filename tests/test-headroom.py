@@ -90,7 +90,8 @@ def fits_only_after_dropping_six_gib_of_page_cache():
     cache = meminfo('headroom-page-cache', 'Active(file)') + meminfo('headroom-page-cache', 'Inactive(file)')
     assert term(h, 'page_cache')['kib'] == cache - meminfo('headroom-page-cache', 'Mapped')
     assert h['actions'][0].startswith('jmem drop-caches: frees up to 8.9 GiB'), h['actions']
-    assert 'jmem headroom --drop does it' in h['actions'][0]
+    # the command as one types it, with the need (7.5G is 7680M)
+    assert 'jmem headroom --need 7680M --drop does it' in h['actions'][0], h['actions']
     r = human('headroom-page-cache', '--need', '7.5G')
     assert r.returncode == 1
     assert r.stdout.startswith('Fits after reclaim: 7.5 GiB needed, 1.3 GiB allocatable now'), r.stdout

@@ -164,6 +164,31 @@ def the_leak_is_the_series_annotated():
 
 
 @test
+def the_title_names_the_board():
+    """As jmem snapshot's first line does: from the newest sample that names
+    it, though the lines after it were cut down to what the rules read."""
+    want = "Title: NVIDIA Jetson AGX Orin Developer Kit (orin-agx)"
+    r = plot(BEFORE_ACCOUNTING, "-o", os.path.join(TMP, "title.png"))
+    assert r.returncode == 0 and want in r.stdout.splitlines(), r.stdout
+    with open(BEFORE_ACCOUNTING) as f:
+        docs = [json.loads(line) for line in f]
+    cut = os.path.join(TMP, "cut-down.jsonl")
+    with open(cut, "w") as f:
+        for i, d in enumerate(docs):
+            if i >= len(docs) // 2:
+                d = {k: d[k] for k in ("schema", "schema_version", "collected", "memory", "nvmap",
+                                       "processes")}
+            f.write(json.dumps(d, separators=(",", ":")) + "\n")
+    r = plot(cut, "-o", os.path.join(TMP, "title-cut.png"))
+    assert r.returncode == 0 and want in r.stdout.splitlines(), r.stdout
+    # a history that never names it says so in the snapshot's words
+    r = plot(os.path.join(FIXTURES, "history", "history.reference-growing.jsonl"),
+             "-o", os.path.join(TMP, "title-unknown.png"))
+    assert r.returncode == 0 and "Title: unknown model (orin-agx)" in r.stdout.splitlines(), \
+        r.stdout
+
+
+@test
 def window_pid_and_metric():
     out = os.path.join(TMP, "window.png")
     r = plot(LEAK, "-o", out, "--since", "-5m")

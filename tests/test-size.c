@@ -144,6 +144,29 @@ test_unit_note (void)
   g_assert_null (jmem_size_unit_note (NULL));
 }
 
+/* What a printed command is given reads back to the same size, in the
+ * largest unit that divides it. */
+static void
+test_option_text (void)
+{
+  static const struct { gint64 kib; const char *text; } cases[] = {
+    { 6 * 1024 * 1024, "6G" }, { 7680 * 1024, "7680M" }, { 512 * 1024, "512M" },
+    { 100, "100K" }, { 1, "1K" }, { 0, "0K" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = jmem_size_option_text (cases[i].kib);
+      g_autoptr(GError) error = NULL;
+      guint64 bytes = 0;
+
+      g_assert_cmpstr (text, ==, cases[i].text);
+      g_assert_true (jmem_size_parse (text, &bytes, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (bytes, ==, (guint64) cases[i].kib * 1024);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -152,5 +175,6 @@ main (int argc, char **argv)
   g_test_add_func ("/size/refused", test_refused);
   g_test_add_func ("/size/null-and-long", test_null_and_long);
   g_test_add_func ("/size/unit-note", test_unit_note);
+  g_test_add_func ("/size/option-text", test_option_text);
   return g_test_run ();
 }

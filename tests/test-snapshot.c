@@ -582,6 +582,29 @@ test_exit_codes (void)
   g_rmdir (empty);
 }
 
+/* allocations --pid of a process that holds no NvMap: the answer says so
+ * and is no failure (jmem(1): exit 0), where the header alone looked like
+ * an empty read. */
+static void
+test_allocations_no_such_client (void)
+{
+  g_autofree char *orin = tree ("orin-agx-nvgpu");
+  g_auto(JmemTestRun) text = { 0 }, json = { 0 }, found = { 0 };
+
+  run_jmem (&text, FALSE, "allocations", "--pid", "999999", "--sysroot", orin, NULL);
+  g_assert_cmpint (text.status, ==, 0);
+  g_assert_nonnull (strstr (text.out, "No NvMap client has PID 999999"));
+  g_assert_nonnull (strstr (text.out, "jmem allocations lists every client"));
+  run_jmem (&json, TRUE, "allocations", "--json", "--pid", "999999", "--sysroot", orin, NULL);
+  g_assert_cmpint (json.status, ==, 0);
+  g_assert_cmpint (len_at (json.json, "$.clients"), ==, 0);
+  /* a process that holds some gets its table and no such line */
+  run_jmem (&found, FALSE, "allocations", "--pid", "1731", "--sysroot", orin, NULL);
+  g_assert_cmpint (found.status, ==, 0);
+  g_assert_nonnull (strstr (found.out, "PID 1731"));
+  g_assert_null (strstr (found.out, "No NvMap client"));
+}
+
 /* --tegrastats takes 1 to 3600 seconds wherever it is offered: 0 is no
  * "off" switch (leaving the option out is), and a refusal is a usage error. */
 static void
@@ -1370,6 +1393,7 @@ main (int argc, char **argv)
   g_test_add_func ("/snapshot/top-matches-all", test_top_matches_all);
   g_test_add_func ("/snapshot/exit-between-passes", test_exit_between_passes);
   g_test_add_func ("/snapshot/exit-codes", test_exit_codes);
+  g_test_add_func ("/snapshot/allocations-no-such-client", test_allocations_no_such_client);
   g_test_add_func ("/snapshot/tegrastats-range", test_tegrastats_range);
   g_test_add_func ("/snapshot/human-wording", test_human_wording);
   g_test_add_func ("/snapshot/library", test_library);

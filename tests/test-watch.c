@@ -92,6 +92,62 @@ test_count_file (void)
   g_assert_cmpuint (g_strv_length (lines), ==, 6);
 }
 
+/* Recording to a file, jmem watch says once where, how often and how to
+ * stop, on a terminal (util-linux script gives it one); to a pipe, nothing
+ * (a service's journal gets no line a minute). */
+static void
+test_count_file_says (void)
+{
+  g_autofree char *path = temp_path ("says.jsonl");
+  g_autofree char *script = g_find_program_in_path ("script");
+  g_autofree char *q_exe = g_shell_quote (jmem_exe);
+  g_autofree char *q_orin = g_shell_quote (orin);
+  g_autofree char *q_path = g_shell_quote (path);
+  g_autofree char *command = g_strdup_printf ("%s watch --sysroot %s --interval 1 --count 2 "
+                                              "--output %s", q_exe, q_orin, q_path);
+  const char *args[] = { "watch", "--sysroot", orin, "--interval", "1", "--count", "2",
+                         "--output", path, NULL };
+  g_auto(JmemTestRun) piped = { 0 }, tty = { 0 };
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GString) said = NULL;
+
+  jmem_test_run_jmem (&piped, args);
+  g_assert_cmpint (piped.status, ==, 0);
+  g_assert_cmpstr (piped.err, ==, "");
+  g_assert_cmpstr (piped.out, ==, "");
+  if (script == NULL)
+    {
+      g_test_skip ("util-linux script is not installed: no terminal to try");
+      return;
+    }
+  {
+    const char *argv[] = { script, "-qec", command, "/dev/null", NULL };
+    g_autoptr(GSubprocessLauncher) launcher = jmem_test_launcher ((const char *const[]) {
+      "COLUMNS=200", NULL });
+
+    jmem_test_run_spawn (&tty, launcher, argv);
+  }
+  g_assert_cmpint (tty.status, ==, 0);
+  /* as one line: the terminal's CRs and the wrapping's indent out */
+  said = g_string_new (NULL);
+  for (const char *p = tty.out; *p != '\0'; p++)
+    if (g_str_has_prefix (p, "\r\n  ") || g_str_has_prefix (p, "\n  "))
+      {
+        g_string_append_c (said, ' ');
+        p += *p == '\r' ? 3 : 2;
+      }
+    else if (*p != '\r')
+      g_string_append_c (said, *p);
+  g_test_message ("said: %s", said->str);
+  g_assert_nonnull (strstr (said->str, "jmem watch: recording a snapshot every 1 s to "));
+  g_assert_nonnull (strstr (said->str, path));
+  g_assert_nonnull (strstr (said->str, "Ctrl-C stops it"));
+  /* once, not once a snapshot */
+  g_assert_null (strstr (strstr (said->str, "recording") + 1, "recording"));
+  lines = history_lines (path);
+  g_assert_cmpuint (g_strv_length (lines), ==, 4);
+}
+
 static void
 test_count_stdout (void)
 {
@@ -787,6 +843,7 @@ main (int argc, char **argv)
   g_assert_no_error (error);
 
   g_test_add_func ("/watch/count-file", test_count_file);
+  g_test_add_func ("/watch/count-file-says", test_count_file_says);
   g_test_add_func ("/watch/count-stdout", test_count_stdout);
   g_test_add_func ("/watch/sigint", test_sigint);
   g_test_add_func ("/watch/sigterm", test_sigterm);

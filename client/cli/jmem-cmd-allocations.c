@@ -298,6 +298,18 @@ write_text (const JmemOpsAllocations *read, gint64 pid, guint width, Output *out
   g_string_append_printf (out->text, "NvMap allocations (via %s)\n", read->via);
   if (!jmem_ops_allocations_walk (read, &visitor, &t, error))
     return FALSE;
+  /* found nothing is an answer, not a failure: exit 0 (jmem(1)) */
+  if (pid >= 0 && t.n_clients == 0)
+    {
+      g_autofree char *none = g_strdup_printf ("No NvMap client has PID %" G_GINT64_FORMAT ": %s "
+                                               "holds no NvMap handle here (jmem allocations "
+                                               "lists every client).", pid,
+                                               pid == 0 ? "the kernel" : "that process");
+
+      g_string_append_c (out->text, '\n');
+      jmem_table_append_wrapped (out->text, none, k.width, 0, JMEM_TABLE_INDENT);
+      g_string_append_c (out->text, '\n');
+    }
   if (a->has_total && pid < 0)
     {
       g_autofree char *total = jmem_text_size (a->total_kib > G_MAXINT64 ? G_MAXINT64
@@ -335,6 +347,8 @@ jmem_cmd_allocations (int argc, char **argv)
                   JMEM_VIEW_NO_ASK, 0, &help);
   g_option_context_set_description (context,
     "Reads through jmem-helper, or debugfs directly as root, or a capture.\n"
+    "With --pid, a process that holds no NvMap handle gets a line that says so\n"
+    "(in --json: no client), and exit status 0.\n"
     "Exit status: 0 ok, 64 usage error, 69 no NvMap data, or no helper, polkit or system bus,\n"
     "77 not authorized.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "jmem-cmd.h"
+
+#include "jmem-config.h"
 #include "jmem-cmd-view.h"
 
 #include "jmem-capture.h"
@@ -56,7 +58,7 @@ jmem_cmd_capture (int argc, char **argv)
     "jmem creates DIR (mode 0700) in an existing parent; an existing DIR must be an empty\n"
     "directory of yours that neither group nor others can write. Files are 0600, directories\n"
     "0700. Until it is whole the capture holds jmem/capture-incomplete, which every reader\n"
-    "reports. The layout is described in docs/capture-format.md.\n"
+    "reports. The layout is described in " JMEM_DOCDIR "/capture-format.md.\n"
     "Exit status: 0 ok, 64 usage error, 73 DIR refused, or cannot create DIR or write into it.");
   if (!jmem_cmd_parse (context, &argc, &argv, 1, "exactly one directory") ||
       !jmem_view_check (&view))

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jmem mcp: the tools of jmem for an AI agent, as a stdio MCP server. */
 #include "jmem-cmd.h"
+
+#include "jmem-config.h"
 #include "jmem-cmd-view.h"
 
 #include "jmem-mcp.h"
@@ -33,7 +35,7 @@ jmem_cmd_mcp (int argc, char **argv)
   g_option_context_set_description (context,
     "Speaks newline-delimited JSON-RPC 2.0 on stdin and stdout, MCP revisions\n"
     "2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25; tools snapshot, triage,\n"
-    "allocations, drop_caches and audit (docs/mcp.md). Never asks for a password.\n"
+    "allocations, drop_caches and audit (" JMEM_DOCDIR "/mcp.md). Never asks for a password.\n"
     "Diagnostics go to stderr.\n"
     "Exit status: 0 at the end of the input, 64 usage error, 69 --sysroot is not a\n"
     "directory, 70 internal error, 73 stdout could not be written.");

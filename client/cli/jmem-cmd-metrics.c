@@ -2,6 +2,8 @@
 /* jmem metrics: the snapshot and its findings as Prometheus metrics, on
  * stdout or as node_exporter's textfile (docs/metrics.md). */
 #include "jmem-cmd.h"
+
+#include "jmem-config.h"
 #include "jmem-cmd-view.h"
 
 #include "jmem-error.h"
@@ -92,11 +94,11 @@ jmem_cmd_metrics (int argc, char **argv)
   jmem_view_init (&view, context, JMEM_VIEW_TOP | JMEM_VIEW_SYSROOT | JMEM_VIEW_NO_ASK,
                   JMEM_METRICS_DEFAULT_TOP, &help);
   g_option_context_set_description (context,
-    "Writes the Prometheus text format (docs/metrics.md): meminfo, NvMap, GPU memory, the\n"
+    "Writes the Prometheus text format (" JMEM_DOCDIR "/metrics.md): meminfo, NvMap, GPU memory, the\n"
     "largest processes and every container, source states and triage findings.\n"
     "--series=board leaves out the per-process and per-container series, which name who\n"
-    "holds what: jmem-metrics.service writes only those unless configured (docs/metrics.md).\n"
-    "With --interval it runs until SIGINT or SIGTERM (docs/metrics.md).\n"
+    "holds what: jmem-metrics.service writes only those unless configured (" JMEM_DOCDIR "/metrics.md).\n"
+    "With --interval it runs until SIGINT or SIGTERM (" JMEM_DOCDIR "/metrics.md).\n"
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
     "70 internal error, 73 the output could not be written.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))

@@ -2,6 +2,8 @@
 /* jmem plot: a history drawn as PNG or SVG. */
 #include "jmem-cmd.h"
 
+#include "jmem-config.h"
+
 #include "jmem-cmd-faces.h"
 #include "jmem-cmd-number.h"
 #include "jmem-plot.h"
@@ -81,9 +83,10 @@ jmem_cmd_plot (int argc, char **argv)
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
-    "Draws a history written by jmem watch (docs/watch.md): memory per process\n"
+    "Draws a history written by jmem watch (" JMEM_DOCDIR "/watch.md): memory per process\n"
     "over time, the accounting and the headroom when the samples carry them, the\n"
-    "findings of jmem triage --history marked on their series. Times are local.\n"
+    "findings of jmem triage --history HISTORY marked on their series. Times are\n"
+    "local.\n"
     "Prints what it drew.\n"
     "Exit status: 0 ok, 64 usage error, 65 a line is not a snapshot, 66 HISTORY\n"
     "unreadable, 69 no sample (an empty history, or none in the window), 70\n"

@@ -96,8 +96,8 @@ jmem_cmd_triage (int argc, char **argv)
   jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_WIDTH | JMEM_VIEW_SYSROOT |
                   JMEM_VIEW_NO_ASK, 0, &help);
   g_option_context_set_description (context,
-    "Prints only the findings of the triage rules (docs/triage.md); with --history, only\n"
-    "those of the rules over time (nvmap-growing, pss-growing, nvmap-orphaned; docs/watch.md).\n"
+    "Prints only the findings of the triage rules (" JMEM_DOCDIR "/triage.md); with --history, only\n"
+    "those of the rules over time (nvmap-growing, pss-growing, nvmap-orphaned; " JMEM_DOCDIR "/watch.md).\n"
     "Exit status: 0 whether or not anything was found (read the findings, not the status),\n"
     "64 usage error, 65 no --history line is a jmem snapshot (a damaged line among good\n"
     "ones is skipped with a warning), 66 --history unreadable or not a regular file,\n"

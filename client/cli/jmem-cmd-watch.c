@@ -10,6 +10,7 @@
 #include "jmem-snapshot-json.h"
 
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
   JmemOpsSnapshotOptions options;
@@ -84,11 +85,12 @@ jmem_cmd_watch (int argc, char **argv)
                   JMEM_COLLECT_DEFAULT_TOP, &help);
   g_option_context_set_description (context,
     "Each line is one compact \"jmem snapshot --json\" document (" JMEM_SCHEMADIR "/snapshot.schema.json);\n"
-    "docs/watch.md describes the history. Several watches may append to one FILE: they\n"
-    "take turns under its lock, and no line is lost to another's trim of the file.\n"
-    "Ctrl-C (SIGINT) or SIGTERM ends it after the snapshot in progress. NvMap rows are\n"
-    "always complete; PSS over time (jmem triage --history) sees only the processes\n"
-    "each line keeps.\n"
+    JMEM_DOCDIR "/watch.md describes the history.\n"
+    "Several watches may append to one FILE: they take turns under its lock, and no\n"
+    "line is lost to another's trim of the file. Ctrl-C (SIGINT) or SIGTERM ends it\n"
+    "after the snapshot in progress. NvMap rows are always complete; PSS over time\n"
+    "(jmem triage --history FILE) sees only the processes each line keeps. With\n"
+    "--output, a terminal on stderr is told once where it records and how to stop.\n"
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
     "70 internal error, 73 the output cannot be written.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) ||
@@ -116,6 +118,15 @@ jmem_cmd_watch (int argc, char **argv)
           jmem_cmd_printerr ("jmem watch: %s", error->message);
           return JMEM_EXIT_CANT_CREATE;
         }
+    }
+  /* a file takes every line: the person at the terminal learns where they
+   * go, how often, and how to stop, once */
+  if (w.writer != NULL && isatty (STDERR_FILENO))
+    {
+      g_autofree char *many = count > 0 ? g_strdup_printf (", %d in all", count) : NULL;
+
+      jmem_cmd_printerr ("jmem watch: recording a snapshot every %d s to %s%s; Ctrl-C stops it",
+                         interval, output, many != NULL ? many : "");
     }
   status = jmem_cmd_repeat ((guint) interval, (guint) count, watch_sample, &w);
   g_clear_pointer (&w.writer, jmem_history_writer_free);

@@ -4,6 +4,8 @@
  * the accounting's (common/jmem-accounting.c); nothing is recomputed. */
 #include "jmem-output-accounting.h"
 
+#include "jmem-config.h"
+
 #include "jmem-output-table.h"
 #include "jmem-text.h"
 
@@ -28,19 +30,21 @@ percent (gint64 kib, gint64 total)
   return total > 0 ? 100.0 * (double) kib / (double) total : 0.0;
 }
 
-/* One bucket: label, size, '#' per share of MemTotal, percent. */
+/* One bucket: label, size, '#' per share of MemTotal, percent. An overlap
+ * (@kib < 0) is shown by its size, its label saying what it is; a share
+ * of 1000% or more drops its decimal, so that every line keeps its width. */
 static void
 bar_line (GString *out, const char *label, gint64 kib, gint64 total, guint bar)
 {
-  g_autofree char *size = jmem_text_size (kib < 0 ? -kib : kib);
+  g_autofree char *size = jmem_text_size (ABS (kib));
+  double share = percent (ABS (kib), total);
   guint n = kib > 0 && total > 0
             ? (guint) MIN ((double) bar, (double) kib * bar / (double) total + 0.5) : 0;
 
-  g_string_append_printf (out, "  %-*s %*s%s ", LABEL_COLS, label, SIZE_COLS - (kib < 0 ? 1 : 0),
-                          size, kib < 0 ? "-" : "");
+  g_string_append_printf (out, "  %-*s %*s ", LABEL_COLS, label, SIZE_COLS, size);
   for (guint i = 0; i < bar; i++)
     g_string_append_c (out, i < n ? '#' : ' ');
-  g_string_append_printf (out, " %5.1f%%\n", percent (kib, total));
+  g_string_append_printf (out, share < 999.95 ? " %5.1f%%\n" : " %5.0f%%\n", share);
 }
 
 static void
@@ -171,5 +175,5 @@ jmem_output_human_accounting (GString            *out,
   add_buckets (out, a, width);
   add_reconciliation (out, a, width);
   text_line (out, "each bucket's fields and rule: jmem snapshot --json (accounting), "
-             "docs/accounting.md", width);
+             JMEM_DOCDIR "/accounting.md", width);
 }

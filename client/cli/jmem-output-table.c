@@ -124,8 +124,38 @@ append_word (GString    *out,
     }
 }
 
+/* Whether @word (of @len bytes) ends in a digit: a number whose unit may
+ * follow. */
+static gboolean
+ends_in_number (const char *word,
+                gsize       len)
+{
+  return len > 0 && g_ascii_isdigit (word[len - 1]);
+}
+
+/* The length of the unit @p starts with ("MiB", "GiB,", "%)"), punctuation
+ * after it included, or 0 when @p starts with no unit. */
+static gsize
+unit_len (const char *p)
+{
+  static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "kB",
+                                       "B", "%", "s", "ms", "pages", NULL };
+  gsize len = strcspn (p, " ");
+
+  for (guint i = 0; units[i] != NULL; i++)
+    {
+      gsize n = strlen (units[i]);
+
+      if (len >= n && strncmp (p, units[i], n) == 0 &&
+          strspn (p + n, ",;:.)]") == len - n)
+        return len;
+    }
+  return 0;
+}
+
 /* @escaped from column *@col, wrapped at blanks to @width (> 0), further
- * lines indented by @hang. */
+ * lines indented by @hang. A number and the unit one blank after it stay
+ * on one line ("97.7 MiB"). */
 static void
 wrap (GString    *out,
       const char *escaped,
@@ -139,6 +169,14 @@ wrap (GString    *out,
     {
       gsize blanks = strspn (p, " ");
       gsize len = strcspn (p + blanks, " ");
+
+      if (ends_in_number (p + blanks, len) && p[blanks + len] == ' ')
+        {
+          gsize unit = unit_len (p + blanks + len + 1);
+
+          if (unit > 0)
+            len += 1 + unit;
+        }
       g_autofree char *word = g_strndup (p + blanks, len);
       guint w = (guint) jmem_text_width (word);
 

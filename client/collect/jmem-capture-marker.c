@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "jmem-capture-marker.h"
 
+#include "jmem-config.h"
+
 #include "jmem-file.h"
 #include "jmem-write.h"
 
@@ -25,7 +27,8 @@ static const struct {
 
 #define HEADER \
   "This capture is incomplete until jmem capture removes this file, its last step\n" \
-  "(docs/capture-format.md). \"plan\" lists its steps, \"step\" the one it was in.\n"
+  "(" JMEM_DOCDIR "/capture-format.md).\n" \
+  "\"plan\" lists its steps, \"step\" the one it was in.\n"
 
 /* Wide enough for every step name: each record then has the same length
  * and overwrites the one before it exactly. */

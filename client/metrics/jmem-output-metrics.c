@@ -4,6 +4,8 @@
  * field or a process), values in base units. */
 #include "jmem-output-metrics.h"
 
+#include "jmem-config.h"
+
 #include "jmem-text.h"
 #include "jmem-triage.h"
 
@@ -152,7 +154,7 @@ write_accounting (const JmemSnapshot *s, GString *out)
   g_auto(Family) firmware;
 
   family_init (&buckets, out, "jmem_memory_bucket_bytes",
-               "MemTotal as disjoint buckets (docs/accounting.md); bucket=\"unexplained\" is the "
+               "MemTotal as disjoint buckets (" JMEM_DOCDIR "/accounting.md); bucket=\"unexplained\" is the "
                "remainder, negative when buckets overlap; an unknown bucket has no series.");
   family_init (&firmware, out, "jmem_memory_firmware_reserved_bytes",
                "RAM the board has (device tree or module size) less MemTotal: firmware and carveouts.");
@@ -349,7 +351,7 @@ write_headroom (const JmemSnapshot *s, GString *out)
   g_auto(Family) count;
 
   family_init (&allocatable, out, "jmem_allocatable_bytes",
-               "What a new GPU allocation can get (docs/headroom.md): after=\"none\" without "
+               "What a new GPU allocation can get (" JMEM_DOCDIR "/headroom.md): after=\"none\" without "
                "reclaim, after=\"reclaim\" once the kernel reclaimed page cache, slab and swap.");
   family_init (&size, out, "jmem_largest_free_block_bytes",
                "Size of the largest free block: source=\"buddyinfo\" (/proc/buddyinfo), or "
@@ -435,7 +437,7 @@ write_findings (const JmemSnapshot *s, GString *out)
     }
 
   family_init (&f, out, "jmem_finding",
-               "Triage rule state: 0 silent, 1 info, 2 warning, 3 critical (docs/triage.md).");
+               "Triage rule state: 0 silent, 1 info, 2 warning, 3 critical (" JMEM_DOCDIR "/triage.md).");
   for (guint i = 0; i < order->len; i++)
     sample (&f, labels ("rule", g_ptr_array_index (order, i), NULL),
             GPOINTER_TO_INT (g_hash_table_lookup (level, g_ptr_array_index (order, i))));

@@ -468,17 +468,25 @@ draw_legend (cairo_t *cr, GPtrArray *entries, double x0, double y0, guint column
     }
 }
 
+/* The board as jmem snapshot's first line names it, and the host. */
+static char *
+title_text (const JmemPlotData *d)
+{
+  g_autofree char *board = shown (d->board != NULL ? d->board : "unknown model");
+  g_autofree char *host = shown (d->hostname != NULL ? d->hostname : "?");
+
+  return g_strdup_printf ("%s (%s)", board, host);
+}
+
 static void
 draw_title (cairo_t *cr, const JmemPlotData *d, guint n_frames, double width)
 {
-  g_autofree char *board = shown (d->board != NULL ? d->board : "unknown board");
-  g_autofree char *host = shown (d->hostname != NULL ? d->hostname : "?");
   g_autoptr(GDateTime) from = g_date_time_new_from_unix_local (d->from);
   g_autoptr(GDateTime) to = g_date_time_new_from_unix_local (d->to);
   g_autofree char *from_text = from != NULL ? g_date_time_format (from, "%Y-%m-%d %H:%M:%S") : g_strdup ("?");
   g_autofree char *to_text = to != NULL ? g_date_time_format (to, "%Y-%m-%d %H:%M:%S") : g_strdup ("?");
   g_autofree char *zone = to != NULL ? g_date_time_format (to, "%:z") : g_strdup ("");
-  g_autofree char *line1 = g_strdup_printf ("%s (%s)", board, host);
+  g_autofree char *line1 = title_text (d);
   g_autofree char *line2 = g_strdup_printf ("%s to %s (local time, UTC%s), %u %s, jmem watch history",
                                             from_text, to_text, zone, n_frames,
                                             n_frames == 1 ? "sample" : "samples");
@@ -627,6 +635,11 @@ jmem_plot_render (const JmemPlotOptions *o,
       return NULL;
     }
   if (report != NULL)
-    report_series (report, d);
+    {
+      g_autofree char *title = title_text (d);
+
+      g_string_append_printf (report, "Title: %s\n", title);
+      report_series (report, d);
+    }
   return g_byte_array_free_to_bytes (g_steal_pointer (&out));
 }

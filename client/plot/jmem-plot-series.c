@@ -418,7 +418,10 @@ jmem_plot_data_new (const JmemPlotOptions *o)
   d->panels = g_ptr_array_new_with_free_func ((GDestroyNotify) panel_free);
   d->from = first->timestamp_unix;
   d->to = last->timestamp_unix;
-  d->board = g_strdup (last->board);
+  /* the newest sample that names the board: a line cut down to what the
+   * rules read (no identity) does not make a known board unknown */
+  for (guint i = o->frames->len; i > 0 && d->board == NULL; i--)
+    d->board = g_strdup (((const JmemFrame *) g_ptr_array_index (o->frames, i - 1))->board);
   d->hostname = g_strdup (last->hostname);
 
   panel = panel_new (JMEM_PLOT_PANEL_PROCESSES, metric_titles[main_metric]);

@@ -4,6 +4,8 @@
  * escaped (jmem-text.h) and cut to its cell by display width. */
 #include "jmem-top-private.h"
 
+#include "jmem-config.h"
+
 #include "jmem-text.h"
 #include "jmem-top-accounting.h"
 #include "jmem-top-term.h"
@@ -486,8 +488,8 @@ jmem_top_screen_help (const JmemTopState *s)
     }
   g_ptr_array_add (lines, g_strdup (""));
   g_ptr_array_add (lines, g_strdup ("FOOTPRINT: all a process holds, PSS, swap and GPU memory"));
-  g_ptr_array_add (lines, g_strdup ("  (footprint_kib, docs/field-guide.md). Sizes in binary units:"));
-  g_ptr_array_add (lines, g_strdup ("  K KiB, M MiB, G GiB; - unknown."));
+  g_ptr_array_add (lines, g_strdup ("  (footprint_kib, " JMEM_DOCDIR "/field-guide.md)."));
+  g_ptr_array_add (lines, g_strdup ("  Sizes in binary units: K KiB, M MiB, G GiB; - unknown."));
   g_ptr_array_add (lines, g_strdup ("~ PSS and swap kept from an earlier sample: the process's memory"));
   g_ptr_array_add (lines, g_strdup_printf ("  did not move. Each is read again within %u samples.",
                                            MAX (s->options->pss_refresh, 1)));
