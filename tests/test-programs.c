@@ -1080,6 +1080,40 @@ test_nvidia_smi_churn (void)
     }
 }
 
+/* jmem capture where nvidia-smi's first answer lists a PID with no process
+ * (gone before /proc was copied): it records the second answer beside the
+ * first, and the capture reads back as the live board would. */
+static void
+test_capture_churn (void)
+{
+  const char *capture[] = { "capture", "--no-ask-password", "cap", NULL };
+  const char *snapshot[] = { "snapshot", "--json", "--all", "--sysroot", "cap", NULL };
+  g_autofree char *again = g_strdup_printf (GPU_UUID ", %d, 100, live\n" GPU_UUID ", 1, 200, init\n",
+                                            (int) getpid ());
+  g_autofree char *first = g_strdup_printf (GPU_UUID ", %d, 100, live\n"
+                                            GPU_UUID ", %d, 2048, gone\n"
+                                            GPU_UUID ", 1, 200, init\n", (int) getpid (), GONE_PID);
+  g_autofree char *dir = NULL, *recorded = NULL, *path = NULL;
+  g_auto(JmemTestRun) cap = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
+
+  run_with_answers (first, again, capture, &cap, &dir);
+  g_assert_cmpint (cap.status, ==, 0);
+  path = g_build_filename (dir, "cap", "nvidia-smi", "query-compute-apps.again.csv", NULL);
+  g_assert_true (g_file_get_contents (path, &recorded, NULL, NULL));
+  g_assert_cmpstr (recorded, ==, again);
+
+  run_jmem (dir, NULL, geteuid (), getegid (), snapshot, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (gpu_trusted (r.json));
+  g_assert_true (jmem_test_has_gpu_evidence (r.json, "asked twice, PID 4194304"));
+  g_assert_cmpint (json_object_get_int_member (find_pid (process_list (r.json), getpid ()), "gpu_kib"),
+                   ==, 100 * 1024);
+  g_assert_cmpint (json_object_get_int_member (find_pid (process_list (r.json), 1), "gpu_kib"),
+                   ==, 200 * 1024);
+  remove_tree (dir);
+}
+
 /* Asked again, the answer holds a name with a newline: the row it forges
  * for PID 1 still counts for no one, while the rows before it count. */
 static void
@@ -1228,6 +1262,7 @@ main (int argc, char **argv)
   g_test_add_func ("/programs/nvidia-smi-unreadable-pid", test_nvidia_smi_unreadable_pid);
   g_test_add_func ("/programs/nvidia-smi-forged-by-cmdline", test_nvidia_smi_forged_by_cmdline);
   g_test_add_func ("/programs/nvidia-smi-churn", test_nvidia_smi_churn);
+  g_test_add_func ("/programs/capture-churn", test_capture_churn);
   g_test_add_func ("/programs/nvidia-smi-churn-then-forged", test_nvidia_smi_churn_then_forged);
   g_test_add_func ("/programs/nvidia-smi-listed-twice", test_nvidia_smi_listed_twice);
   rc = g_test_run ();
