@@ -34,6 +34,8 @@ typedef struct {
   gboolean in_doubt;        /* FALSE from the parser and NVML; TRUE once the
                              * collector found that a name may have forged
                              * it: shown, but counted for no process */
+  guint    nvml_lists;      /* JmemNvmlList: the NVML lists that named it; 0
+                             * for nvidia-smi's rows */
 } JmemNvsmiApp;
 
 typedef enum {

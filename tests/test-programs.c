@@ -456,13 +456,13 @@ test_metrics_probes_once_per_boot (void)
   remove_tree (dir);
 }
 
-/* `jmem snapshot --json` as the test user with the stand-in NVML of @libdir
- * in @mode; the calls it recorded into *@log. */
-/* jmem snapshot with the NVML stand-in of @libdir in @mode, and on its
- * PATH an nvidia-smi printing @nvidia_smi (NULL: none installed). */
+/* jmem @args as the test user with the NVML stand-in of @libdir in @mode,
+ * and on its PATH an nvidia-smi printing @nvidia_smi (NULL: none
+ * installed); the calls NVML recorded into *@log. The folder it ran in goes
+ * to *@dir_out, or is removed when that is NULL. */
 static void
-run_with_nvml_and_smi (const char *libdir, const char *mode, const char *nvidia_smi, JmemTestRun *r,
-                       char **log)
+run_with_nvml_args (const char *libdir, const char *mode, const char *nvidia_smi,
+                    const char * const *args, JmemTestRun *r, char **log, char **dir_out)
 {
   g_autofree char *dir = NULL;
   g_autofree char *log_path = NULL;
@@ -487,12 +487,23 @@ run_with_nvml_and_smi (const char *libdir, const char *mode, const char *nvidia_
   {
     const char *envp[] = { ld, mode_env, log_env, path, NULL };
 
-    run_jmem (dir, envp, uid, gid, snapshot_args, r);
+    run_jmem (dir, envp, uid, gid, args, r);
   }
   g_assert_cmpint (r->status, ==, 0);
   *log = NULL;
   g_file_get_contents (log_path, log, NULL, NULL);
-  remove_tree (dir);
+  if (dir_out != NULL)
+    *dir_out = g_steal_pointer (&dir);
+  else
+    remove_tree (dir);
+}
+
+/* `jmem snapshot --json` with the NVML stand-in and nvidia-smi. */
+static void
+run_with_nvml_and_smi (const char *libdir, const char *mode, const char *nvidia_smi, JmemTestRun *r,
+                       char **log)
+{
+  run_with_nvml_args (libdir, mode, nvidia_smi, snapshot_args, r, log, NULL);
 }
 
 static void
@@ -624,6 +635,60 @@ test_nvml_processes (void)
   g_assert_false (json_object_get_boolean_member (gone, "pid_exists"));
   g_assert_cmpint (json_object_get_int_member (gone, "used_memory_kib"), ==, 2 * 1024 * 1024);
   g_assert_true (json_object_get_boolean_member (gpu, "processes_trusted"));
+}
+
+/* jmem capture where NVML loads: it records NVML's answer (PIDs, used
+ * memory, which list named each) beside nvidia-smi's output, and
+ * --sysroot prefers it, as live jmem does. */
+static void
+test_nvml_capture (void)
+{
+  const char *capture[] = { "capture", "--no-ask-password", "cap", NULL };
+  const char *snapshot[] = { "snapshot", "--json", "--all", "--sysroot", "cap", NULL };
+  g_auto(JmemTestRun) cap = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
+  g_autofree char *log = NULL, *dir = NULL, *path = NULL, *record = NULL;
+  g_autoptr(JsonNode) doc = NULL;
+  JsonArray *procs;
+  JsonObject *gone = NULL, *jmem = NULL;
+
+  run_with_nvml_args (JMEM_NVML_STUB_DIR, "processes",
+                      "0, GPU-smi-0000, 1, 1, 0, NVIDIA Thor\\n", capture, &cap, &log, &dir);
+  path = g_build_filename (dir, "cap", "nvidia-smi", "nvml.json", NULL);
+  g_assert_true (g_file_get_contents (path, &record, NULL, NULL));
+  doc = json_from_string (record, NULL);
+  g_assert_nonnull (doc);
+  procs = json_object_get_array_member (json_node_get_object (doc), "processes");
+  g_assert_cmpuint (json_array_get_length (procs), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *p = json_array_get_object_element (procs, i);
+
+      if (json_object_get_int_member (p, "pid") == 999999)
+        gone = p;
+      else
+        jmem = p;
+    }
+  g_assert_nonnull (gone);
+  g_assert_nonnull (jmem);
+  g_assert_cmpint (json_object_get_int_member (gone, "used_memory_mib"), ==, 2048);
+  g_assert_cmpint (json_object_get_int_member (jmem, "used_memory_mib"), ==, 3072);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (jmem, "lists")), ==, 2);
+
+  /* read back without NVML: the record, not nvidia-smi's text */
+  run_jmem (dir, NULL, geteuid (), getegid (), snapshot, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (jmem_test_has_gpu_evidence (r.json, "source: nvml"));
+  g_assert_true (jmem_test_has_gpu_evidence (r.json, "recorded in the capture"));
+  g_assert_cmpstr (json_object_get_string_member (
+                     json_array_get_object_element (array_at (r.json, "gpu", "devices"), 0), "uuid"),
+                   ==, "GPU-stub-0000");
+  g_assert_cmpint (json_object_get_int_member (gpu_row (r.json, 999999), "used_memory_kib"), ==,
+                   2 * 1024 * 1024);
+  g_assert_false (json_object_get_boolean_member (gpu_row (r.json, 999999), "pid_exists"));
+  g_assert_cmpint (json_object_get_int_member (gpu_row (r.json, json_object_get_int_member (jmem, "pid")),
+                                               "used_memory_kib"), ==, 3 * 1024 * 1024);
+  remove_tree (dir);
 }
 
 static void
@@ -1252,6 +1317,7 @@ main (int argc, char **argv)
   g_test_add_func ("/programs/metrics-power-mode-change", test_metrics_power_mode_change);
   g_test_add_func ("/programs/nvml-processes", test_nvml_processes);
   g_test_add_func ("/programs/nvml-not-supported", test_nvml_not_supported);
+  g_test_add_func ("/programs/nvml-capture", test_nvml_capture);
   g_test_add_func ("/programs/nvml-insufficient-size", test_nvml_insufficient_size);
   g_test_add_func ("/programs/nvml-no-v3", test_nvml_no_v3);
   g_test_add_func ("/programs/nvml-fail-init", test_nvml_fail_init);

@@ -8,6 +8,8 @@
 #include "jmem-names.h"
 #include "jmem-helper-client.h"
 #include "jmem-nvmap-source.h"
+#include "jmem-nvml.h"
+#include "jmem-nvml-record.h"
 #include "jmem-nvsmi.h"
 #include "jmem-run.h"
 #include "jmem-text.h"
@@ -317,6 +319,21 @@ apps_list_gone (Capture *c)
   return FALSE;
 }
 
+/* What NVML says, where it loads on the unified stack: the source live
+ * jmem prefers, so that --sysroot reads what jmem would have read. */
+static gboolean
+capture_nvml (Capture *c, GError **error)
+{
+  g_auto(JmemNvmlAnswer) answer = { 0 };
+  g_autofree char *text = NULL;
+
+  if (!jmem_nvml_query (&answer) ||
+      jmem_nvsmi_stack_from_gpus (answer.gpus) != JMEM_GPU_STACK_UNIFIED)
+    return TRUE;
+  text = jmem_nvml_record_render (answer.gpus, answer.apps);
+  return write_file (c, JMEM_NVML_RECORD_PATH, text, strlen (text), error);
+}
+
 static gboolean
 capture_gpu (Capture *c, GError **error)
 {
@@ -324,7 +341,8 @@ capture_gpu (Capture *c, GError **error)
   const char *apps[] = { "nvidia-smi", JMEM_NVSMI_QUERY_APPS, JMEM_NVSMI_FORMAT, NULL };
   const char *nvpmodel[] = { "nvpmodel", "-q", NULL };
 
-  if (!capture_command (c, gpu, "/nvidia-smi/query-gpu.csv",
+  if (!capture_nvml (c, error) ||
+      !capture_command (c, gpu, "/nvidia-smi/query-gpu.csv",
                         "/nvidia-smi/query-gpu.exit-status", c->timeout_ms, error) ||
       !capture_command (c, apps, "/nvidia-smi/query-compute-apps.csv",
                         "/nvidia-smi/query-compute-apps.exit-status", c->timeout_ms, error))

@@ -3,6 +3,7 @@
 
 #include "jmem-names.h"
 #include "jmem-nvml.h"
+#include "jmem-nvml-record.h"
 #include "jmem-nvsmi.h"
 #include "jmem-procfs.h"
 #include "jmem-run.h"
@@ -217,24 +218,17 @@ doubt_malformed (JmemSnapshot *s, GPtrArray *apps, guint n_malformed)
                              jmem_text_plural (n_malformed, "line", "lines"));
 }
 
-/* The GPUs and their processes from NVML, without starting a program; FALSE
- * (the evidence says why) leaves it to nvidia-smi. */
+/* NVML's answer (live, or recorded by jmem capture) as the GPUs and their
+ * processes; FALSE (@why_not says why) leaves it to nvidia-smi. */
 static gboolean
-collect_nvml (JmemCollectContext *ctx, GPtrArray *why_not)
+use_nvml (JmemCollectContext *ctx, JmemNvmlAnswer *answer, GPtrArray *why_not)
 {
   JmemSnapshot *s = ctx->snapshot;
-  g_auto(JmemNvmlAnswer) answer = { 0 };
-  gboolean ok = jmem_nvml_query (&answer);
   guint n_unlisted;
 
-  if (!ok)
-    {
-      g_ptr_array_extend_and_steal (why_not, g_steal_pointer (&answer.evidence));
-      return FALSE;
-    }
-  for (guint i = 0; i < answer.evidence->len; i++)
-    g_ptr_array_add (s->gpu_evidence, g_strdup (g_ptr_array_index (answer.evidence, i)));
-  s->gpu_stack = jmem_nvsmi_stack_from_gpus (answer.gpus);
+  for (guint i = 0; i < answer->evidence->len; i++)
+    g_ptr_array_add (s->gpu_evidence, g_strdup (g_ptr_array_index (answer->evidence, i)));
+  s->gpu_stack = jmem_nvsmi_stack_from_gpus (answer->gpus);
   /* an nvgpu board's memory is in NvMap: nvidia-smi's path handles it */
   if (s->gpu_stack != JMEM_GPU_STACK_UNIFIED)
     {
@@ -243,9 +237,9 @@ collect_nvml (JmemCollectContext *ctx, GPtrArray *why_not)
       g_ptr_array_add (why_not, g_strdup ("nvml: not the unified stack, nvidia-smi asked instead"));
       return FALSE;
     }
-  g_ptr_array_extend_and_steal (s->gpus, g_steal_pointer (&answer.gpus));
+  g_ptr_array_extend_and_steal (s->gpus, g_steal_pointer (&answer->gpus));
   /* rows for a GPU not listed count for nobody, whatever their source */
-  n_unlisted = jmem_nvsmi_apps_keep_listed (answer.apps, s->gpus);
+  n_unlisted = jmem_nvsmi_apps_keep_listed (answer->apps, s->gpus);
   if (n_unlisted > 0)
     jmem_snapshot_add_warning (s, "gpu", NULL,
                                "%u NVML process %s a GPU NVML did not list: not counted",
@@ -254,9 +248,47 @@ collect_nvml (JmemCollectContext *ctx, GPtrArray *why_not)
   g_ptr_array_add (s->gpu_evidence,
                    g_strdup_printf ("stack: %s", jmem_gpu_stack_to_string (s->gpu_stack)));
   /* NVML answers in structures: no name can forge a row, so they stay trusted */
-  g_ptr_array_extend_and_steal (s->gpu_apps, g_steal_pointer (&answer.apps));
+  g_ptr_array_extend_and_steal (s->gpu_apps, g_steal_pointer (&answer->apps));
   ctx->gpu_apps_read = TRUE;
   return TRUE;
+}
+
+/* The GPUs and their processes from NVML, without starting a program. */
+static gboolean
+collect_nvml (JmemCollectContext *ctx, GPtrArray *why_not)
+{
+  g_auto(JmemNvmlAnswer) answer = { 0 };
+
+  if (!jmem_nvml_query (&answer))
+    {
+      g_ptr_array_extend_and_steal (why_not, g_steal_pointer (&answer.evidence));
+      return FALSE;
+    }
+  return use_nvml (ctx, &answer, why_not);
+}
+
+/* NVML's answer as a capture recorded it; a capture without one (nvgpu,
+ * no NVML, an older jmem) leaves it to nvidia-smi's recorded text. */
+static gboolean
+collect_nvml_recorded (JmemCollectContext *ctx, GPtrArray *why_not)
+{
+  g_auto(JmemNvmlAnswer) answer = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data = NULL;
+  gsize len = 0;
+
+  if (!jmem_root_read (ctx->files, JMEM_NVML_RECORD_PATH, JMEM_MAX_PROC_BYTES, &data, &len, NULL))
+    return FALSE;
+  if (!jmem_nvml_record_parse (data, len, &answer.gpus, &answer.apps, &error))
+    {
+      g_ptr_array_add (why_not, g_strdup_printf ("nvml (captured): %s", error->message));
+      return FALSE;
+    }
+  answer.evidence = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (answer.evidence,
+                   g_strdup_printf ("nvml: the answer recorded in the capture (%s), %u processes",
+                                    JMEM_NVML_RECORD_PATH + 1, answer.apps->len));
+  return use_nvml (ctx, &answer, why_not);
 }
 
 static gboolean collect_nvsmi (JmemCollectContext *ctx);
@@ -269,7 +301,7 @@ jmem_collect_gpu (JmemCollectContext *ctx)
   gboolean answered;
 
   s->gpu_stack = JMEM_GPU_STACK_NONE;
-  if (ctx->root == NULL && collect_nvml (ctx, why_not))
+  if (ctx->root == NULL ? collect_nvml (ctx, why_not) : collect_nvml_recorded (ctx, why_not))
     return;
   answered = collect_nvsmi (ctx);
   /* after nvidia-smi's own lines, which readers look at first; nvidia-smi
