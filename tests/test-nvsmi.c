@@ -284,7 +284,8 @@ test_apps_no_listed_uuid (void)
 }
 
 /* NVML's answer written as a capture records it reads back the same:
- * GPUs, PIDs, used memory (null where NVML had none) and the lists. */
+ * GPUs, PIDs, used memory (null where NVML had none) and the lists; and
+ * the reference record in fixtures/ is one. */
 static void
 test_nvml_record_round_trip (void)
 {
@@ -331,6 +332,21 @@ test_nvml_record_round_trip (void)
   g_assert_false (a2->in_doubt);
   g_assert_cmpint (b2->used_memory_mib, ==, -1);
   g_assert_cmpuint (b2->nvml_lists, ==, JMEM_NVML_LIST_GRAPHICS);
+
+  {
+    g_autofree char *path = jmem_test_fixture ("nvidia-smi", "nvml.reference-thor.json", NULL);
+    g_autofree char *seed = NULL;
+    gsize len = 0;
+
+    g_clear_pointer (&gpus2, g_ptr_array_unref);
+    g_clear_pointer (&apps2, g_ptr_array_unref);
+    g_assert_true (g_file_get_contents (path, &seed, &len, NULL));
+    g_assert_true (jmem_nvml_record_parse (seed, len, &gpus2, &apps2, &error));
+    g_assert_cmpuint (apps2->len, ==, 2);
+    g_assert_cmpint (((JmemNvsmiApp *) g_ptr_array_index (apps2, 0))->used_memory_mib, ==, 18432);
+    g_assert_cmpuint (((JmemNvsmiApp *) g_ptr_array_index (apps2, 1))->nvml_lists, ==,
+                      JMEM_NVML_LIST_GRAPHICS);
+  }
 }
 
 /* A damaged or edited record is refused whole, with a reason: nvidia-smi's
