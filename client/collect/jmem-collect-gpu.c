@@ -152,6 +152,17 @@ first_in_doubt (JmemCollectContext *ctx, GPtrArray *apps, NamesCheck *check)
   return apps->len;
 }
 
+/* How to find the process whose name holds a newline. */
+static char *
+newline_action (JmemCollectContext *ctx, gint64 pid)
+{
+  /* in a capture the PID names no process on this machine */
+  return ctx->root != NULL
+    ? g_strdup_printf ("see which process it was: the capture's proc/%" G_GINT64_FORMAT
+                       "/status and cmdline", pid)
+    : g_strdup_printf ("see which process it is: ps -o pid,user,args -p %" G_GINT64_FORMAT, pid);
+}
+
 /* Marks the rows after @first in doubt, or all of them after a repeat, and
  * says why. */
 static void
@@ -172,12 +183,7 @@ doubt_apps (JmemCollectContext *ctx, GPtrArray *apps, guint first, NamesCheck ch
   switch (check)
     {
     case NAMES_NEWLINE:
-      /* in a capture the PID names no process on this machine */
-      action = ctx->root != NULL
-        ? g_strdup_printf ("see which process it was: the capture's proc/%" G_GINT64_FORMAT
-                           "/status and cmdline", a->pid)
-        : g_strdup_printf ("see which process it is: ps -o pid,user,args -p %" G_GINT64_FORMAT,
-                           a->pid);
+      action = newline_action (ctx, a->pid);
       why = g_strdup_printf ("the name or command line of PID %" G_GINT64_FORMAT " holds a "
                              "newline, which can forge the rows after its own", a->pid);
       break;
@@ -205,17 +211,28 @@ doubt_apps (JmemCollectContext *ctx, GPtrArray *apps, guint first, NamesCheck ch
                              jmem_text_plural (n, "row is", "rows are"));
 }
 
-/* Malformed lines cannot be placed: a name may have made them anywhere. */
+/* Malformed lines cannot be placed: a name may have made them anywhere.
+ * The process whose name holds a newline, if one is listed, is named. */
 static void
-doubt_malformed (JmemSnapshot *s, GPtrArray *apps, guint n_malformed)
+doubt_malformed (JmemCollectContext *ctx, GPtrArray *apps, guint n_malformed, guint first,
+                 NamesCheck check)
 {
+  JmemSnapshot *s = ctx->snapshot;
+  gboolean named = first < apps->len && check == NAMES_NEWLINE;
+  gint64 pid = named ? ((const JmemNvsmiApp *) g_ptr_array_index (apps, first))->pid : 0;
+  g_autofree char *action = named ? newline_action (ctx, pid) : NULL;
+  g_autofree char *culprit = named
+    ? g_strdup_printf (", and the name or command line of PID %" G_GINT64_FORMAT " holds a newline",
+                       pid)
+    : NULL;
+
   for (guint i = 0; i < apps->len; i++)
     ((JmemNvsmiApp *) g_ptr_array_index (apps, i))->in_doubt = TRUE;
   s->gpu_apps_trusted = FALSE;
-  jmem_snapshot_add_warning (s, "gpu", NULL,
-                             "nvidia-smi --query-compute-apps answer untrusted: %u malformed %s; "
+  jmem_snapshot_add_warning (s, "gpu", action,
+                             "nvidia-smi --query-compute-apps answer untrusted: %u malformed %s%s; "
                              "its rows are shown but give no process GPU memory", n_malformed,
-                             jmem_text_plural (n_malformed, "line", "lines"));
+                             jmem_text_plural (n_malformed, "line", "lines"), culprit ? culprit : "");
 }
 
 /* NVML's answer (live, or recorded by jmem capture) as the GPUs and their
@@ -448,7 +465,7 @@ collect_nvsmi (JmemCollectContext *ctx)
         }
     }
   if (n_malformed > 0)
-    doubt_malformed (s, apps, n_malformed);
+    doubt_malformed (ctx, apps, n_malformed, first, check);
   else if (first < apps->len)
     doubt_apps (ctx, apps, first, check);
   g_ptr_array_add (s->gpu_evidence,
