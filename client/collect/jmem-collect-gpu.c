@@ -304,7 +304,7 @@ collect_nvml_recorded (JmemCollectContext *ctx, GPtrArray *why_not)
   answer.evidence = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (answer.evidence,
                    g_strdup_printf ("nvml: the answer recorded in the capture (%s), %u processes",
-                                    JMEM_NVML_RECORD_PATH + 1, answer.apps->len));
+                                    &JMEM_NVML_RECORD_PATH[1], answer.apps->len));
   return use_nvml (ctx, &answer, why_not);
 }
 
