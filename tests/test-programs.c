@@ -937,17 +937,11 @@ assert_not_named (JsonNode *root, gint64 pid)
     }
 }
 
-/* A process whose name really holds a newline, as nvidia-smi would print
- * it: its row is followed by one it forged for PID 1. Nothing may be
- * attributed to PID 1 and triage names nobody from the forged row. */
-static void
-test_nvidia_smi_forged_row (void)
+/* A child named "evil\nforged", as a forger names itself, once the name is
+ * set: the caller kills and reaps it. */
+static pid_t
+start_forger (void)
 {
-  const char *args[] = { "snapshot", "--json", "--all", "--no-ask-password", NULL };
-  g_auto(JmemTestRun) r = { 0 };
-  g_autofree char *dir = NULL, *apps = NULL;
-  JsonArray *rows;
-  JsonObject *init, *row, *evil;
   int ready[2];
   pid_t child;
   char c;
@@ -968,6 +962,21 @@ test_nvidia_smi_forged_row (void)
   close (ready[1]);
   g_assert_cmpint (read (ready[0], &c, 1), ==, 1);
   close (ready[0]);
+  return child;
+}
+
+/* A process whose name really holds a newline, as nvidia-smi would print
+ * it: its row is followed by one it forged for PID 1. Nothing may be
+ * attributed to PID 1 and triage names nobody from the forged row. */
+static void
+test_nvidia_smi_forged_row (void)
+{
+  const char *args[] = { "snapshot", "--json", "--all", "--no-ask-password", NULL };
+  g_auto(JmemTestRun) r = { 0 };
+  g_autofree char *dir = NULL, *apps = NULL;
+  JsonArray *rows;
+  JsonObject *init, *row, *evil;
+  pid_t child = start_forger ();
 
   apps = g_strdup_printf (GPU_UUID ", %d, 100, evil\n"
                           GPU_UUID ", 1, %d, forged-init\n", (int) child, FORGED_MIB);
@@ -1188,25 +1197,7 @@ test_nvidia_smi_churn_then_forged (void)
   g_autofree char *first = NULL, *again = NULL, *dir = NULL;
   g_auto(JmemTestRun) r = { 0 };
   JsonObject *init;
-  int ready[2];
-  pid_t child;
-  char c;
-
-  g_assert_cmpint (pipe (ready), ==, 0);
-  child = fork ();
-  g_assert_cmpint (child, >=, 0);
-  if (child == 0)
-    {
-      prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-      prctl (PR_SET_NAME, "evil\nforged", 0, 0, 0);
-      if (write (ready[1], "x", 1) != 1)
-        _exit (1);
-      for (;;)
-        pause ();
-    }
-  close (ready[1]);
-  g_assert_cmpint (read (ready[0], &c, 1), ==, 1);
-  close (ready[0]);
+  pid_t child = start_forger ();
 
   again = g_strdup_printf (GPU_UUID ", %d, 100, a-name-of-its-choosing\n"
                            GPU_UUID ", %d, 200, evil\n"
