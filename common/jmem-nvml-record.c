@@ -10,16 +10,6 @@
 #include <json-glib/json-glib.h>
 #include <stdarg.h>
 
-static void
-add_mib (JmemJsonWriter *w, const char *name, gint64 mib)
-{
-  jmem_json_writer_set_member_name (w, name);
-  if (mib < 0)
-    jmem_json_writer_add_null_value (w);
-  else
-    jmem_json_writer_add_int_value (w, mib);
-}
-
 char *
 jmem_nvml_record_render (const GPtrArray *gpus,
                          const GPtrArray *apps)
@@ -36,8 +26,7 @@ jmem_nvml_record_render (const GPtrArray *gpus,
       const JmemNvsmiGpu *g = g_ptr_array_index ((GPtrArray *) gpus, i);
 
       jmem_json_writer_begin_object (w);
-      jmem_json_writer_set_member_name (w, "index");
-      jmem_json_writer_add_int_value (w, g->index);
+      jmem_json_writer_add_size_member (w, "index", g->index);
       jmem_json_writer_set_member_name (w, "uuid");
       jmem_json_writer_add_string_value (w, g->uuid);
       jmem_json_writer_set_member_name (w, "name");
@@ -45,9 +34,9 @@ jmem_nvml_record_render (const GPtrArray *gpus,
         jmem_json_writer_add_string_value (w, g->name);
       else
         jmem_json_writer_add_null_value (w);
-      add_mib (w, "memory_total_mib", g->memory_total_mib);
-      add_mib (w, "memory_used_mib", g->memory_used_mib);
-      add_mib (w, "memory_free_mib", g->memory_free_mib);
+      jmem_json_writer_add_size_member (w, "memory_total_mib", g->memory_total_mib);
+      jmem_json_writer_add_size_member (w, "memory_used_mib", g->memory_used_mib);
+      jmem_json_writer_add_size_member (w, "memory_free_mib", g->memory_free_mib);
       jmem_json_writer_end_object (w);
     }
   jmem_json_writer_end_array (w);
@@ -60,9 +49,8 @@ jmem_nvml_record_render (const GPtrArray *gpus,
       jmem_json_writer_begin_object (w);
       jmem_json_writer_set_member_name (w, "gpu_uuid");
       jmem_json_writer_add_string_value (w, a->gpu_uuid);
-      jmem_json_writer_set_member_name (w, "pid");
-      jmem_json_writer_add_int_value (w, a->pid);
-      add_mib (w, "used_memory_mib", a->used_memory_mib);
+      jmem_json_writer_add_size_member (w, "pid", a->pid);
+      jmem_json_writer_add_size_member (w, "used_memory_mib", a->used_memory_mib);
       jmem_json_writer_set_member_name (w, "lists");
       jmem_json_writer_begin_array (w);
       if (a->nvml_lists & JMEM_NVML_LIST_COMPUTE)
