@@ -111,7 +111,7 @@ gpu_used (JmemFrame *f, JsonObject *gpu)
   JsonArray *procs = jmem_json_member_array (gpu, "processes");
   g_autoptr(GHashTable) uuids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   gint64 sum = -1;
-  gboolean devices_report;
+  gboolean devices_report, all_trusted;
 
   for (guint i = 0; devices != NULL && i < json_array_get_length (devices); i++)
     {
@@ -125,16 +125,18 @@ gpu_used (JmemFrame *f, JsonObject *gpu)
         sum = (sum < 0 ? 0 : sum) + used;
     }
   devices_report = sum >= 0;
-  if (!jmem_json_member_true (gpu, "processes_trusted"))
-    return sum;
+  all_trusted = jmem_json_member_true (gpu, "processes_trusted");
   for (guint i = 0; procs != NULL && i < json_array_get_length (procs); i++)
     {
       JsonObject *p = json_array_get_object_element (procs, i);
       g_autofree char *uuid = jmem_json_member_string (p, "gpu_uuid");
       gint64 used = jmem_json_member_size (p, "used_memory_kib");
       gint64 pid = jmem_json_member_size (p, "pid");
+      /* a row judged alone; a document older than that judged them all */
+      gboolean trusted = json_object_has_member (p, "trusted") ? jmem_json_member_true (p, "trusted")
+                                                               : all_trusted;
 
-      if (used < 0 || used >= G_MAXINT32 * G_GINT64_CONSTANT (1024) || uuid == NULL ||
+      if (!trusted || used < 0 || used >= G_MAXINT32 * G_GINT64_CONSTANT (1024) || uuid == NULL ||
           !g_hash_table_contains (uuids, uuid))
         continue;
       if (pid >= 0)

@@ -334,6 +334,18 @@ jmem_json_writer_add_null_value (JmemJsonWriter *w)
   g_string_append (w->out, "null");
 }
 
+void
+jmem_json_writer_add_size_member (JmemJsonWriter *w,
+                                  const char     *name,
+                                  gint64          value)
+{
+  jmem_json_writer_set_member_name (w, name);
+  if (value < 0)
+    jmem_json_writer_add_null_value (w);
+  else
+    jmem_json_writer_add_int_value (w, value);
+}
+
 static void
 add_object_node (JmemJsonWriter *w, JsonObject *object)
 {

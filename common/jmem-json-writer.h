@@ -55,6 +55,10 @@ void jmem_json_writer_add_double_value (JmemJsonWriter *writer,
 void jmem_json_writer_add_boolean_value (JmemJsonWriter *writer,
                                          gboolean        value);
 void jmem_json_writer_add_null_value (JmemJsonWriter *writer);
+/* The member @name: @value, or null where it is negative (jmem's "unknown"). */
+void jmem_json_writer_add_size_member (JmemJsonWriter *writer,
+                                       const char     *name,
+                                       gint64          value);
 /* A tree built elsewhere, written in place. */
 void jmem_json_writer_add_node (JmemJsonWriter *writer,
                                 JsonNode       *node);

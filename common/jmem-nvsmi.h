@@ -10,6 +10,9 @@ G_BEGIN_DECLS
 #define JMEM_NVSMI_QUERY_GPU  "--query-gpu=index,uuid,memory.total,memory.used,memory.free,name"
 #define JMEM_NVSMI_QUERY_APPS "--query-compute-apps=gpu_uuid,pid,used_memory,process_name"
 #define JMEM_NVSMI_FORMAT     "--format=csv,noheader,nounits"
+/* A capture's nvidia-smi/NAME.csv for the second --query-compute-apps
+ * answer, asked when the first listed a process that had gone */
+#define JMEM_NVSMI_APPS_AGAIN "query-compute-apps.again"
 
 typedef struct {
   gint64  index;            /* -1 when not reported */
@@ -28,6 +31,11 @@ typedef struct {
                              * the /proc name of a PID that exists here */
   gboolean pid_exists;      /* TRUE from the parser; FALSE once the collector
                              * found no /proc entry for the PID */
+  gboolean in_doubt;        /* FALSE from the parser and NVML; TRUE once the
+                             * collector found that a name may have forged
+                             * it: shown, but counted for no process */
+  guint    nvml_lists;      /* JmemNvmlList: the NVML lists that named it; 0
+                             * for nvidia-smi's rows */
 } JmemNvsmiApp;
 
 typedef enum {

@@ -312,6 +312,7 @@ add_gpu (JmemJsonWriter     *b,
       add_mib_as_kib (b, "used_memory_kib", a->used_memory_mib);
       add_string (b, "process_name", a->process_name);
       add_bool (b, "pid_exists", a->pid_exists);
+      add_bool (b, "trusted", !a->in_doubt);
       jmem_json_writer_end_object (b);
     }
   jmem_json_writer_end_array (b);

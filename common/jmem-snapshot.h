@@ -113,10 +113,11 @@ typedef struct {
   GPtrArray    *gpu_evidence;    /* char*: probe lines, exit status, ... */
   GPtrArray    *gpus;            /* JmemNvsmiGpu */
   GPtrArray    *gpu_apps;        /* JmemNvsmiApp */
-  gboolean      gpu_apps_trusted;/* FALSE when the rows may be forged (a listed
-                                  * process's name or command line holds a
-                                  * newline, or a line was malformed): shown,
-                                  * but no memory is attributed from them */
+  gboolean      gpu_apps_trusted;/* FALSE when a row may be forged (it follows
+                                  * the row of a process whose name or command
+                                  * line holds a newline or cannot be read, or
+                                  * a line was malformed): each such row is
+                                  * in_doubt, shown but counted for nobody */
 
   /* NvMap */
   gboolean          nvmap_readable;

@@ -301,13 +301,13 @@ derive (JmemTriage *t)
         g_array_append_val (t->holders, h);
     }
   /* rows that may be forged name no process and add to no total */
-  for (guint i = 0; s->gpu_apps != NULL && s->gpu_apps_trusted && i < s->gpu_apps->len; i++)
+  for (guint i = 0; s->gpu_apps != NULL && i < s->gpu_apps->len; i++)
     {
       const JmemNvsmiApp *a = g_ptr_array_index (s->gpu_apps, i);
       JmemTriageHolder *h;
       guint64 kib;
 
-      if (a->pid <= 0 || a->used_memory_mib < 0)
+      if (a->pid <= 0 || a->used_memory_mib < 0 || a->in_doubt)
         continue;
       kib = (guint64) MIN (a->used_memory_mib, G_MAXINT64 / 1024) * 1024;
       apps_sum = apps_sum > G_MAXUINT64 - kib ? G_MAXUINT64 : apps_sum + kib;

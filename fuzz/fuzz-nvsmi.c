@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* libFuzzer target for the nvidia-smi CSV parsers. */
+/* libFuzzer target for the nvidia-smi CSV parsers and the NVML record a
+ * capture holds. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include <glib.h>
 
+#include "jmem-nvml-record.h"
 #include "jmem-nvsmi.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
@@ -74,6 +76,30 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
           if (!listed)
             abort ();
         }
+    }
+
+  /* The NVML record: whole or refused, and never a PID no process can have. */
+  g_clear_error (&error);
+  g_clear_pointer (&gpus, g_ptr_array_unref);
+  g_clear_pointer (&apps, g_ptr_array_unref);
+  if (jmem_nvml_record_parse ((const char *) data, size, &gpus, &apps, &error) != (error == NULL) ||
+      (error == NULL) != (gpus != NULL && apps != NULL))
+    abort ();
+  for (guint i = 0; gpus != NULL && i < gpus->len; i++)
+    {
+      const JmemNvsmiGpu *g = g_ptr_array_index (gpus, i);
+
+      if (g->uuid == NULL || !g_utf8_validate (g->uuid, -1, NULL) ||
+          (g->name != NULL && !g_utf8_validate (g->name, -1, NULL)) || g->memory_used_mib < -1)
+        abort ();
+    }
+  for (guint i = 0; apps != NULL && i < apps->len; i++)
+    {
+      const JmemNvsmiApp *a = g_ptr_array_index (apps, i);
+
+      if (a->pid <= 0 || a->pid > 4194304 || a->used_memory_mib < -1 || a->process_name != NULL ||
+          (a->gpu_uuid != NULL && !g_utf8_validate (a->gpu_uuid, -1, NULL)))
+        abort ();
     }
   return 0;
 }

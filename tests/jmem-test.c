@@ -182,6 +182,19 @@ jmem_test_run_parse_json (JmemTestRun *run)
   g_assert_nonnull (run->json);
 }
 
+gboolean
+jmem_test_has_gpu_evidence (JsonNode   *root,
+                            const char *needle)
+{
+  JsonObject *gpu = json_object_get_object_member (json_node_get_object (root), "gpu");
+  JsonArray *ev = json_object_get_array_member (gpu, "evidence");
+
+  for (guint i = 0; i < json_array_get_length (ev); i++)
+    if (strstr (json_array_get_string_element (ev, i), needle) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
 int
 jmem_test_validate (const char  *json_text,
                     const char  *schema_name,

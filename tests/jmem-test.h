@@ -76,6 +76,10 @@ void jmem_test_run_jmem_within (JmemTestRun       *run,
 /* Parses @run's stdout into run->json, asserting it is JSON. */
 void jmem_test_run_parse_json (JmemTestRun *run);
 
+/* Whether a line of the snapshot @root's gpu.evidence holds @needle. */
+gboolean jmem_test_has_gpu_evidence (JsonNode   *root,
+                                     const char *needle);
+
 /* Runs tests/validate-json.py on @json_text against docs/@schema_name;
  * returns its exit status (0: valid, 1: not, 2: unreadable) and, in
  * @report (nullable), what it said. */

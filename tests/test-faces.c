@@ -292,6 +292,32 @@ test_summary_line (void)
                    "(python3) GPU 2.0 GiB, largest bucket: n/a");
 }
 
+/* GPU memory from rows judged one by one: a row after one that may have
+ * forged it counts for nobody, the rows before it count; a document that
+ * judged its rows only as a whole (no "trusted" per row) counts none of
+ * them when it distrusts them. */
+static void
+test_gpu_rows_trusted (void)
+{
+#define GPU_DOC(ROWS) \
+  "{\"gpu\":{\"source\":\"nvidia-smi\",\"processes_trusted\":false," \
+  "\"devices\":[{\"uuid\":\"GPU-1\",\"memory_used_kib\":null}],\"processes\":[" ROWS "]}," PROCS "}"
+  g_autoptr(JsonNode) judged = parse (GPU_DOC (
+    "{\"pid\":99,\"gpu_uuid\":\"GPU-1\",\"used_memory_kib\":2097152,\"process_name\":\"python3\",\"trusted\":true},"
+    "{\"pid\":1,\"gpu_uuid\":\"GPU-1\",\"used_memory_kib\":1073741824,\"process_name\":\"init\",\"trusted\":false}"));
+  g_autoptr(JsonNode) older = parse (GPU_DOC (
+    "{\"pid\":99,\"gpu_uuid\":\"GPU-1\",\"used_memory_kib\":2097152,\"process_name\":\"python3\"}"));
+#undef GPU_DOC
+  g_autoptr(JmemFrame) f = jmem_frame_from_json (judged);
+  g_autoptr(JmemFrame) o = jmem_frame_from_json (older);
+
+  g_assert_cmpint (f->gpu_used_kib, ==, 2097152);
+  g_assert_cmpuint (f->gpu_by_pid->len, ==, 1);
+  g_assert_cmpint (((JmemFrameHolder *) g_ptr_array_index (f->gpu_by_pid, 0))->pid, ==, 99);
+  g_assert_cmpint (o->gpu_used_kib, ==, -1);
+  g_assert_cmpuint (o->gpu_by_pid->len, ==, 0);
+}
+
 /* The RAM bar: whole cells by share, the rest to the largest remainders,
  * free last; the legend largest first as far as it fits, the rest counted,
  * an overlap said. */
@@ -490,6 +516,7 @@ main (int argc, char **argv)
   g_test_add_func ("/faces/frame/sections", test_frame_sections);
   g_test_add_func ("/faces/frame/summary-line", test_summary_line);
   g_test_add_func ("/faces/top/accounting-bar", test_accounting_bar);
+  g_test_add_func ("/faces/frame/gpu-rows-trusted", test_gpu_rows_trusted);
   g_test_add_func ("/faces/plot/time-axis", test_time_axis);
   g_test_add_func ("/faces/plot/size-axis", test_size_axis);
   g_test_add_func ("/faces/plot/parse-time", test_parse_time);

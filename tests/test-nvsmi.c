@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "jmem-error.h"
 #include "jmem-file.h"
+#include "jmem-nvml-record.h"
 #include "jmem-nvsmi.h"
 
 #include <string.h>
@@ -282,6 +283,111 @@ test_apps_no_listed_uuid (void)
   g_assert_cmpuint (apps->len, ==, 0);
 }
 
+/* NVML's answer written as a capture records it reads back the same:
+ * GPUs, PIDs, used memory (null where NVML had none) and the lists; and
+ * the reference record in fixtures/ is one. */
+static void
+test_nvml_record_round_trip (void)
+{
+  g_autoptr(GPtrArray) gpus = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_nvsmi_gpu_free);
+  g_autoptr(GPtrArray) apps = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_nvsmi_app_free);
+  g_autoptr(GPtrArray) gpus2 = NULL;
+  g_autoptr(GPtrArray) apps2 = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  JmemNvsmiGpu *g = g_new0 (JmemNvsmiGpu, 1);
+  JmemNvsmiApp *a = g_new0 (JmemNvsmiApp, 1);
+  JmemNvsmiApp *b = g_new0 (JmemNvsmiApp, 1);
+  const JmemNvsmiApp *a2, *b2;
+
+  *g = (JmemNvsmiGpu) { 0, g_strdup ("GPU-1"), g_strdup ("NVIDIA Thor"), -1, -1, -1 };
+  g_ptr_array_add (gpus, g);
+  a->gpu_uuid = g_strdup ("GPU-1");
+  a->pid = 4012;
+  a->used_memory_mib = 8192;
+  a->nvml_lists = JMEM_NVML_LIST_COMPUTE | JMEM_NVML_LIST_GRAPHICS;
+  g_ptr_array_add (apps, a);
+  b->gpu_uuid = g_strdup ("GPU-1");
+  b->pid = 2450;
+  b->used_memory_mib = -1;
+  b->nvml_lists = JMEM_NVML_LIST_GRAPHICS;
+  g_ptr_array_add (apps, b);
+
+  text = jmem_nvml_record_render (gpus, apps);
+  g_assert_true (jmem_nvml_record_parse (text, strlen (text), &gpus2, &apps2, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (gpus2->len, ==, 1);
+  g = g_ptr_array_index (gpus2, 0);
+  g_assert_cmpstr (g->uuid, ==, "GPU-1");
+  g_assert_cmpstr (g->name, ==, "NVIDIA Thor");
+  g_assert_cmpint (g->memory_used_mib, ==, -1);
+  g_assert_cmpuint (apps2->len, ==, 2);
+  a2 = g_ptr_array_index (apps2, 0);
+  b2 = g_ptr_array_index (apps2, 1);
+  g_assert_cmpint (a2->pid, ==, 4012);
+  g_assert_cmpint (a2->used_memory_mib, ==, 8192);
+  g_assert_cmpuint (a2->nvml_lists, ==, JMEM_NVML_LIST_COMPUTE | JMEM_NVML_LIST_GRAPHICS);
+  g_assert_null (a2->process_name);
+  g_assert_true (a2->pid_exists);
+  g_assert_false (a2->in_doubt);
+  g_assert_cmpint (b2->used_memory_mib, ==, -1);
+  g_assert_cmpuint (b2->nvml_lists, ==, JMEM_NVML_LIST_GRAPHICS);
+
+  {
+    g_autofree char *path = jmem_test_fixture ("nvidia-smi", "nvml.reference-thor.json", NULL);
+    g_autofree char *seed = NULL;
+    gsize len = 0;
+
+    g_clear_pointer (&gpus2, g_ptr_array_unref);
+    g_clear_pointer (&apps2, g_ptr_array_unref);
+    g_assert_true (g_file_get_contents (path, &seed, &len, NULL));
+    g_assert_true (jmem_nvml_record_parse (seed, len, &gpus2, &apps2, &error));
+    g_assert_cmpuint (apps2->len, ==, 2);
+    g_assert_cmpint (((JmemNvsmiApp *) g_ptr_array_index (apps2, 0))->used_memory_mib, ==, 18432);
+    g_assert_cmpuint (((JmemNvsmiApp *) g_ptr_array_index (apps2, 1))->nvml_lists, ==,
+                      JMEM_NVML_LIST_GRAPHICS);
+  }
+}
+
+/* A damaged or edited record is refused whole, with a reason: nvidia-smi's
+ * recorded text is read instead. */
+static void
+test_nvml_record_hostile (void)
+{
+  static const struct {
+    const char *text;
+    const char *why;
+  } cases[] = {
+    { "", "" },
+    { "{\"version\":1,\"gpus\":[],\"processes\":[]} {}", "" },
+    { "{\"version\":2,\"gpus\":[],\"processes\":[]}", "version" },
+    { "{\"version\":1,\"processes\":[]}", "no \"gpus\"" },
+    { "{\"version\":1,\"gpus\":[{\"index\":0}],\"processes\":[]}", "gpus[0] has no \"uuid\"" },
+    { "{\"version\":1,\"gpus\":[7],\"processes\":[]}", "gpus[0] has no \"uuid\"" },
+    { "{\"version\":1,\"gpus\":[],\"processes\":{}}", "no \"processes\"" },
+    { "{\"version\":1,\"gpus\":[],\"processes\":[{\"pid\":0}]}", "processes[0]" },
+    { "{\"version\":1,\"gpus\":[],\"processes\":[{\"pid\":-5}]}", "processes[0]" },
+    { "{\"version\":1,\"gpus\":[],\"processes\":[{\"pid\":\"1\"}]}", "processes[0]" },
+    { "{\"version\":1,\"gpus\":[],\"processes\":[{\"pid\":1},{\"pid\":4194305}]}", "processes[1]" },
+    { "{\"version\":1,\"gpus\":[],\"processes\":[{\"pid\":1e3}]}", "processes[0]" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GPtrArray) gpus = NULL;
+      g_autoptr(GPtrArray) apps = NULL;
+      g_autoptr(GError) error = NULL;
+
+      g_assert_false (jmem_nvml_record_parse (cases[i].text, strlen (cases[i].text), &gpus, &apps, &error));
+      g_assert_nonnull (error);
+      g_assert_null (gpus);
+      g_assert_null (apps);
+      if (strstr (error->message, cases[i].why) == NULL)
+        g_printerr ("case %" G_GSIZE_FORMAT ": %s\n", i, error->message);
+      g_assert_nonnull (strstr (error->message, cases[i].why));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -296,5 +402,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nvsmi/gpus/unit-and-plain-na", test_unit_and_plain_na);
   g_test_add_func ("/nvsmi/apps/forged-by-name", test_apps_forged_by_name);
   g_test_add_func ("/nvsmi/apps/no-listed-uuid", test_apps_no_listed_uuid);
+  g_test_add_func ("/nvml-record/round-trip", test_nvml_record_round_trip);
+  g_test_add_func ("/nvml-record/hostile", test_nvml_record_hostile);
   return g_test_run ();
 }

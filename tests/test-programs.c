@@ -456,13 +456,13 @@ test_metrics_probes_once_per_boot (void)
   remove_tree (dir);
 }
 
-/* `jmem snapshot --json` as the test user with the stand-in NVML of @libdir
- * in @mode; the calls it recorded into *@log. */
-/* jmem snapshot with the NVML stand-in of @libdir in @mode, and on its
- * PATH an nvidia-smi printing @nvidia_smi (NULL: none installed). */
+/* jmem @args as the test user with the NVML stand-in of @libdir in @mode,
+ * and on its PATH an nvidia-smi printing @nvidia_smi (NULL: none
+ * installed); the calls NVML recorded into *@log. The folder it ran in goes
+ * to *@dir_out, or is removed when that is NULL. */
 static void
-run_with_nvml_and_smi (const char *libdir, const char *mode, const char *nvidia_smi, JmemTestRun *r,
-                       char **log)
+run_with_nvml_args (const char *libdir, const char *mode, const char *nvidia_smi,
+                    const char * const *args, JmemTestRun *r, char **log, char **dir_out)
 {
   g_autofree char *dir = NULL;
   g_autofree char *log_path = NULL;
@@ -487,29 +487,29 @@ run_with_nvml_and_smi (const char *libdir, const char *mode, const char *nvidia_
   {
     const char *envp[] = { ld, mode_env, log_env, path, NULL };
 
-    run_jmem (dir, envp, uid, gid, snapshot_args, r);
+    run_jmem (dir, envp, uid, gid, args, r);
   }
   g_assert_cmpint (r->status, ==, 0);
   *log = NULL;
   g_file_get_contents (log_path, log, NULL, NULL);
-  remove_tree (dir);
+  if (dir_out != NULL)
+    *dir_out = g_steal_pointer (&dir);
+  else
+    remove_tree (dir);
+}
+
+/* `jmem snapshot --json` with the NVML stand-in and nvidia-smi. */
+static void
+run_with_nvml_and_smi (const char *libdir, const char *mode, const char *nvidia_smi, JmemTestRun *r,
+                       char **log)
+{
+  run_with_nvml_args (libdir, mode, nvidia_smi, snapshot_args, r, log, NULL);
 }
 
 static void
 run_with_nvml (const char *libdir, const char *mode, JmemTestRun *r, char **log)
 {
   run_with_nvml_and_smi (libdir, mode, NULL, r, log);
-}
-
-static gboolean
-has_evidence (JsonNode *root, const char *needle)
-{
-  JsonArray *ev = array_at (root, "gpu", "evidence");
-
-  for (guint i = 0; i < json_array_get_length (ev); i++)
-    if (strstr (json_array_get_string_element (ev, i), needle) != NULL)
-      return TRUE;
-  return FALSE;
 }
 
 /* The process row of @pid in gpu.processes, or NULL. */
@@ -612,8 +612,8 @@ test_nvml_processes (void)
   run_with_nvml (JMEM_NVML_STUB_DIR, "processes", &r, &log);
   gpu = json_object_get_object_member (json_node_get_object (r.json), "gpu");
   g_assert_cmpstr (json_object_get_string_member (gpu, "stack"), ==, "unified");
-  g_assert_true (has_evidence (r.json, "source: nvml"));
-  g_assert_false (has_evidence (r.json, "nvidia-smi --query"));
+  g_assert_true (jmem_test_has_gpu_evidence (r.json, "source: nvml"));
+  g_assert_false (jmem_test_has_gpu_evidence (r.json, "nvidia-smi --query"));
   dev = json_array_get_object_element (json_object_get_array_member (gpu, "devices"), 0);
   g_assert_cmpstr (json_object_get_string_member (dev, "uuid"), ==, "GPU-stub-0000");
   g_assert_cmpstr (json_object_get_string_member (dev, "name"), ==, "NVIDIA Stub GPU");
@@ -637,6 +637,60 @@ test_nvml_processes (void)
   g_assert_true (json_object_get_boolean_member (gpu, "processes_trusted"));
 }
 
+/* jmem capture where NVML loads: it records NVML's answer (PIDs, used
+ * memory, which list named each) beside nvidia-smi's output, and
+ * --sysroot prefers it, as live jmem does. */
+static void
+test_nvml_capture (void)
+{
+  const char *capture[] = { "capture", "--no-ask-password", "cap", NULL };
+  const char *snapshot[] = { "snapshot", "--json", "--all", "--sysroot", "cap", NULL };
+  g_auto(JmemTestRun) cap = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
+  g_autofree char *log = NULL, *dir = NULL, *path = NULL, *record = NULL;
+  g_autoptr(JsonNode) doc = NULL;
+  JsonArray *procs;
+  JsonObject *gone = NULL, *jmem = NULL;
+
+  run_with_nvml_args (JMEM_NVML_STUB_DIR, "processes",
+                      "0, GPU-smi-0000, 1, 1, 0, NVIDIA Thor\\n", capture, &cap, &log, &dir);
+  path = g_build_filename (dir, "cap", "nvidia-smi", "nvml.json", NULL);
+  g_assert_true (g_file_get_contents (path, &record, NULL, NULL));
+  doc = json_from_string (record, NULL);
+  g_assert_nonnull (doc);
+  procs = json_object_get_array_member (json_node_get_object (doc), "processes");
+  g_assert_cmpuint (json_array_get_length (procs), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *p = json_array_get_object_element (procs, i);
+
+      if (json_object_get_int_member (p, "pid") == 999999)
+        gone = p;
+      else
+        jmem = p;
+    }
+  g_assert_nonnull (gone);
+  g_assert_nonnull (jmem);
+  g_assert_cmpint (json_object_get_int_member (gone, "used_memory_mib"), ==, 2048);
+  g_assert_cmpint (json_object_get_int_member (jmem, "used_memory_mib"), ==, 3072);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (jmem, "lists")), ==, 2);
+
+  /* read back without NVML: the record, not nvidia-smi's text */
+  run_jmem (dir, NULL, geteuid (), getegid (), snapshot, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (jmem_test_has_gpu_evidence (r.json, "source: nvml"));
+  g_assert_true (jmem_test_has_gpu_evidence (r.json, "recorded in the capture"));
+  g_assert_cmpstr (json_object_get_string_member (
+                     json_array_get_object_element (array_at (r.json, "gpu", "devices"), 0), "uuid"),
+                   ==, "GPU-stub-0000");
+  g_assert_cmpint (json_object_get_int_member (gpu_row (r.json, 999999), "used_memory_kib"), ==,
+                   2 * 1024 * 1024);
+  g_assert_false (json_object_get_boolean_member (gpu_row (r.json, 999999), "pid_exists"));
+  g_assert_cmpint (json_object_get_int_member (gpu_row (r.json, json_object_get_int_member (jmem, "pid")),
+                                               "used_memory_kib"), ==, 3 * 1024 * 1024);
+  remove_tree (dir);
+}
+
 static void
 test_nvml_not_supported (void)
 {
@@ -649,8 +703,8 @@ test_nvml_not_supported (void)
   if (!test_user (&uid, &gid))
     return;
   run_with_nvml (JMEM_NVML_STUB_DIR, "not-supported", &r, &log);
-  g_assert_true (has_evidence (r.json, "source: nvml"));
-  g_assert_true (has_evidence (r.json, "memory not supported"));
+  g_assert_true (jmem_test_has_gpu_evidence (r.json, "source: nvml"));
+  g_assert_true (jmem_test_has_gpu_evidence (r.json, "memory not supported"));
   dev = json_array_get_object_element (array_at (r.json, "gpu", "devices"), 0);
   g_assert_true (json_object_get_null_member (dev, "memory_used_kib"));
   g_assert_true (json_object_get_null_member (dev, "memory_total_kib"));
@@ -675,7 +729,7 @@ test_nvml_insufficient_size (void)
     compute += g_str_equal (calls[i], "compute_v3");
   /* size query, a fill refused because the list grew, the fill */
   g_assert_cmpuint (compute, ==, 3);
-  g_assert_true (has_evidence (r.json, "source: nvml"));
+  g_assert_true (jmem_test_has_gpu_evidence (r.json, "source: nvml"));
   g_assert_cmpuint (json_array_get_length (array_at (r.json, "gpu", "processes")), ==, 2);
 }
 
@@ -693,7 +747,7 @@ test_nvml_no_v3 (void)
   g_assert_null (strstr (log, "_v3"));
   g_assert_nonnull (strstr (log, "compute_v2\n"));
   g_assert_nonnull (strstr (log, "graphics_v2\n"));
-  g_assert_true (has_evidence (r.json, "nvmlDeviceGetComputeRunningProcesses_v2"));
+  g_assert_true (jmem_test_has_gpu_evidence (r.json, "nvmlDeviceGetComputeRunningProcesses_v2"));
   g_assert_cmpint (json_object_get_int_member (jmem_row (r.json), "used_memory_kib"), ==, 3 * 1024 * 1024);
 }
 
@@ -715,14 +769,14 @@ test_nvml_fail_init (void)
   run_with_nvml_and_smi (JMEM_NVML_STUB_DIR, "fail-init",
                          "0, [N/A], [N/A], [N/A], [N/A], Orin (nvgpu)\\n", &r, &log);
   g_assert_null (log);
-  g_assert_true (has_evidence (r.json, "nvml: nvmlInit_v2 failed: error 999"));
-  g_assert_true (has_evidence (r.json, "source: nvidia-smi"));
+  g_assert_true (jmem_test_has_gpu_evidence (r.json, "nvml: nvmlInit_v2 failed: error 999"));
+  g_assert_true (jmem_test_has_gpu_evidence (r.json, "source: nvidia-smi"));
   g_assert_cmpuint (json_array_get_length (array_at (r.json, "gpu", "processes")), ==, 0);
 
   run_with_nvml (JMEM_NVML_STUB_DIR, "fail-init", &none, &log2);
-  g_assert_true (has_evidence (none.json, "nvml: nvmlInit_v2 failed: error 999"));
-  g_assert_true (has_evidence (none.json, "not installed"));
-  g_assert_false (has_evidence (none.json, "source: nvidia-smi"));
+  g_assert_true (jmem_test_has_gpu_evidence (none.json, "nvml: nvmlInit_v2 failed: error 999"));
+  g_assert_true (jmem_test_has_gpu_evidence (none.json, "not installed"));
+  g_assert_false (jmem_test_has_gpu_evidence (none.json, "source: nvidia-smi"));
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (
                      json_node_get_object (none.json), "gpu"), "source"), ==, "none");
 }
@@ -753,8 +807,8 @@ test_nvml_root_ignores_ld_path (void)
   }
   g_assert_cmpint (r.status, ==, 0);
   g_assert_false (g_file_get_contents (log_path, &log, NULL, NULL));
-  g_assert_false (has_evidence (r.json, "source: nvml"));
-  g_assert_false (has_evidence (r.json, "GPU-stub-0000"));
+  g_assert_false (jmem_test_has_gpu_evidence (r.json, "source: nvml"));
+  g_assert_false (jmem_test_has_gpu_evidence (r.json, "GPU-stub-0000"));
   remove_tree (dir);
 }
 
@@ -797,14 +851,13 @@ test_nvidia_smi_timeout (void)
 
 /* A stand-in nvidia-smi on the unified stack printing @apps for
  * --query-compute-apps; jmem is run with it as a plain user. */
+/* nvidia-smi answers @apps to --query-compute-apps, and @again (when not
+ * NULL) each later time, as the driver does once a listed process exited. */
 static void
-run_with_apps (const char *apps, const char * const *args, JmemTestRun *r, char **dir_out)
+run_with_answers (const char *apps, const char *again, const char * const *args, JmemTestRun *r,
+                  char **dir_out)
 {
-  g_autofree char *body = g_strdup_printf (
-    "case \"$1\" in\n"
-    "--query-gpu=*) echo '0, " GPU_UUID ", 122880, 61440, 61440, NVIDIA Thor' ;;\n"
-    "--query-compute-apps=*) printf '%%s' '%s' ;;\n"
-    "esac\n", apps);
+  g_autofree char *body = NULL;
   g_autofree char *path = NULL;
   g_autofree char *dir = NULL;
   uid_t uid;
@@ -812,6 +865,16 @@ run_with_apps (const char *apps, const char * const *args, JmemTestRun *r, char 
 
   g_assert_true (test_user (&uid, &gid));
   dir = make_dir (uid, gid);
+  body = again == NULL
+    ? g_strdup_printf ("case \"$1\" in\n"
+                       "--query-gpu=*) echo '0, " GPU_UUID ", 122880, 61440, 61440, NVIDIA Thor' ;;\n"
+                       "--query-compute-apps=*) printf '%%s' '%s' ;;\n"
+                       "esac\n", apps)
+    : g_strdup_printf ("case \"$1\" in\n"
+                       "--query-gpu=*) echo '0, " GPU_UUID ", 122880, 61440, 61440, NVIDIA Thor' ;;\n"
+                       "--query-compute-apps=*) if [ -e '%s/asked' ]; then printf '%%s' '%s';\n"
+                       "  else : > '%s/asked'; printf '%%s' '%s'; fi ;;\n"
+                       "esac\n", dir, again, dir, apps);
   write_stand_in (dir, "bin", body);
   path = g_strdup_printf ("PATH=%s/bin:/usr/bin:/bin", dir);
   {
@@ -820,6 +883,12 @@ run_with_apps (const char *apps, const char * const *args, JmemTestRun *r, char 
     run_jmem (dir, envp, uid, gid, args, r);
   }
   *dir_out = g_steal_pointer (&dir);
+}
+
+static void
+run_with_apps (const char *apps, const char * const *args, JmemTestRun *r, char **dir_out)
+{
+  run_with_answers (apps, NULL, args, r, dir_out);
 }
 
 static JsonObject *
@@ -868,17 +937,11 @@ assert_not_named (JsonNode *root, gint64 pid)
     }
 }
 
-/* A process whose name really holds a newline, as nvidia-smi would print
- * it: its row is followed by one it forged for PID 1. Nothing may be
- * attributed to PID 1 and triage names nobody from these rows. */
-static void
-test_nvidia_smi_forged_row (void)
+/* A child named "evil\nforged", as a forger names itself, once the name is
+ * set: the caller kills and reaps it. */
+static pid_t
+start_forger (void)
 {
-  const char *args[] = { "snapshot", "--json", "--all", "--no-ask-password", NULL };
-  g_auto(JmemTestRun) r = { 0 };
-  g_autofree char *dir = NULL, *apps = NULL;
-  JsonArray *rows;
-  JsonObject *init, *row, *evil;
   int ready[2];
   pid_t child;
   char c;
@@ -899,6 +962,21 @@ test_nvidia_smi_forged_row (void)
   close (ready[1]);
   g_assert_cmpint (read (ready[0], &c, 1), ==, 1);
   close (ready[0]);
+  return child;
+}
+
+/* A process whose name really holds a newline, as nvidia-smi would print
+ * it: its row is followed by one it forged for PID 1. Nothing may be
+ * attributed to PID 1 and triage names nobody from the forged row. */
+static void
+test_nvidia_smi_forged_row (void)
+{
+  const char *args[] = { "snapshot", "--json", "--all", "--no-ask-password", NULL };
+  g_auto(JmemTestRun) r = { 0 };
+  g_autofree char *dir = NULL, *apps = NULL;
+  JsonArray *rows;
+  JsonObject *init, *row, *evil;
+  pid_t child = start_forger ();
 
   apps = g_strdup_printf (GPU_UUID ", %d, 100, evil\n"
                           GPU_UUID ", 1, %d, forged-init\n", (int) child, FORGED_MIB);
@@ -922,12 +1000,14 @@ test_nvidia_smi_forged_row (void)
   g_assert_nonnull (evil);
   g_assert_cmpstr (json_object_get_string_member (find_pid (rows, child), "process_name"), ==,
                    json_object_get_string_member (evil, "name"));
-  /* no GPU memory for anyone from them, and no finding names them */
+  /* the row its name follows is nvidia-smi's own (the name is printed last) */
+  g_assert_true (json_object_get_boolean_member (find_pid (rows, child), "trusted"));
+  g_assert_cmpint (json_object_get_int_member (evil, "gpu_kib"), ==, 100 * 1024);
+  /* the forged one gives no GPU memory to anyone, and no finding names it */
+  g_assert_false (json_object_get_boolean_member (row, "trusted"));
   g_assert_true (json_object_get_null_member (init, "gpu_kib"));
-  g_assert_true (json_object_get_null_member (evil, "gpu_kib"));
   g_assert_cmpint (json_object_get_int_member (init, "footprint_kib"), <, (gint64) FORGED_MIB * 1024);
   assert_not_named (r.json, 1);
-  assert_not_named (r.json, child);
   remove_tree (dir);
 }
 
@@ -965,9 +1045,10 @@ test_nvidia_smi_unlisted_gpu (void)
 
 /* A listed PID whose /proc entry cannot be read (here: gone, as a forger
  * that exits once nvidia-smi has answered; /proc mounted hidepid looks the
- * same) may have forged the rows after its own: the answer is untrusted,
- * and the 9999999 MiB it gives PID 1 count for nobody. Its row stays, as
- * "no such process". */
+ * same), and still listed when nvidia-smi is asked again, may have forged
+ * the rows after its own: the 9999999 MiB they give PID 1 count for
+ * nobody. The row before it is nvidia-smi's own and counts. Its row stays,
+ * as "no such process": memory the driver still counts for it. */
 static void
 test_nvidia_smi_unreadable_pid (void)
 {
@@ -987,17 +1068,18 @@ test_nvidia_smi_unreadable_pid (void)
   g_assert_cmpint (r.status, ==, 0);
   g_assert_false (gpu_trusted (r.json));
   g_assert_true (has_warning (r.json, "gpu", because));
+  g_assert_true (jmem_test_has_gpu_evidence (r.json, "asked twice"));
   init = find_pid (process_list (r.json), 1);
   g_assert_nonnull (init);
   g_assert_true (json_object_get_null_member (init, "gpu_kib"));
   g_assert_cmpint (json_object_get_int_member (init, "footprint_kib"), <, (gint64) FORGED_MIB * 1024);
   assert_not_named (r.json, 1);
-  /* nor does a row that would be believed alone */
   self = find_pid (process_list (r.json), getpid ());
-  g_assert_true (json_object_get_null_member (self, "gpu_kib"));
+  g_assert_cmpint (json_object_get_int_member (self, "gpu_kib"), ==, 100 * 1024);
   gone = find_pid (array_at (r.json, "gpu", "processes"), GONE_PID);
   g_assert_nonnull (gone);
   g_assert_false (json_object_get_boolean_member (gone, "pid_exists"));
+  g_assert_cmpint (json_object_get_int_member (gone, "used_memory_kib"), ==, 50 * 1024);
   g_assert_cmpstr (json_object_get_string_member (gone, "process_name"), ==, "gone");
   remove_tree (dir);
   g_clear_pointer (&dir, g_free);
@@ -1015,6 +1097,151 @@ test_nvidia_smi_unreadable_pid (void)
     g_assert_true (g_str_has_prefix (line, "(no such process)\n"));
   }
   g_assert_null (strstr (h.out, "forged-init"));
+  remove_tree (dir);
+}
+
+/* Churn: a listed process exits before jmem reads its name, first, in the
+ * middle or last of nvidia-smi's answer. Asked again, nvidia-smi lists it
+ * no more, and every live process keeps its GPU memory. */
+static void
+test_nvidia_smi_churn (void)
+{
+  const char *args[] = { "snapshot", "--json", "--all", "--no-ask-password", NULL };
+  const gint64 live[] = { getpid (), 1, getppid () };
+  const gint64 mib[] = { 100, 200, 300 };
+
+  for (guint at = 0; at <= G_N_ELEMENTS (live); at++)
+    {
+      g_autoptr(GString) first = g_string_new (NULL);
+      g_autoptr(GString) again = g_string_new (NULL);
+      g_autofree char *dir = NULL;
+      g_autofree char *ran = NULL;
+      g_auto(GStrv) lines = NULL;
+      g_auto(JmemTestRun) r = { 0 };
+
+      for (guint i = 0; i <= G_N_ELEMENTS (live); i++)
+        {
+          if (i == at)
+            g_string_append_printf (first, GPU_UUID ", %d, 2048, gone\n", GONE_PID);
+          if (i < G_N_ELEMENTS (live))
+            {
+              g_autofree char *row = g_strdup_printf (GPU_UUID ", %" G_GINT64_FORMAT ", %"
+                                                      G_GINT64_FORMAT ", live\n", live[i], mib[i]);
+
+              g_string_append (first, row);
+              g_string_append (again, row);
+            }
+        }
+      run_with_answers (first->str, again->str, args, &r, &dir);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_true (gpu_trusted (r.json));
+      g_assert_true (jmem_test_has_gpu_evidence (r.json, "asked twice"));
+      g_assert_false (has_warning (r.json, "gpu", "untrusted"));
+      for (guint i = 0; i < G_N_ELEMENTS (live); i++)
+        {
+          JsonObject *p = find_pid (process_list (r.json), live[i]);
+
+          g_assert_nonnull (p);
+          g_assert_cmpint (json_object_get_int_member (p, "gpu_kib"), ==, mib[i] * 1024);
+        }
+      g_assert_null (find_pid (array_at (r.json, "gpu", "processes"), GONE_PID));
+      /* --query-gpu once, --query-compute-apps twice */
+      ran = marker (dir);
+      g_assert_nonnull (ran);
+      lines = g_strsplit (ran, "\n", -1);
+      g_assert_cmpuint (g_strv_length (lines), ==, 3 + 1);
+      remove_tree (dir);
+    }
+}
+
+/* jmem capture where nvidia-smi's first answer lists a PID with no process
+ * (gone before /proc was copied): it records the second answer beside the
+ * first, and the capture reads back as the live board would. */
+static void
+test_capture_churn (void)
+{
+  const char *capture[] = { "capture", "--no-ask-password", "cap", NULL };
+  const char *snapshot[] = { "snapshot", "--json", "--all", "--sysroot", "cap", NULL };
+  g_autofree char *again = g_strdup_printf (GPU_UUID ", %d, 100, live\n" GPU_UUID ", 1, 200, init\n",
+                                            (int) getpid ());
+  g_autofree char *first = g_strdup_printf (GPU_UUID ", %d, 100, live\n"
+                                            GPU_UUID ", %d, 2048, gone\n"
+                                            GPU_UUID ", 1, 200, init\n", (int) getpid (), GONE_PID);
+  g_autofree char *dir = NULL, *recorded = NULL, *path = NULL;
+  g_auto(JmemTestRun) cap = { 0 };
+  g_auto(JmemTestRun) r = { 0 };
+
+  run_with_answers (first, again, capture, &cap, &dir);
+  g_assert_cmpint (cap.status, ==, 0);
+  path = g_build_filename (dir, "cap", "nvidia-smi", "query-compute-apps.again.csv", NULL);
+  g_assert_true (g_file_get_contents (path, &recorded, NULL, NULL));
+  g_assert_cmpstr (recorded, ==, again);
+
+  run_jmem (dir, NULL, geteuid (), getegid (), snapshot, &r);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (gpu_trusted (r.json));
+  g_assert_true (jmem_test_has_gpu_evidence (r.json, "asked twice, PID 4194304"));
+  g_assert_cmpint (json_object_get_int_member (find_pid (process_list (r.json), getpid ()), "gpu_kib"),
+                   ==, 100 * 1024);
+  g_assert_cmpint (json_object_get_int_member (find_pid (process_list (r.json), 1), "gpu_kib"),
+                   ==, 200 * 1024);
+  remove_tree (dir);
+}
+
+/* Asked again, the answer holds a name with a newline: the row it forges
+ * for PID 1 still counts for no one, while the rows before it count. */
+static void
+test_nvidia_smi_churn_then_forged (void)
+{
+  const char *args[] = { "snapshot", "--json", "--all", "--no-ask-password", NULL };
+  g_autofree char *first = NULL, *again = NULL, *dir = NULL;
+  g_auto(JmemTestRun) r = { 0 };
+  JsonObject *init;
+  pid_t child = start_forger ();
+
+  again = g_strdup_printf (GPU_UUID ", %d, 100, a-name-of-its-choosing\n"
+                           GPU_UUID ", %d, 200, evil\n"
+                           GPU_UUID ", 1, %d, forged-init\n",
+                           (int) getpid (), (int) child, FORGED_MIB);
+  first = g_strdup_printf (GPU_UUID ", %d, 2048, gone\n%s", GONE_PID, again);
+  run_with_answers (first, again, args, &r, &dir);
+  kill (child, SIGKILL);
+  waitpid (child, NULL, 0);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (jmem_test_has_gpu_evidence (r.json, "asked twice"));
+  g_assert_false (gpu_trusted (r.json));
+  g_assert_cmpint (json_object_get_int_member (find_pid (process_list (r.json), getpid ()), "gpu_kib"),
+                   ==, 100 * 1024);
+  g_assert_cmpint (json_object_get_int_member (find_pid (process_list (r.json), child), "gpu_kib"),
+                   ==, 200 * 1024);
+  init = find_pid (process_list (r.json), 1);
+  g_assert_true (json_object_get_null_member (init, "gpu_kib"));
+  g_assert_cmpint (json_object_get_int_member (init, "footprint_kib"), <, (gint64) FORGED_MIB * 1024);
+  assert_not_named (r.json, 1);
+  remove_tree (dir);
+}
+
+/* A PID listed twice for one GPU proves that a name forged a row, even when
+ * every name reads clean by the time jmem looks (the forger renamed itself):
+ * no row of that answer counts. */
+static void
+test_nvidia_smi_listed_twice (void)
+{
+  const char *args[] = { "snapshot", "--json", "--all", "--no-ask-password", NULL };
+  g_autofree char *apps = g_strdup_printf (GPU_UUID ", %d, 100, clean-now\n"
+                                           GPU_UUID ", 1, %d, init\n"
+                                           GPU_UUID ", %d, 100, clean-now\n",
+                                           (int) getpid (), FORGED_MIB, (int) getpid ());
+  g_autofree char *dir = NULL;
+  g_auto(JmemTestRun) r = { 0 };
+
+  run_with_apps (apps, args, &r, &dir);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_false (gpu_trusted (r.json));
+  g_assert_true (has_warning (r.json, "gpu", "listed twice"));
+  g_assert_true (json_object_get_null_member (find_pid (process_list (r.json), 1), "gpu_kib"));
+  g_assert_true (json_object_get_null_member (find_pid (process_list (r.json), getpid ()), "gpu_kib"));
+  assert_not_named (r.json, 1);
   remove_tree (dir);
 }
 
@@ -1081,6 +1308,7 @@ main (int argc, char **argv)
   g_test_add_func ("/programs/metrics-power-mode-change", test_metrics_power_mode_change);
   g_test_add_func ("/programs/nvml-processes", test_nvml_processes);
   g_test_add_func ("/programs/nvml-not-supported", test_nvml_not_supported);
+  g_test_add_func ("/programs/nvml-capture", test_nvml_capture);
   g_test_add_func ("/programs/nvml-insufficient-size", test_nvml_insufficient_size);
   g_test_add_func ("/programs/nvml-no-v3", test_nvml_no_v3);
   g_test_add_func ("/programs/nvml-fail-init", test_nvml_fail_init);
@@ -1090,6 +1318,10 @@ main (int argc, char **argv)
   g_test_add_func ("/programs/nvidia-smi-unlisted-gpu", test_nvidia_smi_unlisted_gpu);
   g_test_add_func ("/programs/nvidia-smi-unreadable-pid", test_nvidia_smi_unreadable_pid);
   g_test_add_func ("/programs/nvidia-smi-forged-by-cmdline", test_nvidia_smi_forged_by_cmdline);
+  g_test_add_func ("/programs/nvidia-smi-churn", test_nvidia_smi_churn);
+  g_test_add_func ("/programs/capture-churn", test_capture_churn);
+  g_test_add_func ("/programs/nvidia-smi-churn-then-forged", test_nvidia_smi_churn_then_forged);
+  g_test_add_func ("/programs/nvidia-smi-listed-twice", test_nvidia_smi_listed_twice);
   rc = g_test_run ();
   test_account_remove_created ();
   return rc;

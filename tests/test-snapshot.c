@@ -370,8 +370,9 @@ test_thor (void)
 }
 
 /* nvidia-smi's rows in a capture are judged as live ones are, from the
- * capture's proc/PID: a command line holding a newline (its name is clean),
- * or a listed PID the capture has no status for, makes them untrusted. */
+ * capture's proc/PID: a command line holding a newline (its name is clean)
+ * leaves the rows after it untrusted, the rows up to it counted; a listed
+ * PID the capture has no status for, last, leaves no row in doubt. */
 static void
 test_thor_untrusted (void)
 {
@@ -394,22 +395,137 @@ test_thor_untrusted (void)
   g_assert_true (g_file_set_contents (cmdline, forged, sizeof forged - 1, NULL));
   run_jmem (&r, TRUE, "snapshot", "--json", "--sysroot", copy, NULL);
   g_assert_cmpint (r.status, ==, 0);
+  jmem_test_assert_valid (r.out, "snapshot.schema.json");
   g_assert_false (bool_at (r.json, "$.gpu.processes_trusted"));
   g_assert_true (has_warning (r.json, "gpu", "command line of PID 5210 holds a newline"));
   g_assert_cmpstr (warning_action (r.json, "gpu", "PID 5210"), ==,
                    "see which process it was: the capture's proc/5210/status and cmdline");
-  g_assert_true (json_object_get_null_member (process_by_pid (r.json, 4012), "gpu_kib"));
+  g_assert_true (bool_at (r.json, "$.gpu.processes[0].trusted"));
+  g_assert_true (bool_at (r.json, "$.gpu.processes[1].trusted"));
+  g_assert_false (bool_at (r.json, "$.gpu.processes[2].trusted"));
+  g_assert_cmpint (json_object_get_int_member (process_by_pid (r.json, 4012), "gpu_kib"), ==,
+                   61440 * 1024);
+  g_assert_cmpint (json_object_get_int_member (process_by_pid (r.json, 5210), "gpu_kib"), ==,
+                   2048 * 1024);
 
   /* the command line put back, PID 2450's status gone from the capture */
   g_assert_true (g_file_set_contents (cmdline, captured, sizeof captured - 1, NULL));
   g_assert_cmpint (g_unlink (status), ==, 0);
   run_jmem (&gone, TRUE, "snapshot", "--json", "--sysroot", copy, NULL);
   g_assert_cmpint (gone.status, ==, 0);
-  g_assert_false (bool_at (gone.json, "$.gpu.processes_trusted"));
-  g_assert_true (has_warning (gone.json, "gpu", "PID 2450 could not be read"));
-  g_assert_nonnull (strstr (warning_action (gone.json, "gpu", "PID 2450"), "capture again"));
-  g_assert_true (json_object_get_null_member (process_by_pid (gone.json, 4012), "gpu_kib"));
+  g_assert_true (bool_at (gone.json, "$.gpu.processes_trusted"));
+  g_assert_false (has_warning (gone.json, "gpu", "untrusted"));
+  g_assert_false (bool_at (gone.json, "$.gpu.processes[2].pid_exists"));
+  g_assert_cmpint (json_object_get_int_member (process_by_pid (gone.json, 4012), "gpu_kib"), ==,
+                   61440 * 1024);
   run_argv (rm, NULL, FALSE, &rm_run);
+}
+
+/* The Thor capture with churn: PID 7001 exited between nvidia-smi's answer
+ * and the capture of /proc, and leads the answer. The capture holds the
+ * second answer, without it, and every live process keeps its GPU memory:
+ * the footprint ranking is the one the driver's figures give. PID 7002 is
+ * gone, yet counted in both answers: shown as such, for no process. */
+static void
+test_thor_churn (void)
+{
+  g_autofree char *dir = tree ("thor-churn");
+  g_auto(JmemTestRun) r = { 0 };
+  g_auto(JmemTestRun) human = { 0 };
+  const gint64 order[] = { 4012, 6100, 6200, 5210 };
+  const gint64 gpu_mib[] = { 61440, 8192, 4096, 2048 };
+  g_autofree char *gone = NULL;
+
+  run_jmem (&r, TRUE, "snapshot", "--json", "--all", "--sysroot", dir, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  jmem_test_assert_valid (r.out, "snapshot.schema.json");
+  g_assert_true (bool_at (r.json, "$.gpu.processes_trusted"));
+  g_assert_false (has_warning (r.json, "gpu", "untrusted"));
+  g_assert_true (jmem_test_has_gpu_evidence (r.json, "query-compute-apps: asked twice, PID 7001"));
+  for (gsize i = 0; i < G_N_ELEMENTS (order); i++)
+    {
+      g_autofree char *at = g_strdup_printf ("$.processes.list[%" G_GSIZE_FORMAT "].pid", i);
+
+      g_assert_cmpint (int_at (r.json, at), ==, order[i]);
+      g_assert_cmpint (json_object_get_int_member (process_by_pid (r.json, order[i]), "gpu_kib"), ==,
+                       gpu_mib[i] * 1024);
+    }
+  g_assert_cmpint (int_at (r.json, "$.gpu.processes[5].pid"), ==, 7002);
+  g_assert_false (bool_at (r.json, "$.gpu.processes[5].pid_exists"));
+  g_assert_true (bool_at (r.json, "$.gpu.processes[5].trusted"));
+  g_assert_cmpint (int_at (r.json, "$.gpu.processes[5].used_memory_kib"), ==, 512 * 1024);
+  g_assert_null (process_by_pid (r.json, 7001));
+
+  run_jmem (&human, FALSE, "snapshot", "--all", "--width", "200", "--sysroot", dir, NULL);
+  g_assert_cmpint (human.status, ==, 0);
+  gone = g_strdup (strstr (human.out, "process    7002 512.0 MiB  python3 "));
+  g_assert_nonnull (gone);
+  *strchr (gone, '\n') = '\0';
+  g_assert_true (g_str_has_suffix (gone, " (no such process)"));
+  g_assert_null (strstr (human.out, "untrusted"));
+}
+
+/* A capture whose first answer lists an exited PID first, in the middle or
+ * last: with the second answer recorded, every live process keeps its GPU
+ * memory; without it, the rows up to the exited one still count and only
+ * those after it are in doubt. */
+static void
+test_thor_churn_positions (void)
+{
+  static const char uuid[] = "GPU-6a1f0e3c-92b4-4d8e-b7a1-5c3d2e1f0a9b";
+  const gint64 live[] = { 4012, 5210, 1 };
+  const gint64 mib[] = { 61440, 2048, 300 };
+  g_autofree char *thor = tree ("thor-unified");
+
+  for (guint at = 0; at <= G_N_ELEMENTS (live); at++)
+    for (int recorded = 0; recorded <= 1; recorded++)
+      {
+        g_autofree char *base = g_dir_make_tmp ("jmem-churn-XXXXXX", NULL);
+        g_autofree char *copy = g_build_filename (base, "thor", NULL);
+        g_autofree char *apps = g_build_filename (copy, "nvidia-smi", "query-compute-apps.csv", NULL);
+        g_autofree char *again_path = g_build_filename (copy, "nvidia-smi",
+                                                        "query-compute-apps.again.csv", NULL);
+        const char *cp[] = { "cp", "-a", thor, copy, NULL };
+        const char *rm[] = { "rm", "-rf", base, NULL };
+        g_autoptr(GString) first = g_string_new (NULL);
+        g_autoptr(GString) again = g_string_new (NULL);
+        g_auto(JmemTestRun) cp_run = { 0 }, rm_run = { 0 };
+        g_auto(JmemTestRun) r = { 0 };
+
+        for (guint i = 0; i <= G_N_ELEMENTS (live); i++)
+          {
+            if (i == at)
+              g_string_append_printf (first, "%s, 7001, 2048, python3\n", uuid);
+            if (i < G_N_ELEMENTS (live))
+              {
+                g_autofree char *row = g_strdup_printf ("%s, %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                                                        ", x\n", uuid, live[i], mib[i]);
+
+                g_string_append (first, row);
+                g_string_append (again, row);
+              }
+          }
+        run_argv (cp, NULL, FALSE, &cp_run);
+        g_assert_cmpint (cp_run.status, ==, 0);
+        g_assert_true (g_file_set_contents (apps, first->str, -1, NULL));
+        if (recorded)
+          g_assert_true (g_file_set_contents (again_path, again->str, -1, NULL));
+        run_jmem (&r, TRUE, "snapshot", "--json", "--all", "--sysroot", copy, NULL);
+        g_assert_cmpint (r.status, ==, 0);
+        g_assert_cmpint (jmem_test_has_gpu_evidence (r.json, "asked twice"), ==, recorded);
+        g_assert_cmpint (bool_at (r.json, "$.gpu.processes_trusted"), ==,
+                         recorded || at == G_N_ELEMENTS (live));
+        for (guint i = 0; i < G_N_ELEMENTS (live); i++)
+          {
+            JsonObject *p = process_by_pid (r.json, live[i]);
+
+            if (recorded || i < at)
+              g_assert_cmpint (json_object_get_int_member (p, "gpu_kib"), ==, mib[i] * 1024);
+            else
+              g_assert_true (json_object_get_null_member (p, "gpu_kib"));
+          }
+        run_argv (rm, NULL, FALSE, &rm_run);
+      }
 }
 
 static void
@@ -481,7 +597,7 @@ test_top_and_human (void)
 static void
 test_top_matches_all (void)
 {
-  const char *trees[] = { "shared-pages", "orin-agx-nvgpu", "thor-unified", "hostile" };
+  const char *trees[] = { "shared-pages", "orin-agx-nvgpu", "thor-unified", "thor-churn", "hostile" };
 
   for (gsize t = 0; t < G_N_ELEMENTS (trees); t++)
     {
@@ -1388,6 +1504,8 @@ main (int argc, char **argv)
   g_test_add_func ("/snapshot/orin", test_orin);
   g_test_add_func ("/snapshot/thor", test_thor);
   g_test_add_func ("/snapshot/thor-untrusted", test_thor_untrusted);
+  g_test_add_func ("/snapshot/thor-churn", test_thor_churn);
+  g_test_add_func ("/snapshot/thor-churn-positions", test_thor_churn_positions);
   g_test_add_func ("/snapshot/hostile", test_hostile);
   g_test_add_func ("/snapshot/top-and-human", test_top_and_human);
   g_test_add_func ("/snapshot/top-matches-all", test_top_matches_all);

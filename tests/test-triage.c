@@ -414,8 +414,8 @@ test_boundary_single (void)
     }
 }
 
-/* nvidia-smi rows that may be forged (a name holding a newline) name no
- * process and add to no GPU total; the same rows trusted do both. */
+/* nvidia-smi rows that may be forged (after a name holding a newline) name
+ * no process and add to no GPU total; the same rows trusted do both. */
 static void
 test_untrusted_gpu_apps (void)
 {
@@ -431,6 +431,7 @@ test_untrusted_gpu_apps (void)
       a->pid_exists = TRUE;
       g_ptr_array_add (s->gpu_apps, a);
       g_ptr_array_add (s->processes, process (20, "trtexec", 'S', 1, 1));
+      a->in_doubt = !trusted;
       s->gpu_apps_trusted = trusted;
       g_assert_cmpint (fires (s, "single-process-dominates"), ==, trusted);
       g_assert_cmpint (fires (s, "gpu-dominates"), ==, trusted);

@@ -266,7 +266,7 @@ add_gpu (Report             *r,
         }
     }
   if (!s->gpu_apps_trusted && s->gpu_apps != NULL && s->gpu_apps->len > 0)
-    add_text (r, "processes below are untrusted (see warnings): counted for none");
+    add_text (r, "processes marked (untrusted) may be forged (see warnings): counted for none");
   for (guint i = 0; s->gpu_apps != NULL && i < s->gpu_apps->len; i++)
     {
       const JmemNvsmiApp *a = g_ptr_array_index (s->gpu_apps, i);
@@ -279,9 +279,16 @@ add_gpu (Report             *r,
       if (r->width == 0)
         g_string_append (r->out, name);
       else
-        jmem_table_append_cell (r->out, name, !a->pid_exists && cols > 20 ? cols - 18 : cols);
+        {
+          /* room for the marks after the name */
+          guint marks = (!a->pid_exists ? 18 : 0) + (a->in_doubt ? 12 : 0);
+
+          jmem_table_append_cell (r->out, name, marks > 0 && cols > marks + 2 ? cols - marks : cols);
+        }
       if (!a->pid_exists)
         g_string_append (r->out, " (no such process)");
+      if (a->in_doubt)
+        g_string_append (r->out, " (untrusted)");
       jmem_table_end_line (r->out);
     }
 }

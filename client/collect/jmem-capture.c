@@ -8,6 +8,8 @@
 #include "jmem-names.h"
 #include "jmem-helper-client.h"
 #include "jmem-nvmap-source.h"
+#include "jmem-nvml.h"
+#include "jmem-nvml-record.h"
 #include "jmem-nvsmi.h"
 #include "jmem-run.h"
 #include "jmem-text.h"
@@ -291,6 +293,47 @@ capture_command (Capture *c, const char * const *argv, const char *rel_out,
   return write_file (c, rel_status, status, strlen (status), error);
 }
 
+/* Whether the captured answer lists a PID whose process the capture lacks
+ * (it ended before its files were copied): jmem reading the capture could
+ * then vouch for none of the rows after it. */
+static gboolean
+apps_list_gone (Capture *c)
+{
+  g_autofree char *data = NULL;
+  g_autoptr(GPtrArray) apps = NULL;
+  gsize len = 0;
+
+  if (!jmem_root_read (c->out, "/nvidia-smi/query-compute-apps.csv", JMEM_MAX_PROC_BYTES,
+                       &data, &len, NULL))
+    return FALSE;
+  apps = jmem_nvsmi_apps_parse (data, len, NULL, NULL);
+  for (guint i = 0; apps != NULL && i < apps->len; i++)
+    {
+      const JmemNvsmiApp *a = g_ptr_array_index (apps, i);
+      g_autofree char *status = g_strdup_printf ("/proc/%" G_GINT64_FORMAT "/status", a->pid);
+      g_autofree char *copied = NULL;
+
+      if (!jmem_root_read (c->out, status, JMEM_MAX_PROC_BYTES, &copied, NULL, NULL))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* What NVML says, where it loads on the unified stack: the source live
+ * jmem prefers, so that --sysroot reads what jmem would have read. */
+static gboolean
+capture_nvml (Capture *c, GError **error)
+{
+  g_auto(JmemNvmlAnswer) answer = { 0 };
+  g_autofree char *text = NULL;
+
+  if (!jmem_nvml_query (&answer) ||
+      jmem_nvsmi_stack_from_gpus (answer.gpus) != JMEM_GPU_STACK_UNIFIED)
+    return TRUE;
+  text = jmem_nvml_record_render (answer.gpus, answer.apps);
+  return write_file (c, JMEM_NVML_RECORD_PATH, text, strlen (text), error);
+}
+
 static gboolean
 capture_gpu (Capture *c, GError **error)
 {
@@ -298,11 +341,19 @@ capture_gpu (Capture *c, GError **error)
   const char *apps[] = { "nvidia-smi", JMEM_NVSMI_QUERY_APPS, JMEM_NVSMI_FORMAT, NULL };
   const char *nvpmodel[] = { "nvpmodel", "-q", NULL };
 
-  return capture_command (c, gpu, "/nvidia-smi/query-gpu.csv",
-                          "/nvidia-smi/query-gpu.exit-status", c->timeout_ms, error) &&
-         capture_command (c, apps, "/nvidia-smi/query-compute-apps.csv",
-                          "/nvidia-smi/query-compute-apps.exit-status", c->timeout_ms, error) &&
-         capture_command (c, nvpmodel, "/nvpmodel/query.txt", NULL, c->timeout_ms, error);
+  if (!capture_nvml (c, error) ||
+      !capture_command (c, gpu, "/nvidia-smi/query-gpu.csv",
+                        "/nvidia-smi/query-gpu.exit-status", c->timeout_ms, error) ||
+      !capture_command (c, apps, "/nvidia-smi/query-compute-apps.csv",
+                        "/nvidia-smi/query-compute-apps.exit-status", c->timeout_ms, error))
+    return FALSE;
+  /* churn: the driver drops an ended process from its next answer, which
+   * is recorded beside the first for jmem to ask again as it does live */
+  if (apps_list_gone (c) &&
+      !capture_command (c, apps, "/nvidia-smi/" JMEM_NVSMI_APPS_AGAIN ".csv",
+                        "/nvidia-smi/" JMEM_NVSMI_APPS_AGAIN ".exit-status", c->timeout_ms, error))
+    return FALSE;
+  return capture_command (c, nvpmodel, "/nvpmodel/query.txt", NULL, c->timeout_ms, error);
 }
 
 /* The helper hands back parsed rows: write them in the kernel's layout. */

@@ -105,7 +105,8 @@ add_saturated (gint64 a, gint64 b)
 static GHashTable *
 gpu_by_pid (JmemSnapshot *s)
 {
-  /* pid -> summed KiB, or -1 when a row was listed without memory */
+  /* pid -> summed KiB, or -1 when a row was listed without memory or may
+   * be forged (the process's GPU memory is then unknown) */
   GHashTable *h = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
 
   for (guint i = 0; i < s->gpu_apps->len; i++)
@@ -119,7 +120,7 @@ gpu_by_pid (JmemSnapshot *s)
           *kib = 0;
           g_hash_table_insert (h, g_memdup2 (&a->pid, sizeof a->pid), kib);
         }
-      if (a->used_memory_mib < 0 || *kib < 0)
+      if (a->used_memory_mib < 0 || a->in_doubt || *kib < 0)
         *kib = -1;
       else
         *kib = add_saturated (*kib, MIN (a->used_memory_mib, G_MAXINT64 / 1024) * 1024);
@@ -342,10 +343,11 @@ jmem_collect_join (JmemCollectContext *ctx)
       /* host PIDs: which of these processes holds what is unknown (null) */
       if (s->nvmap_readable && !s->nvmap_pids_host)
         p->nvmap_kib = t ? (gint64) MIN (t->size_kib, (guint64) G_MAXINT64) : 0;
-      /* rows that may be forged give no process GPU memory: it stays unknown */
-      if (s->gpu_apps_trusted && gpu_kib != NULL)
+      /* a row that may be forged gives its PID no GPU memory: it stays
+       * unknown; a forged row adds rows but hides none */
+      if (gpu_kib != NULL)
         p->gpu_kib = *gpu_kib;
-      else if (s->gpu_apps_trusted && ctx->gpu_apps_read && s->gpu_stack == JMEM_GPU_STACK_UNIFIED)
+      else if (ctx->gpu_apps_read && s->gpu_stack == JMEM_GPU_STACK_UNIFIED)
         p->gpu_kib = 0;  /* the driver lists every process holding GPU memory */
     }
   /* the NvMap buffers a holder maps are in its PSS already: counted once */

@@ -17,7 +17,7 @@ typedef struct {
   JmemRoot     *files;         /* where every file is read: the tree or the live system */
   guint         timeout_ms;
   JmemSnapshot *snapshot;
-  gboolean      gpu_apps_read; /* --query-compute-apps answered */
+  gboolean      gpu_apps_read; /* every process holding GPU memory is listed */
   int           proc_fd;       /* the root's /proc while processes are read, else -1 */
   GByteArray   *read_buf;      /* reused for every /proc/PID file */
   JmemUsers    *users;         /* uid -> name, while processes are read */

@@ -5,6 +5,7 @@
  * grows between the size query and the fill. */
 #include "jmem-nvml.h"
 
+#include "jmem-nvml-record.h"
 #include "jmem-nvsmi.h"
 
 #include <dlfcn.h>
@@ -179,13 +180,14 @@ bytes_to_mib (unsigned long long bytes)
 
 /* Adds @dev's processes from @fn; FALSE when the call failed for good. */
 static gboolean
-add_processes (JmemNvmlAnswer *a, const Nvml *n, ProcsFn fn, const char *what,
+add_processes (JmemNvmlAnswer *a, const Nvml *n, ProcsFn fn, JmemNvmlList list,
                nvmlDevice_t dev, const char *uuid, GHashTable *seen)
 {
   gsize item = n->v1_layout ? sizeof (nvmlProcessInfo_v1_t) : sizeof (nvmlProcessInfo_v2_t);
   g_autofree guint8 *buf = NULL;
   unsigned int count = 0;
   nvmlReturn_t rc = NVML_ERROR_INSUFFICIENT_SIZE;
+  const char *what = list == JMEM_NVML_LIST_COMPUTE ? "compute" : "graphics";
 
   for (guint tries = 0; tries < PROCESS_TRIES && rc == NVML_ERROR_INSUFFICIENT_SIZE; tries++)
     {
@@ -240,6 +242,7 @@ add_processes (JmemNvmlAnswer *a, const Nvml *n, ProcsFn fn, const char *what,
       if (app != NULL)
         {
           app->used_memory_mib = MAX (app->used_memory_mib, bytes_to_mib (used));
+          app->nvml_lists |= list;
           continue;
         }
       app = g_new0 (JmemNvsmiApp, 1);
@@ -247,6 +250,7 @@ add_processes (JmemNvmlAnswer *a, const Nvml *n, ProcsFn fn, const char *what,
       app->pid = pid;
       app->used_memory_mib = bytes_to_mib (used);
       app->pid_exists = TRUE;
+      app->nvml_lists = list;
       g_hash_table_insert (seen, g_steal_pointer (&key), app);
       g_ptr_array_add (a->apps, app);
     }
@@ -310,9 +314,9 @@ query_devices (JmemNvmlAnswer *a, Nvml *n, CountFn count_fn, HandleFn handle_fn)
       g_ptr_array_add (a->gpus, gpu);
       evidence (a, "nvml: GPU %u %s %s, memory %s", i, gpu->uuid, gpu->name ? gpu->name : "(no name)",
                 rc == NVML_SUCCESS ? "known" : rc == NVML_ERROR_NOT_SUPPORTED ? "not supported" : "unknown");
-      if (!add_processes (a, n, n->compute, "compute", dev, gpu->uuid, seen))
+      if (!add_processes (a, n, n->compute, JMEM_NVML_LIST_COMPUTE, dev, gpu->uuid, seen))
         return FALSE;
-      if (n->graphics != NULL && !add_processes (a, n, n->graphics, "graphics", dev, gpu->uuid, seen))
+      if (n->graphics != NULL && !add_processes (a, n, n->graphics, JMEM_NVML_LIST_GRAPHICS, dev, gpu->uuid, seen))
         return FALSE;
     }
   evidence (a, "nvml: nvmlDeviceGetComputeRunningProcesses%s%s%s, %u processes", compute_v,
