@@ -150,35 +150,24 @@ jmem_cmd_faces_read_history (const char *command,
   return g_steal_pointer (&frames);
 }
 
-typedef struct {
-  JmemTriageHistory *history;
-  gint64             from;
-  gint64             to;
-} Window;
-
-static gboolean
-add_in_window (JsonNode *snapshot, guint line_number, gpointer data)
+void
+jmem_cmd_faces_print_warnings (const char *command,
+                               GPtrArray  *warnings)
 {
-  Window *w = data;
-  g_autoptr(JmemFrame) frame = jmem_frame_from_json (snapshot);
-  gint64 when = frame->timestamp_unix;
-
-  if (when >= w->from && when <= w->to)
-    jmem_triage_history_add (w->history, snapshot);
-  return TRUE;
+  for (guint i = 0; warnings != NULL && i < warnings->len; i++)
+    jmem_cmd_printerr ("%s: %s", command, (const char *) g_ptr_array_index (warnings, i));
 }
 
-GPtrArray *
-jmem_cmd_faces_history_findings (const char *path,
-                                 gint64      from,
-                                 gint64      to)
+int
+jmem_cmd_faces_history_failed (const char   *command,
+                               const GError *error)
 {
-  g_autoptr(JmemTriageHistory) history = jmem_triage_history_new ();
-  Window w = { history, from, to };
-
-  if (!jmem_history_read (path, add_in_window, &w, NULL, NULL))
-    return NULL;
-  return jmem_triage_history_run (history);
+  jmem_cmd_printerr ("%s: %s", command, error->message);
+  if (error->domain == G_IO_ERROR)
+    return JMEM_EXIT_NO_INPUT;
+  if (g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE))
+    return JMEM_EXIT_NO_DATA;
+  return JMEM_EXIT_DATA_ERR;
 }
 
 gboolean

@@ -26,12 +26,15 @@ GPtrArray *jmem_cmd_faces_read_history (const char *command,
                                         const char *path,
                                         int        *exit_status);
 
-/* The findings of the rules over time (jmem triage --history) on the
- * samples of @path taken from @from to @to (unix seconds); NULL when the
- * file could not be read a second time. */
-GPtrArray *jmem_cmd_faces_history_findings (const char *path,
-                                            gint64      from,
-                                            gint64      to);
+/* Prints "@command: WARNING" for each of @warnings (nullable). */
+void jmem_cmd_faces_print_warnings (const char *command,
+                                    GPtrArray  *warnings);
+
+/* Prints "@command: why" for a history that could not be read
+ * (jmem-history.h) and returns the exit status: 66 the file cannot be
+ * read, 65 a line is not a snapshot, 69 it holds none. */
+int jmem_cmd_faces_history_failed (const char   *command,
+                                   const GError *error);
 
 /* Exit status for a sample that could not be taken: 69 no data, 70 other. */
 int jmem_cmd_faces_sample_exit (const GError *error);
