@@ -8,11 +8,9 @@
 #include "jmem-container.h"
 #include "jmem-error.h"
 #include "jmem-frame.h"
-#include "jmem-history.h"
 #include "jmem-ops-allocations.h"
 #include "jmem-ops-drop-caches.h"
 #include "jmem-ops-snapshot.h"
-#include "jmem-triage-history.h"
 #include "jmem-textfile.h"
 
 #include <gio/gio.h>
@@ -115,39 +113,6 @@ jmem_cmd_faces_sample_exit (const GError *error)
 {
   return g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) ? JMEM_EXIT_NO_DATA
                                                                        : JMEM_EXIT_INTERNAL;
-}
-
-static gboolean
-add_frame (JsonNode *snapshot, guint line_number, gpointer user_data)
-{
-  g_ptr_array_add (user_data, jmem_frame_from_json (snapshot));
-  return TRUE;
-}
-
-GPtrArray *
-jmem_cmd_faces_read_history (const char *command,
-                             const char *path,
-                             int        *exit_status)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) frames = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_frame_free);
-  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
-  gboolean ok = jmem_history_read (path, add_frame, frames, warnings, &error);
-
-  for (guint i = 0; i < warnings->len; i++)
-    jmem_cmd_printerr ("%s: %s", command, (const char *) g_ptr_array_index (warnings, i));
-  if (!ok)
-    {
-      jmem_cmd_printerr ("%s: %s", command, error->message);
-      if (error->domain == G_IO_ERROR)
-        *exit_status = JMEM_EXIT_NO_INPUT;
-      else if (g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE))
-        *exit_status = JMEM_EXIT_NO_DATA;
-      else
-        *exit_status = JMEM_EXIT_DATA_ERR;
-      return NULL;
-    }
-  return g_steal_pointer (&frames);
 }
 
 void
