@@ -81,8 +81,6 @@ select_row (JmemTopState *s, gint64 index)
   s->selected_key = g_strdup (r->key);
 }
 
-/* The trends as they stood at the replayed frame: its window's frames fed
- * again from the start. */
 /* Feeds the trends with a replayed frame; one whose line can no longer be
  * read (the file changed under the replay) is left out. */
 static void
@@ -94,6 +92,8 @@ replay_feed (JmemTopState *s, guint index)
     jmem_top_trends_feed (s->trends, f);
 }
 
+/* The trends as they stood at the replayed frame: its window's frames fed
+ * again from the start. */
 static void
 replay_seek (JmemTopState *s, gint64 index)
 {
