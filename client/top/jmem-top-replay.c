@@ -10,8 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Snapshots read between two looks at the clock. */
+/* Snapshots read between two looks at the clock: fewer than are cached, so
+ * that frames kept as they are read are still there when printed. */
 #define STEP_SNAPSHOTS 16
+G_STATIC_ASSERT (STEP_SNAPSHOTS < JMEM_TOP_REPLAY_CACHED);
 
 struct _JmemTopReplay {
   char              *path;
@@ -20,9 +22,20 @@ struct _JmemTopReplay {
   guint64            size;     /* the file's size when opened, for the percentage */
   guint64            offset;   /* read so far */
   GArray            *starts;   /* guint64: where each snapshot's line starts */
+  gboolean           keep;     /* frames kept as they are read (to be printed next) */
   JmemFrame         *cache[JMEM_TOP_REPLAY_CACHED];
   guint              cached[JMEM_TOP_REPLAY_CACHED];  /* the index in each cache slot */
 };
+
+static void
+cache_put (JmemTopReplay *r, guint index, JmemFrame *frame)
+{
+  guint slot = index % JMEM_TOP_REPLAY_CACHED;
+
+  g_clear_pointer (&r->cache[slot], jmem_frame_free);
+  r->cache[slot] = frame;
+  r->cached[slot] = frame != NULL ? index : G_MAXUINT;
+}
 
 static gboolean
 note_start (JsonNode *snapshot, guint line_number, gpointer user_data)
@@ -30,6 +43,8 @@ note_start (JsonNode *snapshot, guint line_number, gpointer user_data)
   JmemTopReplay *r = user_data;
   guint64 start = jmem_history_reader_get_line_offset (r->reader);
 
+  if (r->keep)
+    cache_put (r, r->starts->len, jmem_frame_from_json (snapshot));
   g_array_append_val (r->starts, start);
   return TRUE;
 }
@@ -122,6 +137,12 @@ jmem_top_replay_load (JmemTopReplay *r,
   return FALSE;
 }
 
+void
+jmem_top_replay_keep_frames (JmemTopReplay *r)
+{
+  r->keep = TRUE;
+}
+
 gboolean
 jmem_top_replay_is_loaded (const JmemTopReplay *r)
 {
@@ -181,15 +202,10 @@ jmem_top_replay_get (JmemTopReplay *r,
   g_return_val_if_fail (index < r->starts->len, NULL);
   if (r->cached[slot] == index)
     return r->cache[slot];
-  g_clear_pointer (&r->cache[slot], jmem_frame_free);
-  r->cached[slot] = G_MAXUINT;
   line = read_line_at (r->fd, g_array_index (r->starts, guint64, index), &len);
   if (line != NULL)
     node = jmem_diff_parse_snapshot (line, len, r->path, NULL);
-  if (node == NULL)
-    return NULL;
-  r->cache[slot] = jmem_frame_from_json (node);
-  r->cached[slot] = index;
+  cache_put (r, index, node != NULL ? jmem_frame_from_json (node) : NULL);
   return r->cache[slot];
 }
 

@@ -31,6 +31,12 @@ gboolean jmem_top_replay_load (JmemTopReplay *replay,
                                GPtrArray     *warnings,
                                GError       **error);
 
+/* From now on each sample read is kept as it is read, for a caller that
+ * shows every sample in turn (jmem_top_replay_get() then parses none again),
+ * reading on with a budget of 0: a step of fewer than
+ * JMEM_TOP_REPLAY_CACHED samples at a time. */
+void jmem_top_replay_keep_frames (JmemTopReplay *replay);
+
 gboolean jmem_top_replay_is_loaded (const JmemTopReplay *replay);
 
 /* The part of the file read, 0 to 100. */

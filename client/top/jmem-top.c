@@ -570,15 +570,17 @@ run_lines (JmemTopState *s, GError **error)
   jmem_top_term_catch_quit ();
   if (o->replay != NULL)
     {
-      gboolean loaded = FALSE;
+      gboolean loaded = jmem_top_replay_is_loaded (o->replay);
 
-      /* each sample as the history is read on */
+      /* each sample as the history is read on, a step at a time, each
+       * frame made once as it is read */
+      jmem_top_replay_keep_frames (o->replay);
       for (guint i = 0; jmem_top_term_quit == 0; i++)
         {
           const JmemFrame *f;
 
           while (!loaded && i >= jmem_top_replay_get_n (o->replay) && jmem_top_term_quit == 0)
-            loaded = replay_load (s, REPLAY_LOAD_US);
+            loaded = replay_load (s, 0);
           if (i >= jmem_top_replay_get_n (o->replay) || jmem_top_term_quit != 0)
             break;
           f = jmem_top_replay_get (o->replay, i);
