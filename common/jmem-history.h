@@ -77,4 +77,36 @@ gboolean jmem_history_read (const char     *path,
                             GPtrArray      *warnings,
                             GError        **error);
 
+/* The same, a step at a time, for a face that stays responsive while a
+ * long history loads (jmem top --replay). */
+typedef struct _JmemHistoryReader JmemHistoryReader;
+
+/* Opens @path as jmem_history_read() does; nothing is read yet. */
+JmemHistoryReader *jmem_history_reader_open (const char *path,
+                                             GError    **error);
+
+/* Reads on until @func was called @max_snapshots times, it returned FALSE
+ * or the file ended (*@done then TRUE). FALSE with @error when a read
+ * failed. */
+gboolean jmem_history_reader_step (JmemHistoryReader *reader,
+                                   guint              max_snapshots,
+                                   JmemHistoryFunc    func,
+                                   gpointer           user_data,
+                                   gboolean          *done,
+                                   GError           **error);
+
+/* Inside @func: the file offset where the snapshot's line starts. */
+guint64 jmem_history_reader_get_line_offset (const JmemHistoryReader *reader);
+
+/* How far the file has been read, for a progress figure. */
+guint64 jmem_history_reader_get_offset (const JmemHistoryReader *reader);
+
+/* After the last step: the warnings and errors jmem_history_read() gives. */
+gboolean jmem_history_reader_finish (JmemHistoryReader *reader,
+                                     GPtrArray         *warnings,
+                                     GError           **error);
+
+void jmem_history_reader_free (JmemHistoryReader *reader);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemHistoryReader, jmem_history_reader_free)
+
 G_END_DECLS

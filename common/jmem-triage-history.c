@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The rules over time. Each sample is reduced to per-PID sizes as it is
- * read, so a long history costs memory per process, not per line. */
+ * read, and each series to what the rules ask of it (its first and latest
+ * point, how many, how many rose), so a long history costs memory per
+ * process, not per line. */
 #include "jmem-triage-history.h"
 
 #include "jmem-diff.h"
@@ -18,7 +20,10 @@ typedef struct {
 typedef struct {
   gint64  pid;
   char   *name;
-  GArray *points;       /* Point, in sample order */
+  Point   first;
+  Point   last;
+  guint   n_points;
+  guint   n_grew;       /* points larger than the one before */
   guint   last_sample;  /* for nvmap-orphaned: the run of consecutive samples */
   guint   run;
   gint64  run_start_t;
@@ -39,7 +44,6 @@ static void
 series_free (Series *s)
 {
   g_free (s->name);
-  g_array_unref (s->points);
   g_free (s);
 }
 
@@ -50,7 +54,6 @@ board_series_new (void)
   Series *s = g_new0 (Series, 1);
 
   s->name = g_strdup ("board");
-  s->points = g_array_new (FALSE, FALSE, sizeof (Point));
   return s;
 }
 
@@ -150,7 +153,6 @@ series_get (GHashTable *table, gint64 pid, const char *name, gint64 start)
     {
       s = g_new0 (Series, 1);
       s->pid = pid;
-      s->points = g_array_new (FALSE, FALSE, sizeof (Point));
       s->last_sample = G_MAXUINT;
       g_hash_table_insert (table, g_steal_pointer (&key), s);
     }
@@ -160,6 +162,17 @@ series_get (GHashTable *table, gint64 pid, const char *name, gint64 start)
       s->name = g_strdup (name ? name : "?");
     }
   return s;
+}
+
+static void
+series_append (Series *s, Point p)
+{
+  if (s->n_points == 0)
+    s->first = p;
+  else if (p.kib > s->last.kib)
+    s->n_grew++;
+  s->last = p;
+  s->n_points++;
 }
 
 static void
@@ -173,9 +186,9 @@ series_add (GHashTable *table, gint64 pid, const char *name, gint64 start, gint6
     return;
   s = series_get (table, pid, name, start);
   /* a PID listed twice in one sample (never by jmem) counts once */
-  if (s->points->len > 0 && g_array_index (s->points, Point, s->points->len - 1).t == t && t >= 0)
+  if (s->n_points > 0 && s->last.t == t && t >= 0)
     return;
-  g_array_append_val (s->points, p);
+  series_append (s, p);
 }
 
 static void
@@ -186,7 +199,7 @@ board_add (Series *s, gint64 t, gint64 kib)
   /* a negative remainder is an overlap: nothing grew */
   if (kib < 0)
     return;
-  g_array_append_val (s->points, p);
+  series_append (s, p);
 }
 
 /* The accounting of a version 2 snapshot: its remainder and unreclaimable
@@ -302,16 +315,14 @@ series_grows (const Series *s, Growth *growth, guint *grew_out)
   const Point *first, *last;
   guint intervals, grew = 0;
 
-  if (s->points->len < JMEM_TRIAGE_GROWING_MIN_SAMPLES)
+  if (s->n_points < JMEM_TRIAGE_GROWING_MIN_SAMPLES)
     return FALSE;
-  first = &g_array_index (s->points, Point, 0);
-  last = &g_array_index (s->points, Point, s->points->len - 1);
+  first = &s->first;
+  last = &s->last;
   if (first->t < 0 || last->t <= first->t || last->kib <= first->kib)
     return FALSE;
-  intervals = s->points->len - 1;
-  for (guint i = 1; i < s->points->len; i++)
-    if (g_array_index (s->points, Point, i).kib > g_array_index (s->points, Point, i - 1).kib)
-      grew++;
+  intervals = s->n_points - 1;
+  grew = s->n_grew;
   growth->series = s;
   growth->growth_kib = (guint64) (last->kib - first->kib);
   *grew_out = grew;
@@ -344,11 +355,11 @@ rule_growing (JmemTriage *t, GHashTable *table, const char *id, const char *what
     {
       const Growth *g = &g_array_index (hits, Growth, i);
       const Series *s = g->series;
-      const Point *first = &g_array_index (s->points, Point, 0);
-      const Point *last = &g_array_index (s->points, Point, s->points->len - 1);
+      const Point *first = &s->first;
+      const Point *last = &s->last;
       gint64 window = last->t - first->t;
       double slope = (double) g->growth_kib * 3600.0 / (double) window;
-      guint intervals = s->points->len - 1, n_grew = 0;
+      guint intervals = s->n_points - 1, n_grew = s->n_grew;
       g_autofree char *from = jmem_triage_size ((guint64) first->kib);
       g_autofree char *to = jmem_triage_size ((guint64) last->kib);
       g_autofree char *per_hour = jmem_triage_size ((guint64) slope);
@@ -358,9 +369,6 @@ rule_growing (JmemTriage *t, GHashTable *table, const char *id, const char *what
                                                  who, holds, remedy);
       JmemFinding *f;
 
-      for (guint k = 1; k < s->points->len; k++)
-        if (g_array_index (s->points, Point, k).kib > g_array_index (s->points, Point, k - 1).kib)
-          n_grew++;
       f = jmem_triage_add (t, id, JMEM_SEVERITY_WARNING, by, action,
                            "%s of %s grew from %s to %s over %s (%s per hour), in %u of %u intervals",
                            what, who, from, to, span, per_hour, n_grew, intervals);
@@ -370,7 +378,7 @@ rule_growing (JmemTriage *t, GHashTable *table, const char *id, const char *what
       jmem_finding_add_number (f, "growth_kib", (double) g->growth_kib, "KiB");
       jmem_finding_add_number (f, "slope_kib_per_hour", (double) (gint64) (slope + 0.5), "KiB/h");
       jmem_finding_add_number (f, "window_seconds", (double) window, "seconds");
-      jmem_finding_add_number (f, "samples", (double) s->points->len, "count");
+      jmem_finding_add_number (f, "samples", (double) s->n_points, "count");
       jmem_finding_add_number (f, "grew_percent", jmem_triage_percent (n_grew, intervals), "percent");
     }
 }
@@ -440,8 +448,8 @@ rule_board_growing (JmemTriage *t, const Series *s, const char *id, const char *
 
   if (!series_grows (s, &g, &n_grew))
     return;
-  first = &g_array_index (s->points, Point, 0);
-  last = &g_array_index (s->points, Point, s->points->len - 1);
+  first = &s->first;
+  last = &s->last;
   window = last->t - first->t;
   slope = (double) g.growth_kib * 3600.0 / (double) window;
   from = jmem_triage_size ((guint64) first->kib);
@@ -450,14 +458,14 @@ rule_board_growing (JmemTriage *t, const Series *s, const char *id, const char *
   span = describe_duration (window);
   f = jmem_triage_add (t, id, JMEM_SEVERITY_WARNING, by, action,
                        "%s grew from %s to %s over %s (%s per hour), in %u of %u intervals",
-                       what, from, to, span, per_hour, n_grew, s->points->len - 1);
+                       what, from, to, span, per_hour, n_grew, s->n_points - 1);
   jmem_finding_add_number (f, "first_kib", (double) first->kib, "KiB");
   jmem_finding_add_number (f, "last_kib", (double) last->kib, "KiB");
   jmem_finding_add_number (f, "growth_kib", (double) g.growth_kib, "KiB");
   jmem_finding_add_number (f, "slope_kib_per_hour", (double) (gint64) (slope + 0.5), "KiB/h");
   jmem_finding_add_number (f, "window_seconds", (double) window, "seconds");
-  jmem_finding_add_number (f, "samples", (double) s->points->len, "count");
-  jmem_finding_add_number (f, "grew_percent", jmem_triage_percent (n_grew, s->points->len - 1),
+  jmem_finding_add_number (f, "samples", (double) s->n_points, "count");
+  jmem_finding_add_number (f, "grew_percent", jmem_triage_percent (n_grew, s->n_points - 1),
                            "percent");
 }
 

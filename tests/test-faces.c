@@ -4,7 +4,8 @@
  * the rows' order with unknown values, reading a sample document (with and
  * without the headroom and accounting sections, the accounting by its
  * schema only), the summary line, the accounting's bar, time and size
- * axes, and --since/--until. The screens themselves are test-top.py's. */
+ * axes, --since/--until, and a long history thinned to the picture's width
+ * (its spikes kept). The screens themselves are test-top.py's. */
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 #include "jmem-frame.h"
 #include "jmem-plot-axis.h"
 #include "jmem-plot.h"
+#include "jmem-plot-series.h"
+#include "jmem-plot-thin.h"
 #include "jmem-top-accounting.h"
 #include "jmem-top-layout.h"
 #include "jmem-top-trend.h"
@@ -505,6 +508,105 @@ test_parse_time (void)
     }
 }
 
+/* Adds @n samples, one a second from t = 1000: @value (i) where it is
+ * not NAN; returns the points a line draws. */
+static GArray *
+thinned (guint max_slots, guint64 n, double (*value) (guint64 i), gboolean mean,
+         JmemPlotClock *clock)
+{
+  JmemPlotTrack track = { 0 };
+  GArray *points = g_array_new (FALSE, FALSE, sizeof (JmemPlotPoint));
+
+  jmem_plot_clock_init (clock, max_slots);
+  for (guint64 i = 0; i < n; i++)
+    {
+      gboolean merged;
+      guint slot = jmem_plot_clock_add (clock, 1000 + (gint64) i, &merged);
+      double v = value (i);
+
+      if (merged)
+        jmem_plot_track_halve (&track);
+      if (!isnan (v))
+        jmem_plot_track_add (&track, slot, v);
+      g_assert_cmpuint (clock->spans->len, <=, max_slots);
+      g_assert_true (track.slots == NULL || track.slots->len <= max_slots);
+    }
+  jmem_plot_track_points (&track, clock, mean, points);
+  jmem_plot_track_clear (&track);
+  return points;
+}
+
+static double
+short_value (guint64 i)
+{
+  return i == 2 ? NAN : (double) (10 * i);
+}
+
+static double
+spiky_value (guint64 i)
+{
+  /* flat at 100, one sample of 5000 and one of 1, absent before 37 */
+  return i < 37 ? NAN : i == 54321 ? 5000 : i == 77777 ? 1 : 100;
+}
+
+static void
+test_thin (void)
+{
+  JmemPlotClock clock;
+  g_autoptr(GArray) few = thinned (8, 5, short_value, FALSE, &clock);
+  g_autoptr(GArray) many = NULL;
+  g_autoptr(GArray) stacked = NULL;
+  double max = 0, min = G_MAXDOUBLE;
+  gint64 max_t = 0;
+
+  /* up to the width: the samples themselves, a gap where one is absent */
+  g_assert_cmpuint (few->len, ==, 5);
+  for (guint i = 0; i < few->len; i++)
+    {
+      const JmemPlotPoint *p = &g_array_index (few, JmemPlotPoint, i);
+
+      g_assert_cmpint (p->t, ==, 1000 + i);
+      if (i == 2)
+        g_assert_true (isnan (p->kib));
+      else
+        g_assert_cmpfloat (p->kib, ==, 10.0 * i);
+    }
+  jmem_plot_clock_clear (&clock);
+
+  /* 100,000 samples in 64 slots: the spike and the dip are still drawn */
+  many = thinned (64, 100000, spiky_value, FALSE, &clock);
+  g_assert_cmpuint (clock.spans->len, >=, 32);
+  g_assert_cmpuint (many->len, <=, 2 * 64);
+  for (guint i = 0; i < many->len; i++)
+    {
+      const JmemPlotPoint *p = &g_array_index (many, JmemPlotPoint, i);
+
+      if (i > 0)
+        g_assert_cmpint (p->t, >=, g_array_index (many, JmemPlotPoint, i - 1).t);
+      if (isnan (p->kib))
+        continue;
+      if (p->kib > max)
+        {
+          max = p->kib;
+          max_t = p->t;
+        }
+      min = MIN (min, p->kib);
+    }
+  g_assert_cmpfloat (max, ==, 5000);
+  g_assert_cmpfloat (min, ==, 1);
+  /* drawn in the slot of its time, within a slot's width of it */
+  g_assert_cmpint (ABS (max_t - (1000 + 54321)), <=, 100000 / 32);
+  /* absent before sample 37: the first slot holds it from there */
+  g_assert_false (isnan (g_array_index (many, JmemPlotPoint, 0).kib));
+  jmem_plot_clock_clear (&clock);
+
+  /* stacked: one mean per slot, all slots, so that tracks align */
+  stacked = thinned (64, 100000, spiky_value, TRUE, &clock);
+  g_assert_cmpuint (stacked->len, ==, clock.spans->len);
+  g_assert_cmpfloat (g_array_index (stacked, JmemPlotPoint, stacked->len - 1).kib, ==, 100);
+  jmem_plot_clock_clear (&clock);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -520,5 +622,6 @@ main (int argc, char **argv)
   g_test_add_func ("/faces/plot/time-axis", test_time_axis);
   g_test_add_func ("/faces/plot/size-axis", test_size_axis);
   g_test_add_func ("/faces/plot/parse-time", test_parse_time);
+  g_test_add_func ("/faces/plot/thin", test_thin);
   return g_test_run ();
 }

@@ -4,11 +4,12 @@
 history and of every captured tree at 80x24 and 132x43, the accounting's
 bar and the headroom line where the samples carry them (and a history an
 older jmem recorded, without them), every key, a resize, hostile names,
-and a terminal left as it was after q, Ctrl-C, SIGTERM in the middle of
-sampling and a crash. No golden screen shows this machine's
+a terminal left as it was after q, Ctrl-C, SIGTERM in the middle of
+sampling and a crash, and keys answered (q at once) while a long history
+still loads. No golden screen shows this machine's
 own processes. Prints TAP.
 
-Usage: test-top.py JMEM FIXTURES GOLDEN_DIR FACES_HISTORY [--regenerate]
+Usage: test-top.py JMEM FIXTURES GOLDEN_DIR FACES_HISTORY LONG_HISTORY [--regenerate]
 """
 import json
 import os
@@ -23,8 +24,8 @@ import time
 
 import scratch
 
-JMEM, FIXTURES, GOLDEN, MAKE_HISTORY = (os.path.abspath(a) for a in sys.argv[1:5])
-REGENERATE = "--regenerate" in sys.argv[5:]
+JMEM, FIXTURES, GOLDEN, MAKE_HISTORY, LONG_HISTORY = (os.path.abspath(a) for a in sys.argv[1:6])
+REGENERATE = "--regenerate" in sys.argv[6:]
 TREES = ["orin-agx-nvgpu", "thor-unified", "thor-churn", "hostile", "shared-pages"]
 SIZES = [(80, 24), (132, 43)]
 ENV = dict(os.environ, TZ="UTC", LANG="C.UTF-8", LC_ALL="C.UTF-8")
@@ -870,6 +871,31 @@ def bad_histories_and_options():
         assert r.returncode == code, (args, r.returncode, r.stderr)
         assert message.lower() in r.stderr.lower(), (args, r.stderr)
 
+
+
+# last: writing 400 MB slows a loaded machine for the tests after it
+@test
+def keys_while_a_long_history_loads():
+    """A history of 400 MB plays from its first sample while the rest is
+    read, the progress in the header; keys are answered meanwhile and q
+    quits at once (within 10 s on a loaded machine), not when it is read."""
+    long = os.path.join(TMP, "long.jsonl")
+    r = subprocess.run([sys.executable, LONG_HISTORY, HISTORY, long, "--mib", "400"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    try:
+        tmux.start(top("--replay %s" % shquote(long)))
+        tmux.wait(r"replay 1/\d+ .*loading \d+%", timeout=30)
+        tmux.keys("p")
+        screen = tmux.wait(r"PAUSED")
+        assert re.search(r"loading \d+%", screen), "read whole before p was answered:\n" + screen
+        tmux.keys("q")
+        asked = time.monotonic()
+        assert tmux.wait_dead(timeout=60) == 0
+        took = time.monotonic() - asked
+        assert took < 10, "q took %.1f s while the history loaded" % took
+    finally:
+        os.unlink(long)
 
 def main():
     if shutil.which("tmux") is None:

@@ -8,11 +8,9 @@
 #include "jmem-container.h"
 #include "jmem-error.h"
 #include "jmem-frame.h"
-#include "jmem-history.h"
 #include "jmem-ops-allocations.h"
 #include "jmem-ops-drop-caches.h"
 #include "jmem-ops-snapshot.h"
-#include "jmem-triage-history.h"
 #include "jmem-textfile.h"
 
 #include <gio/gio.h>
@@ -117,68 +115,24 @@ jmem_cmd_faces_sample_exit (const GError *error)
                                                                        : JMEM_EXIT_INTERNAL;
 }
 
-static gboolean
-add_frame (JsonNode *snapshot, guint line_number, gpointer user_data)
+void
+jmem_cmd_faces_print_warnings (const char *command,
+                               GPtrArray  *warnings)
 {
-  g_ptr_array_add (user_data, jmem_frame_from_json (snapshot));
-  return TRUE;
-}
-
-GPtrArray *
-jmem_cmd_faces_read_history (const char *command,
-                             const char *path,
-                             int        *exit_status)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) frames = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_frame_free);
-  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
-  gboolean ok = jmem_history_read (path, add_frame, frames, warnings, &error);
-
-  for (guint i = 0; i < warnings->len; i++)
+  for (guint i = 0; warnings != NULL && i < warnings->len; i++)
     jmem_cmd_printerr ("%s: %s", command, (const char *) g_ptr_array_index (warnings, i));
-  if (!ok)
-    {
-      jmem_cmd_printerr ("%s: %s", command, error->message);
-      if (error->domain == G_IO_ERROR)
-        *exit_status = JMEM_EXIT_NO_INPUT;
-      else if (g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE))
-        *exit_status = JMEM_EXIT_NO_DATA;
-      else
-        *exit_status = JMEM_EXIT_DATA_ERR;
-      return NULL;
-    }
-  return g_steal_pointer (&frames);
 }
 
-typedef struct {
-  JmemTriageHistory *history;
-  gint64             from;
-  gint64             to;
-} Window;
-
-static gboolean
-add_in_window (JsonNode *snapshot, guint line_number, gpointer data)
+int
+jmem_cmd_faces_history_failed (const char   *command,
+                               const GError *error)
 {
-  Window *w = data;
-  g_autoptr(JmemFrame) frame = jmem_frame_from_json (snapshot);
-  gint64 when = frame->timestamp_unix;
-
-  if (when >= w->from && when <= w->to)
-    jmem_triage_history_add (w->history, snapshot);
-  return TRUE;
-}
-
-GPtrArray *
-jmem_cmd_faces_history_findings (const char *path,
-                                 gint64      from,
-                                 gint64      to)
-{
-  g_autoptr(JmemTriageHistory) history = jmem_triage_history_new ();
-  Window w = { history, from, to };
-
-  if (!jmem_history_read (path, add_in_window, &w, NULL, NULL))
-    return NULL;
-  return jmem_triage_history_run (history);
+  jmem_cmd_printerr ("%s: %s", command, error->message);
+  if (error->domain == G_IO_ERROR)
+    return JMEM_EXIT_NO_INPUT;
+  if (g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE))
+    return JMEM_EXIT_NO_DATA;
+  return JMEM_EXIT_DATA_ERR;
 }
 
 gboolean

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What jmem top and jmem plot ask of the rest of jmem (collection, the
- * helper, the history reader, the file writer), all in jmem-cmd-faces.c:
- * the faces themselves (client/top, client/plot) call none of it. */
+ * helper, the file writer), all in jmem-cmd-faces.c: the faces themselves
+ * (client/top, client/plot) call none of it. */
 #pragma once
 
 #include <glib.h>
@@ -19,19 +19,15 @@ JmemCmdTopSource *jmem_cmd_top_source_new (const char     *sysroot,
 void jmem_cmd_top_source_free (JmemCmdTopSource *source);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemCmdTopSource, jmem_cmd_top_source_free)
 
-/* The frames of a jmem watch history; NULL after printing "@command: why"
- * (and a note about a torn last line), with @exit_status set: 66 the file
- * cannot be read, 65 a line is not a snapshot, 69 it holds none. */
-GPtrArray *jmem_cmd_faces_read_history (const char *command,
-                                        const char *path,
-                                        int        *exit_status);
+/* Prints "@command: WARNING" for each of @warnings (nullable). */
+void jmem_cmd_faces_print_warnings (const char *command,
+                                    GPtrArray  *warnings);
 
-/* The findings of the rules over time (jmem triage --history) on the
- * samples of @path taken from @from to @to (unix seconds); NULL when the
- * file could not be read a second time. */
-GPtrArray *jmem_cmd_faces_history_findings (const char *path,
-                                            gint64      from,
-                                            gint64      to);
+/* Prints "@command: why" for a history that could not be read
+ * (jmem-history.h) and returns the exit status: 66 the file cannot be
+ * read, 65 a line is not a snapshot, 69 it holds none. */
+int jmem_cmd_faces_history_failed (const char   *command,
+                                   const GError *error);
 
 /* Exit status for a sample that could not be taken: 69 no data, 70 other. */
 int jmem_cmd_faces_sample_exit (const GError *error);

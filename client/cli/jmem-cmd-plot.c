@@ -6,8 +6,10 @@
 
 #include "jmem-cmd-faces.h"
 #include "jmem-cmd-number.h"
+#include "jmem-history.h"
 #include "jmem-plot.h"
 #include "jmem-text.h"
+#include "jmem-triage-history.h"
 
 #include <string.h>
 
@@ -27,20 +29,54 @@ format_from_name (const char *path, JmemPlotFormat *format)
   return TRUE;
 }
 
-/* The frames taken from @from to @to. */
-static GPtrArray *
-window (GPtrArray *frames, gint64 from, gint64 to)
+/* One pass over the history: the samples from @from to @to drawn (thinned
+ * as they come) and given to the rules over time, for the findings marked
+ * on their series; nothing is kept per line. */
+typedef struct {
+  JmemPlotSamples   *samples;
+  JmemTriageHistory *triage;
+  gint64             from;
+  gint64             to;
+  guint64            n_all;
+} Reading;
+
+static gboolean
+add_sample (JsonNode *snapshot, guint line_number, gpointer user_data)
 {
-  GPtrArray *kept = g_ptr_array_new ();
+  Reading *r = user_data;
+  g_autoptr(JmemFrame) frame = jmem_frame_from_json (snapshot);
 
-  for (guint i = 0; i < frames->len; i++)
-    {
-      const JmemFrame *f = g_ptr_array_index (frames, i);
+  r->n_all++;
+  if (frame->timestamp_unix < r->from || frame->timestamp_unix > r->to)
+    return TRUE;
+  jmem_plot_samples_add (r->samples, frame);
+  jmem_triage_history_add (r->triage, snapshot);
+  return TRUE;
+}
 
-      if (f->timestamp_unix >= from && f->timestamp_unix <= to)
-        g_ptr_array_add (kept, (gpointer) f);
-    }
-  return kept;
+static gboolean
+note_time (JsonNode *snapshot, guint line_number, gpointer user_data)
+{
+  g_autoptr(JmemFrame) frame = jmem_frame_from_json (snapshot);
+
+  *(gint64 *) user_data = frame->timestamp_unix;
+  return TRUE;
+}
+
+/* Reads @path through @func, printing the warnings if @warn; FALSE after
+ * printing why, with *@status. */
+static gboolean
+read_history (const char *path, JmemHistoryFunc func, gpointer data, gboolean warn, int *status)
+{
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  gboolean ok = jmem_history_read (path, func, data, warnings, &error);
+
+  if (warn)
+    jmem_cmd_faces_print_warnings ("jmem plot", warnings);
+  if (!ok)
+    *status = jmem_cmd_faces_history_failed ("jmem plot", error);
+  return ok;
 }
 
 int
@@ -70,15 +106,16 @@ jmem_cmd_plot (int argc, char **argv)
     { NULL },
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("HISTORY -o FILE.png|FILE.svg - draw a history");
-  g_autoptr(GPtrArray) frames = NULL;
-  g_autoptr(GPtrArray) shown = NULL;
+  g_autoptr(JmemPlotSamples) samples = NULL;
+  g_autoptr(JmemTriageHistory) triage = jmem_triage_history_new ();
   g_autoptr(GPtrArray) findings = NULL;
   g_autoptr(GBytes) picture = NULL;
   g_autoptr(GString) report = g_string_new (NULL);
   g_autoptr(GError) error = NULL;
   JmemPlotOptions options = { 0 };
-  const JmemFrame *last;
-  gint64 from = G_MININT64, to = G_MAXINT64;
+  Reading reading = { 0 };
+  gint64 from = G_MININT64, to = G_MAXINT64, last = 0;
+  guint64 n_shown;
   int status = JMEM_EXIT_OK;
 
   g_option_context_add_main_entries (context, entries, NULL);
@@ -86,7 +123,9 @@ jmem_cmd_plot (int argc, char **argv)
     "Draws a history written by jmem watch (" JMEM_DOCDIR "/watch.md): memory per process\n"
     "over time, the accounting and the headroom when the samples carry them, the\n"
     "findings of jmem triage --history HISTORY marked on their series. Times are\n"
-    "local.\n"
+    "local. A history longer than the picture is wide is read once and thinned:\n"
+    "each pixel column draws its samples' minimum and maximum (spikes stay), the\n"
+    "stacked accounting their mean; memory does not grow with the history.\n"
     "Prints what it drew.\n"
     "Exit status: 0 ok, 64 usage error, 65 a line is not a snapshot, 66 HISTORY\n"
     "unreadable, 69 no sample (an empty history, or none in the window), 70\n"
@@ -105,28 +144,35 @@ jmem_cmd_plot (int argc, char **argv)
       return JMEM_EXIT_USAGE;
     }
 
-  frames = jmem_cmd_faces_read_history ("jmem plot", argv[1], &status);
-  if (frames == NULL)
+  /* "-2h" counts back from the last sample: a first pass finds it */
+  if (((since != NULL && since[0] == '-') || (until != NULL && until[0] == '-')) &&
+      !read_history (argv[1], note_time, &last, FALSE, &status))
     return status;
-  last = g_ptr_array_index (frames, frames->len - 1);
-  if ((since != NULL && !jmem_plot_parse_time (since, last->timestamp_unix, &from, &error)) ||
-      (until != NULL && !jmem_plot_parse_time (until, last->timestamp_unix, &to, &error)))
+  if ((since != NULL && !jmem_plot_parse_time (since, last, &from, &error)) ||
+      (until != NULL && !jmem_plot_parse_time (until, last, &to, &error)))
     {
       /* which of the two it was: the message quotes only the value */
       jmem_cmd_printerr ("jmem plot: --%s: %s", since != NULL && from == G_MININT64 ? "since" : "until",
                          error->message);
       return JMEM_EXIT_USAGE;
     }
-  shown = window (frames, from, to);
-  if (shown->len == 0)
+  samples = jmem_plot_samples_new ((guint) width, metric != NULL, options.metric);
+  reading.samples = samples;
+  reading.triage = triage;
+  reading.from = from;
+  reading.to = to;
+  if (!read_history (argv[1], add_sample, &reading, TRUE, &status))
+    return status;
+  n_shown = jmem_plot_samples_get_n (samples);
+  if (n_shown == 0)
     {
-      jmem_cmd_printerr ("jmem plot: %s holds no sample between --since and --until (%u samples "
-                         "in all): widen the window", argv[1], frames->len);
+      jmem_cmd_printerr ("jmem plot: %s holds no sample between --since and --until (%" G_GUINT64_FORMAT
+                         " samples in all): widen the window", argv[1], reading.n_all);
       return JMEM_EXIT_NO_DATA;
     }
-  findings = jmem_cmd_faces_history_findings (argv[1], from, to);
+  findings = jmem_triage_history_run (triage);
 
-  options.frames = shown;
+  options.samples = samples;
   options.findings = findings;
   options.metric_set = metric != NULL;
   options.top = (guint) top;
@@ -148,10 +194,10 @@ jmem_cmd_plot (int argc, char **argv)
   {
     g_autofree char *name = jmem_text_for_terminal (output);
 
-    g_autofree char *wrote = g_strdup_printf ("Wrote %s (%s, %d x %d pixels, %u %s).\n", name,
-                                              options.format == JMEM_PLOT_PNG ? "PNG" : "SVG",
-                                              width, height, shown->len,
-                                              shown->len == 1 ? "sample" : "samples");
+    g_autofree char *wrote = g_strdup_printf ("Wrote %s (%s, %d x %d pixels, %" G_GUINT64_FORMAT " %s).\n",
+                                              name, options.format == JMEM_PLOT_PNG ? "PNG" : "SVG",
+                                              width, height, n_shown,
+                                              n_shown == 1 ? "sample" : "samples");
 
     if (!jmem_cmd_write_stdout_wrapped (wrote, 2) || !jmem_cmd_write_stdout_wrapped (report->str, 4))
       return JMEM_EXIT_CANT_CREATE;

@@ -11,6 +11,8 @@
 #define MIN_INTERVAL_S 0.2
 #define MAX_INTERVAL_S 86400.0
 #define SPEED_RANGE "0.01 to 100000 (times real time)"
+/* What a replay reads before its screen starts. */
+#define REPLAY_FIRST_MS 300
 
 int
 jmem_cmd_top (int argc, char **argv)
@@ -35,11 +37,12 @@ jmem_cmd_top (int argc, char **argv)
   g_autoptr(GOptionContext) context = g_option_context_new ("- memory per process, live");
   g_auto(JmemView) view = { 0 };
   g_autoptr(JmemCmdTopSource) source = NULL;
-  g_autoptr(GPtrArray) frames = NULL;
+  g_autoptr(JmemTopReplay) history = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GError) error = NULL;
   JmemTopOptions options = { 0 };
   JmemTopBackend backend = { 0 };
-  int status = JMEM_EXIT_OK;
+  gboolean ok;
 
   g_option_context_add_main_entries (context, entries, NULL);
   /* the one --sysroot and its check: an empty name is refused, not the live host */
@@ -73,11 +76,15 @@ jmem_cmd_top (int argc, char **argv)
   options.pss_refresh = JMEM_SAMPLER_DEFAULT_REFRESH;
   if (replay != NULL)
     {
-      frames = jmem_cmd_faces_read_history ("jmem top", replay, &status);
-      if (frames == NULL)
-        return status;
-      options.replay = frames;
+      /* a short history whole before the screen, a long one read on under it */
+      history = jmem_top_replay_open (replay, REPLAY_FIRST_MS, warnings, &error);
+      jmem_cmd_faces_print_warnings ("jmem top", warnings);
+      g_ptr_array_set_size (warnings, 0);
+      if (history == NULL)
+        return jmem_cmd_faces_history_failed ("jmem top", error);
+      options.replay = history;
       options.replay_name = replay;
+      options.replay_warnings = warnings;
     }
   else
     {
@@ -85,7 +92,10 @@ jmem_cmd_top (int argc, char **argv)
       options.captured = view.sysroot != NULL;
     }
 
-  if (!jmem_top_run (&options, &backend, &error))
+  ok = jmem_top_run (&options, &backend, &error);
+  /* what the reading found under the screen, once it is gone */
+  jmem_cmd_faces_print_warnings ("jmem top", warnings);
+  if (!ok)
     {
       jmem_cmd_printerr ("jmem top: %s", error->message);
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE))

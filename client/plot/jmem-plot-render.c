@@ -479,7 +479,7 @@ title_text (const JmemPlotData *d)
 }
 
 static void
-draw_title (cairo_t *cr, const JmemPlotData *d, guint n_frames, double width)
+draw_title (cairo_t *cr, const JmemPlotData *d, guint64 n_frames, double width)
 {
   g_autoptr(GDateTime) from = g_date_time_new_from_unix_local (d->from);
   g_autoptr(GDateTime) to = g_date_time_new_from_unix_local (d->to);
@@ -487,7 +487,7 @@ draw_title (cairo_t *cr, const JmemPlotData *d, guint n_frames, double width)
   g_autofree char *to_text = to != NULL ? g_date_time_format (to, "%Y-%m-%d %H:%M:%S") : g_strdup ("?");
   g_autofree char *zone = to != NULL ? g_date_time_format (to, "%:z") : g_strdup ("");
   g_autofree char *line1 = title_text (d);
-  g_autofree char *line2 = g_strdup_printf ("%s to %s (local time, UTC%s), %u %s, jmem watch history",
+  g_autofree char *line2 = g_strdup_printf ("%s to %s (local time, UTC%s), %" G_GUINT64_FORMAT " %s, jmem watch history",
                                             from_text, to_text, zone, n_frames,
                                             n_frames == 1 ? "sample" : "samples");
 
@@ -525,7 +525,7 @@ draw (cairo_t *cr, const JmemPlotData *d, const JmemPlotOptions *o)
   cairo_set_source_rgb (cr, 1, 1, 1);
   cairo_paint (cr);
   cairo_select_font_face (cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  draw_title (cr, d, o->frames->len, o->width);
+  draw_title (cr, d, d->n_samples, o->width);
   for (guint p = 0; p < d->panels->len; p++)
     {
       y += PANEL_TITLE;

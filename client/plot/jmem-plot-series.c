@@ -46,22 +46,19 @@ series_free (JmemPlotSeries *s)
   g_free (s->key);
   g_free (s->name);
   g_free (s->container);
-  g_array_unref (s->points);
+  g_clear_pointer (&s->points, g_array_unref);
+  jmem_plot_track_clear (&s->track);
   g_free (s->annotation);
   g_free (s);
 }
 
 static JmemPlotSeries *
-series_new (const char *key, guint n_frames)
+series_new (const char *key)
 {
   JmemPlotSeries *s = g_new0 (JmemPlotSeries, 1);
-  JmemPlotPoint absent = { 0, NAN };
 
   s->key = g_strdup (key);
   s->pid = -1;
-  s->points = g_array_sized_new (FALSE, FALSE, sizeof (JmemPlotPoint), n_frames);
-  for (guint i = 0; i < n_frames; i++)
-    g_array_append_val (s->points, absent);
   return s;
 }
 
@@ -121,13 +118,13 @@ process_key (const JmemFrameProcess *p)
 }
 
 static JmemPlotSeries *
-lookup_series (GHashTable *by_key, GPtrArray *all, const char *key, guint n_frames)
+lookup_series (GHashTable *by_key, GPtrArray *all, const char *key)
 {
   JmemPlotSeries *s = g_hash_table_lookup (by_key, key);
 
   if (s == NULL)
     {
-      s = series_new (key, n_frames);
+      s = series_new (key);
       g_ptr_array_add (all, s);
       g_hash_table_insert (by_key, s->key, s);
     }
@@ -135,83 +132,203 @@ lookup_series (GHashTable *by_key, GPtrArray *all, const char *key, guint n_fram
 }
 
 static void
-set_point (JmemPlotSeries *s, guint index, gint64 t, gint64 kib)
+set_point (JmemPlotSeries *s, guint slot, gint64 kib)
 {
-  JmemPlotPoint *pt = &g_array_index (s->points, JmemPlotPoint, index);
-
-  pt->t = t;
   if (kib < 0)
     return;
-  pt->kib = (double) kib;
+  jmem_plot_track_add (&s->track, slot, (double) kib);
   s->max_kib = MAX (s->max_kib, (double) kib);
 }
 
-/* Every process's series of @metric over the frames; NvMap from
- * nvmap.by_pid, complete even where the process list was cut. */
-static GPtrArray *
-all_series (GPtrArray *frames, JmemPlotMetric metric)
+/* Every process's value of @metric in one frame; NvMap from nvmap.by_pid,
+ * complete even where the process list was cut. */
+static void
+add_processes (GHashTable *by_key, GPtrArray *all, const JmemFrame *f, guint slot,
+               JmemPlotMetric metric)
 {
-  GPtrArray *all = g_ptr_array_new_with_free_func ((GDestroyNotify) series_free);
-  g_autoptr(GHashTable) by_key = g_hash_table_new (g_str_hash, g_str_equal);
-
-  for (guint i = 0; i < frames->len; i++)
+  if (metric == JMEM_PLOT_NVMAP)
     {
-      const JmemFrame *f = g_ptr_array_index (frames, i);
-
-      if (metric == JMEM_PLOT_NVMAP)
+      for (guint j = 0; j < f->nvmap_by_pid->len; j++)
         {
-          for (guint j = 0; j < f->nvmap_by_pid->len; j++)
-            {
-              const JmemFrameHolder *n = g_ptr_array_index (f->nvmap_by_pid, j);
-              g_autofree char *key = g_strdup_printf ("%" G_GINT64_FORMAT "/-%s", n->pid,
-                                                      n->name != NULL ? n->name : "");
-              JmemPlotSeries *s = lookup_series (by_key, all, key, frames->len);
+          const JmemFrameHolder *n = g_ptr_array_index (f->nvmap_by_pid, j);
+          g_autofree char *key = g_strdup_printf ("%" G_GINT64_FORMAT "/-%s", n->pid,
+                                                  n->name != NULL ? n->name : "");
+          JmemPlotSeries *s = lookup_series (by_key, all, key);
 
-              s->pid = n->pid;
-              g_free (s->name);
-              s->name = g_strdup (n->name);
-              set_point (s, i, f->timestamp_unix, n->size_kib);
-            }
-          /* a process's container, where the process list names it */
-          for (guint j = 0; j < f->processes->len; j++)
-            {
-              const JmemFrameProcess *p = g_ptr_array_index (f->processes, j);
-              g_autofree char *key = g_strdup_printf ("%" G_GINT64_FORMAT "/-%s", p->pid,
-                                                      p->name != NULL ? p->name : "");
-              JmemPlotSeries *s = g_hash_table_lookup (by_key, key);
-
-              if (s != NULL && p->container != NULL)
-                {
-                  g_free (s->container);
-                  s->container = g_strdup (p->container);
-                }
-            }
-          continue;
+          s->pid = n->pid;
+          g_free (s->name);
+          s->name = g_strdup (n->name);
+          set_point (s, slot, n->size_kib);
         }
+      /* a process's container, where the process list names it */
       for (guint j = 0; j < f->processes->len; j++)
         {
           const JmemFrameProcess *p = g_ptr_array_index (f->processes, j);
-          g_autofree char *key = process_key (p);
-          JmemPlotSeries *s = lookup_series (by_key, all, key, frames->len);
+          g_autofree char *key = g_strdup_printf ("%" G_GINT64_FORMAT "/-%s", p->pid,
+                                                  p->name != NULL ? p->name : "");
+          JmemPlotSeries *s = g_hash_table_lookup (by_key, key);
 
-          s->pid = p->pid;
-          g_free (s->name);
-          s->name = g_strdup (p->name);
-          g_free (s->container);
-          s->container = g_strdup (p->container);
-          set_point (s, i, f->timestamp_unix, metric_value (p, metric));
+          if (s != NULL && p->container != NULL)
+            {
+              g_free (s->container);
+              s->container = g_strdup (p->container);
+            }
         }
+      return;
     }
-  /* every point's time, also where the series has none */
-  for (guint k = 0; k < all->len; k++)
+  for (guint j = 0; j < f->processes->len; j++)
     {
-      JmemPlotSeries *s = g_ptr_array_index (all, k);
+      const JmemFrameProcess *p = g_ptr_array_index (f->processes, j);
+      g_autofree char *key = process_key (p);
+      JmemPlotSeries *s = lookup_series (by_key, all, key);
 
-      for (guint i = 0; i < frames->len; i++)
-        g_array_index (s->points, JmemPlotPoint, i).t =
-          ((const JmemFrame *) g_ptr_array_index (frames, i))->timestamp_unix;
+      s->pid = p->pid;
+      g_free (s->name);
+      s->name = g_strdup (p->name);
+      g_free (s->container);
+      s->container = g_strdup (p->container);
+      set_point (s, slot, metric_value (p, metric));
     }
-  return all;
+}
+
+/* The accounting's buckets, each a series keyed by its stable name and
+ * named by its label; the largest stack kept sample by sample. */
+static void
+add_buckets (JmemPlotSamples *ps, const JmemFrame *f, guint slot)
+{
+  double stack = 0;
+
+  for (guint j = 0; f->buckets != NULL && j < f->buckets->len; j++)
+    {
+      const JmemFrameBucket *b = g_ptr_array_index (f->buckets, j);
+      JmemPlotSeries *s = lookup_series (ps->bucket_by_name, ps->buckets, b->name);
+
+      g_free (s->name);
+      s->name = g_strdup (b->label);
+      set_point (s, slot, b->kib);
+      stack += MAX (b->kib, 0);
+    }
+  ps->stack_max = MAX (ps->stack_max, stack);
+}
+
+static void
+halve_all (GPtrArray *series)
+{
+  for (guint i = 0; i < series->len; i++)
+    jmem_plot_track_halve (&((JmemPlotSeries *) g_ptr_array_index (series, i))->track);
+}
+
+JmemPlotSamples *
+jmem_plot_samples_new (guint width, gboolean metric_set, JmemPlotMetric metric)
+{
+  JmemPlotSamples *ps = g_new0 (JmemPlotSamples, 1);
+  const char *headroom[] = { "allocatable after reclaim", "allocatable now" };
+
+  /* one slot a pixel column: past that, a slot holds its min and max */
+  jmem_plot_clock_init (&ps->clock, width);
+  ps->metric_set = metric_set;
+  ps->metric = metric_set ? metric : JMEM_PLOT_FOOTPRINT;
+  ps->main_by_key = g_hash_table_new (g_str_hash, g_str_equal);
+  ps->main = g_ptr_array_new_with_free_func ((GDestroyNotify) series_free);
+  ps->nvmap_by_key = g_hash_table_new (g_str_hash, g_str_equal);
+  ps->nvmap = g_ptr_array_new_with_free_func ((GDestroyNotify) series_free);
+  ps->bucket_by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  ps->buckets = g_ptr_array_new_with_free_func ((GDestroyNotify) series_free);
+  ps->headroom = g_ptr_array_new_with_free_func ((GDestroyNotify) series_free);
+  for (guint i = 0; i < G_N_ELEMENTS (headroom); i++)
+    {
+      JmemPlotSeries *s = series_new (headroom[i]);
+
+      s->name = g_strdup (headroom[i]);
+      g_ptr_array_add (ps->headroom, s);
+    }
+  return ps;
+}
+
+void
+jmem_plot_samples_add (JmemPlotSamples *ps, const JmemFrame *f)
+{
+  gboolean merged;
+  guint slot = jmem_plot_clock_add (&ps->clock, f->timestamp_unix, &merged);
+
+  if (merged)
+    {
+      halve_all (ps->main);
+      halve_all (ps->nvmap);
+      halve_all (ps->buckets);
+      halve_all (ps->headroom);
+    }
+  if (ps->clock.n_samples == 1)
+    ps->from = f->timestamp_unix;
+  ps->to = f->timestamp_unix;
+  /* the newest sample that names the board: a line cut down to what the
+   * rules read (no identity) does not make a known board unknown */
+  if (f->board != NULL)
+    {
+      g_free (ps->board);
+      ps->board = g_strdup (f->board);
+    }
+  g_free (ps->hostname);
+  ps->hostname = g_strdup (f->hostname);
+
+  add_processes (ps->main_by_key, ps->main, f, slot, ps->metric);
+  if (f->nvmap_by_pid->len > 0)
+    ps->any_nvmap = TRUE;
+  if (!ps->metric_set)
+    add_processes (ps->nvmap_by_key, ps->nvmap, f, slot, JMEM_PLOT_NVMAP);
+  if (f->buckets != NULL && f->buckets->len > 0)
+    ps->any_buckets = TRUE;
+  add_buckets (ps, f, slot);
+  if (f->has_headroom)
+    {
+      ps->any_headroom = TRUE;
+      set_point (g_ptr_array_index (ps->headroom, 0), slot, f->allocatable_after_reclaim_kib);
+      set_point (g_ptr_array_index (ps->headroom, 1), slot, f->allocatable_now_kib);
+    }
+}
+
+guint64
+jmem_plot_samples_get_n (const JmemPlotSamples *ps)
+{
+  return ps->clock.n_samples;
+}
+
+gint64
+jmem_plot_samples_get_last_time (const JmemPlotSamples *ps)
+{
+  return ps->to;
+}
+
+void
+jmem_plot_samples_free (JmemPlotSamples *ps)
+{
+  if (ps == NULL)
+    return;
+  jmem_plot_clock_clear (&ps->clock);
+  g_hash_table_unref (ps->main_by_key);
+  g_ptr_array_unref (ps->main);
+  g_hash_table_unref (ps->nvmap_by_key);
+  g_ptr_array_unref (ps->nvmap);
+  g_hash_table_unref (ps->bucket_by_name);
+  g_ptr_array_unref (ps->buckets);
+  g_ptr_array_unref (ps->headroom);
+  g_free (ps->board);
+  g_free (ps->hostname);
+  g_free (ps);
+}
+
+/* The points of the series a panel draws, from their thinned tracks. */
+static void
+series_points (GPtrArray *series, const JmemPlotClock *clock, gboolean mean)
+{
+  for (guint i = 0; i < series->len; i++)
+    {
+      JmemPlotSeries *s = g_ptr_array_index (series, i);
+
+      s->points = g_array_new (FALSE, FALSE, sizeof (JmemPlotPoint));
+      jmem_plot_track_points (&s->track, clock, mean, s->points);
+      jmem_plot_track_clear (&s->track);
+    }
 }
 
 static int
@@ -281,97 +398,28 @@ choose (JmemPlotPanel *panel, GPtrArray *all, const JmemPlotOptions *o, const ch
     }
 }
 
-static JmemPlotSeries *
-headroom_series (GPtrArray *frames, const char *name, gboolean after_reclaim)
-{
-  JmemPlotSeries *s = series_new (name, frames->len);
-
-  s->name = g_strdup (name);
-  for (guint i = 0; i < frames->len; i++)
-    {
-      const JmemFrame *f = g_ptr_array_index (frames, i);
-
-      set_point (s, i, f->timestamp_unix,
-                 !f->has_headroom ? -1 : after_reclaim ? f->allocatable_after_reclaim_kib
-                                                       : f->allocatable_now_kib);
-    }
-  return s;
-}
-
-/* The accounting's buckets, each a series keyed by its stable name and
- * named by its label, stacked in the snapshot's order with free on top;
- * a bucket empty or unknown in every sample is left out (a board without
+/* The buckets stacked in the order they first appeared, free on top; a
+ * bucket empty or unknown in every sample is left out (a board without
  * zram draws no zram). The panel's top is the largest stack. */
 static void
-add_buckets (JmemPlotPanel *panel, GPtrArray *frames)
+stack_buckets (JmemPlotPanel *panel, JmemPlotSamples *ps)
 {
-  g_autoptr(GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
   JmemPlotSeries *free_series = NULL;
 
-  for (guint i = 0; i < frames->len; i++)
+  while (ps->buckets->len > 0)
     {
-      const JmemFrame *f = g_ptr_array_index (frames, i);
-      double stack = 0;
+      JmemPlotSeries *s = g_ptr_array_steal_index (ps->buckets, 0);
 
-      for (guint j = 0; f->buckets != NULL && j < f->buckets->len; j++)
-        {
-          const JmemFrameBucket *b = g_ptr_array_index (f->buckets, j);
-          JmemPlotSeries *s = lookup_series (by_name, panel->series, b->name, frames->len);
-
-          g_free (s->name);
-          s->name = g_strdup (b->label);
-          set_point (s, i, f->timestamp_unix, b->kib);
-          stack += MAX (b->kib, 0);
-        }
-      panel->max_kib = MAX (panel->max_kib, stack);
-    }
-  for (guint k = 0; k < panel->series->len;)
-    {
-      JmemPlotSeries *s = g_ptr_array_index (panel->series, k);
-
-      for (guint i = 0; i < frames->len; i++)
-        g_array_index (s->points, JmemPlotPoint, i).t =
-          ((const JmemFrame *) g_ptr_array_index (frames, i))->timestamp_unix;
       if (s->max_kib <= 0)
-        g_ptr_array_remove_index (panel->series, k);
+        series_free (s);
       else if (g_str_equal (s->key, "free") && free_series == NULL)
-        free_series = g_ptr_array_steal_index (panel->series, k);
+        free_series = s;
       else
-        k++;
+        g_ptr_array_add (panel->series, s);
     }
   if (free_series != NULL)
     g_ptr_array_add (panel->series, free_series);
-}
-
-static gboolean
-any_buckets (GPtrArray *frames)
-{
-  for (guint i = 0; i < frames->len; i++)
-    {
-      const JmemFrame *f = g_ptr_array_index (frames, i);
-
-      if (f->buckets != NULL && f->buckets->len > 0)
-        return TRUE;
-    }
-  return FALSE;
-}
-
-static gboolean
-any_headroom (GPtrArray *frames)
-{
-  for (guint i = 0; i < frames->len; i++)
-    if (((const JmemFrame *) g_ptr_array_index (frames, i))->has_headroom)
-      return TRUE;
-  return FALSE;
-}
-
-static gboolean
-any_nvmap (GPtrArray *frames)
-{
-  for (guint i = 0; i < frames->len; i++)
-    if (((const JmemFrame *) g_ptr_array_index (frames, i))->nvmap_by_pid->len > 0)
-      return TRUE;
-  return FALSE;
+  panel->max_kib = MAX (panel->max_kib, ps->stack_max);
 }
 
 /* One colour per process, the same in every panel. */
@@ -409,50 +457,46 @@ JmemPlotData *
 jmem_plot_data_new (const JmemPlotOptions *o)
 {
   JmemPlotData *d = g_new0 (JmemPlotData, 1);
-  const JmemFrame *first = g_ptr_array_index (o->frames, 0);
-  const JmemFrame *last = g_ptr_array_index (o->frames, o->frames->len - 1);
-  JmemPlotMetric main_metric = o->metric_set ? o->metric : JMEM_PLOT_FOOTPRINT;
+  JmemPlotSamples *ps = o->samples;
   JmemPlotPanel *panel;
-  g_autoptr(GPtrArray) all = NULL;
 
   d->panels = g_ptr_array_new_with_free_func ((GDestroyNotify) panel_free);
-  d->from = first->timestamp_unix;
-  d->to = last->timestamp_unix;
-  /* the newest sample that names the board: a line cut down to what the
-   * rules read (no identity) does not make a known board unknown */
-  for (guint i = o->frames->len; i > 0 && d->board == NULL; i--)
-    d->board = g_strdup (((const JmemFrame *) g_ptr_array_index (o->frames, i - 1))->board);
-  d->hostname = g_strdup (last->hostname);
+  d->from = ps->from;
+  d->to = ps->to;
+  d->n_samples = ps->clock.n_samples;
+  d->board = g_strdup (ps->board);
+  d->hostname = g_strdup (ps->hostname);
 
-  panel = panel_new (JMEM_PLOT_PANEL_PROCESSES, metric_titles[main_metric]);
-  all = all_series (o->frames, main_metric);
-  choose (panel, all, o, main_metric == JMEM_PLOT_NVMAP ? "nvmap-growing" : "pss-growing");
+  panel = panel_new (JMEM_PLOT_PANEL_PROCESSES, metric_titles[ps->metric]);
+  choose (panel, ps->main, o, ps->metric == JMEM_PLOT_NVMAP ? "nvmap-growing" : "pss-growing");
+  series_points (panel->series, &ps->clock, FALSE);
   g_ptr_array_add (d->panels, panel);
 
-  if (!o->metric_set && any_nvmap (o->frames))
+  if (!ps->metric_set && ps->any_nvmap)
     {
-      g_autoptr(GPtrArray) nvmap = all_series (o->frames, JMEM_PLOT_NVMAP);
-
       panel = panel_new (JMEM_PLOT_PANEL_PROCESSES, metric_titles[JMEM_PLOT_NVMAP]);
-      choose (panel, nvmap, o, "nvmap-growing");
+      choose (panel, ps->nvmap, o, "nvmap-growing");
+      series_points (panel->series, &ps->clock, FALSE);
       g_ptr_array_add (d->panels, panel);
     }
-  if (any_buckets (o->frames) || any_headroom (o->frames))
+  if (ps->any_buckets || ps->any_headroom)
     {
-      gboolean buckets = any_buckets (o->frames);
-
-      panel = panel_new (buckets ? JMEM_PLOT_PANEL_BUCKETS : JMEM_PLOT_PANEL_HEADROOM,
-                         buckets ? "Where the RAM is (the accounting of MemTotal)"
-                                 : "Headroom: what a new GPU allocation can get");
-      if (buckets)
-        add_buckets (panel, o->frames);
-      if (any_headroom (o->frames))
+      panel = panel_new (ps->any_buckets ? JMEM_PLOT_PANEL_BUCKETS : JMEM_PLOT_PANEL_HEADROOM,
+                         ps->any_buckets ? "Where the RAM is (the accounting of MemTotal)"
+                                         : "Headroom: what a new GPU allocation can get");
+      if (ps->any_buckets)
+        stack_buckets (panel, ps);
+      series_points (panel->series, &ps->clock, TRUE);
+      if (ps->any_headroom)
         {
-          g_ptr_array_add (panel->lines, headroom_series (o->frames, "allocatable after reclaim", TRUE));
-          g_ptr_array_add (panel->lines, headroom_series (o->frames, "allocatable now", FALSE));
-          for (guint i = 0; i < panel->lines->len; i++)
-            panel->max_kib = MAX (panel->max_kib,
-                                  ((JmemPlotSeries *) g_ptr_array_index (panel->lines, i))->max_kib);
+          while (ps->headroom->len > 0)
+            {
+              JmemPlotSeries *s = g_ptr_array_steal_index (ps->headroom, 0);
+
+              panel->max_kib = MAX (panel->max_kib, s->max_kib);
+              g_ptr_array_add (panel->lines, s);
+            }
+          series_points (panel->lines, &ps->clock, FALSE);
         }
       g_ptr_array_add (d->panels, panel);
     }

@@ -30,8 +30,27 @@ typedef enum {
 #define JMEM_PLOT_MIN_SIZE 320
 #define JMEM_PLOT_MAX_SIZE 8192
 
+/* The samples to draw, taken one at a time as a history is read and
+ * thinned past the picture's width (jmem-plot-thin.h): a history of any
+ * length costs memory per process drawn, not per line. */
+typedef struct _JmemPlotSamples JmemPlotSamples;
+
+/* @width: the picture's, in pixels; @metric_set and @metric as in
+ * JmemPlotOptions, for the series to gather. */
+JmemPlotSamples *jmem_plot_samples_new (guint          width,
+                                        gboolean       metric_set,
+                                        JmemPlotMetric metric);
+/* The next sample in time. */
+void jmem_plot_samples_add (JmemPlotSamples *samples,
+                            const JmemFrame *frame);
+guint64 jmem_plot_samples_get_n (const JmemPlotSamples *samples);
+/* The time of the last sample added. */
+gint64 jmem_plot_samples_get_last_time (const JmemPlotSamples *samples);
+void jmem_plot_samples_free (JmemPlotSamples *samples);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemPlotSamples, jmem_plot_samples_free)
+
 typedef struct {
-  GPtrArray      *frames;      /* JmemFrame, oldest first, at least one */
+  JmemPlotSamples *samples;    /* at least one; emptied by jmem_plot_render() */
   GPtrArray      *findings;    /* JmemFinding of triage --history over them; NULL: none */
   gboolean        metric_set;  /* FALSE: footprint, and NvMap below it */
   JmemPlotMetric  metric;

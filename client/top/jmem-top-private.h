@@ -52,8 +52,8 @@ static inline const JmemFrame *
 jmem_top_state_frame (const JmemTopState *state)
 {
   if (state->options->replay != NULL)
-    return state->options->replay->len > 0
-             ? g_ptr_array_index (state->options->replay, state->replay_index) : NULL;
+    return jmem_top_replay_get_n (state->options->replay) > 0
+             ? jmem_top_replay_get (state->options->replay, state->replay_index) : NULL;
   return state->live;
 }
 

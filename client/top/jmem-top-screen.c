@@ -145,7 +145,10 @@ draw_title (const JmemTopState *s, const JmemFrame *f, int y)
     {
       when = local_time (f->timestamp_unix, "%Y-%m-%d %H:%M:%S");
       g_string_append_printf (line, "  replay %u/%u x%g  %s", s->replay_index + 1,
-                              s->options->replay->len, s->speed, when);
+                              jmem_top_replay_get_n (s->options->replay), s->speed, when);
+      if (!jmem_top_replay_is_loaded (s->options->replay))
+        g_string_append_printf (line, "  loading %u%%",
+                                jmem_top_replay_get_percent (s->options->replay));
     }
   else
     {
@@ -310,7 +313,8 @@ status_text (const JmemTopState *s, const JmemFrame *f)
     }
   if (s->paused)
     g_string_append (line, "  PAUSED");
-  if (s->options->replay != NULL && s->replay_index + 1 == s->options->replay->len)
+  if (s->options->replay != NULL && jmem_top_replay_is_loaded (s->options->replay) &&
+      s->replay_index + 1 == jmem_top_replay_get_n (s->options->replay))
     g_string_append (line, "  end of history");
   g_string_append (line, "  ~ kept PSS");
   /* a string, not the GString: GLib's inline appends test for NULL, and

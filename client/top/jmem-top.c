@@ -20,6 +20,8 @@
 /* A replayed history's gaps (a watch stopped for hours) take at most this
  * long on the screen. */
 #define REPLAY_MAX_STEP_S 5.0
+/* How long a replay reads its history on between two looks at the keys. */
+#define REPLAY_LOAD_US (40 * 1000)
 
 static void
 set_message (JmemTopState *s, gboolean is_error, const char *format, ...) G_GNUC_PRINTF (3, 4);
@@ -79,39 +81,65 @@ select_row (JmemTopState *s, gint64 index)
   s->selected_key = g_strdup (r->key);
 }
 
+/* Feeds the trends with a replayed frame; one whose line can no longer be
+ * read (the file changed under the replay) is left out. */
+static void
+replay_feed (JmemTopState *s, guint index)
+{
+  const JmemFrame *f = jmem_top_replay_get (s->options->replay, index);
+
+  if (f != NULL)
+    jmem_top_trends_feed (s->trends, f);
+}
+
 /* The trends as they stood at the replayed frame: its window's frames fed
  * again from the start. */
 static void
 replay_seek (JmemTopState *s, gint64 index)
 {
-  GPtrArray *frames = s->options->replay;
+  guint n = jmem_top_replay_get_n (s->options->replay);
   guint from;
 
-  s->replay_index = (guint) CLAMP (index, 0, (gint64) frames->len - 1);
+  s->replay_index = (guint) CLAMP (index, 0, (gint64) n - 1);
   jmem_top_trends_clear (s->trends);
   from = s->replay_index + 1 > JMEM_TOP_TREND_SAMPLES ? s->replay_index + 1 - JMEM_TOP_TREND_SAMPLES
                                                       : 0;
   for (guint i = from; i <= s->replay_index; i++)
-    jmem_top_trends_feed (s->trends, g_ptr_array_index (frames, i));
+    replay_feed (s, i);
   rebuild (s);
 }
 
 static gint64
 replay_step_us (const JmemTopState *s)
 {
-  GPtrArray *frames = s->options->replay;
+  JmemTopReplay *replay = s->options->replay;
   const JmemFrame *a, *b;
   double seconds = 1.0;
 
-  if (s->replay_index + 1 < frames->len)
+  if (s->replay_index + 1 < jmem_top_replay_get_n (replay))
     {
-      a = g_ptr_array_index (frames, s->replay_index);
-      b = g_ptr_array_index (frames, s->replay_index + 1);
-      if (a->timestamp_unix >= 0 && b->timestamp_unix > a->timestamp_unix)
+      /* neighbours: never the same cache slot */
+      a = jmem_top_replay_get (replay, s->replay_index);
+      b = jmem_top_replay_get (replay, s->replay_index + 1);
+      if (a != NULL && b != NULL && a->timestamp_unix >= 0 && b->timestamp_unix > a->timestamp_unix)
         seconds = (double) (b->timestamp_unix - a->timestamp_unix);
     }
   seconds = MIN (seconds / s->speed, REPLAY_MAX_STEP_S);
   return (gint64) (seconds * G_USEC_PER_SEC);
+}
+
+/* Reads the history on for @budget_us; TRUE once it is whole. A read
+ * that failed ends the reading, said on the status line. */
+static gboolean
+replay_load (JmemTopState *s, gint64 budget_us)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean done = jmem_top_replay_load (s->options->replay, budget_us,
+                                        s->options->replay_warnings, &error);
+
+  if (error != NULL)
+    set_message (s, TRUE, "The history could not be read to its end: %s", error->message);
+  return done;
 }
 
 /* A live sample; FALSE with @error when it failed. */
@@ -542,9 +570,23 @@ run_lines (JmemTopState *s, GError **error)
   jmem_top_term_catch_quit ();
   if (o->replay != NULL)
     {
-      for (guint i = 0; i < o->replay->len && jmem_top_term_quit == 0; i++)
-        if (!write_line (g_ptr_array_index (o->replay, i)))
-          goto broken;
+      gboolean loaded = jmem_top_replay_is_loaded (o->replay);
+
+      /* each sample as the history is read on, a step at a time, each
+       * frame made once as it is read */
+      jmem_top_replay_keep_frames (o->replay);
+      for (guint i = 0; jmem_top_term_quit == 0; i++)
+        {
+          const JmemFrame *f;
+
+          while (!loaded && i >= jmem_top_replay_get_n (o->replay) && jmem_top_term_quit == 0)
+            loaded = replay_load (s, 0);
+          if (i >= jmem_top_replay_get_n (o->replay) || jmem_top_term_quit != 0)
+            break;
+          f = jmem_top_replay_get (o->replay, i);
+          if (f != NULL && !write_line (f))
+            goto broken;
+        }
       return TRUE;
     }
   while (jmem_top_term_quit == 0)
@@ -586,6 +628,7 @@ run_screen (JmemTopState *s, GError **error)
 {
   const JmemTopOptions *o = s->options;
   gboolean replay = o->replay != NULL;
+  gboolean loaded = replay && jmem_top_replay_is_loaded (o->replay);
   g_autoptr(GError) term_error = NULL;
   gint64 due;
 
@@ -611,8 +654,13 @@ run_screen (JmemTopState *s, GError **error)
       gint64 wait_ms;
       int ch;
 
+      /* a long history is read on between keys, its progress in the header */
+      if (replay && !loaded)
+        loaded = replay_load (s, REPLAY_LOAD_US);
       jmem_top_screen_draw (s);
       wait_ms = s->paused ? KEY_WAIT_MAX_MS : CLAMP ((due - now) / 1000, 0, KEY_WAIT_MAX_MS);
+      if (replay && !loaded)
+        wait_ms = 0;
       timeout ((int) wait_ms);
       ch = getch ();
       if (ch != ERR && ch != KEY_RESIZE && !handle_key (s, ch))
@@ -625,10 +673,10 @@ run_screen (JmemTopState *s, GError **error)
         continue;
       if (replay)
         {
-          if (s->replay_index + 1 < o->replay->len)
+          if (s->replay_index + 1 < jmem_top_replay_get_n (o->replay))
             {
               s->replay_index++;
-              jmem_top_trends_feed (s->trends, g_ptr_array_index (o->replay, s->replay_index));
+              replay_feed (s, s->replay_index);
               rebuild (s);
             }
           due = now + replay_step_us (s);
@@ -669,7 +717,7 @@ jmem_top_run (const JmemTopOptions *options,
   s.speed = options->speed;
   jmem_top_term_quit = 0;
 
-  if (options->replay != NULL && options->replay->len == 0)
+  if (options->replay != NULL && jmem_top_replay_get_n (options->replay) == 0)
     {
       g_set_error_literal (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE, "the history holds no sample");
       state_clear (&s);

@@ -7,6 +7,7 @@
 
 #include "jmem-frame.h"
 #include "jmem-nvmap.h"
+#include "jmem-top-replay.h"
 
 G_BEGIN_DECLS
 
@@ -35,7 +36,8 @@ typedef struct {
 typedef struct {
   double      interval_s;   /* live: seconds between samples */
   guint       count;        /* live: stop after so many samples (0: never) */
-  GPtrArray  *replay;       /* JmemFrame of a history, oldest first; NULL live */
+  JmemTopReplay *replay;    /* a history, read on while it plays; NULL live */
+  GPtrArray  *replay_warnings; /* what reading it on found (char *), for after the screen */
   const char *replay_name;  /* the history's file, for the header */
   double      speed;        /* replay: times real time */
   gboolean    captured;     /* the frames come from a captured tree: no helper */
