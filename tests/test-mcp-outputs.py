@@ -212,7 +212,7 @@ with tempfile.TemporaryDirectory(prefix="jmem-mcp-outputs-") as tmp:
     server = Server("--sysroot", root)
     server.initialize()
     tools = tools_list(server)
-    for args in ({}, {"limit": 1000000}, {"pid": 4242, "limit": 1000000}):
+    for args in ({}, {"limit": 1000}, {"limit": 1000000}, {"pid": 4242, "limit": 1000000}):
         doc = check_call(server, tools, "allocations", args, "60,000 handles")
         if doc is None:
             ok(False, "60,000 handles: allocations answers")
@@ -223,6 +223,15 @@ with tempfile.TemporaryDirectory(prefix="jmem-mcp-outputs-") as tmp:
         ok(len(shown) > 0 and len(shown) + doc["omitted"]["handles"] == s["handles"] == total,
            f"60,000 handles {json.dumps(args)}: {len(shown)} shown, the rest in omitted",
            f"{len(shown)} + {doc.get('omitted')} vs {s['handles']}")
+        # fewer handles than the limit asked for: cut says so, with how many
+        wanted = min(args.get("limit", 100), total)
+        cut = [c for c in doc.get("cut", {}).get("lists", []) if c["list"] == "handles"]
+        if len(shown) < wanted:
+            ok(cut == [{"list": "handles", "kept": len(shown), "total": wanted}],
+               f"60,000 handles {json.dumps(args)}: {len(shown)} of the {wanted} handles asked for, named in cut",
+               json.dumps(doc.get("cut")))
+        else:
+            ok(not cut, f"60,000 handles {json.dumps(args)}: all {wanted} handles asked for, no cut")
         if "pid" not in args:
             ok(sorted(shown, reverse=True) == sizes[:len(shown)],
                f"60,000 handles {json.dumps(args)}: the handles shown are the largest")

@@ -164,6 +164,25 @@ run_triage (Call *call, JsonObject *args, GError **error)
 /* The size in bytes of the result @doc gives this call, as sent. */
 static gsize measure_result (JsonNode *doc, gpointer data);
 
+/* The "cut" of an allocations document that shows @shown handles of the
+ * @wanted its limit asked for (as jmem_mcp_fit() writes it). */
+static void
+mark_handles_cut (JsonNode *doc, guint shown, gint64 wanted, gsize limit)
+{
+  JsonObject *cut = json_object_new ();
+  JsonArray *lists = json_array_new ();
+  JsonObject *entry = json_object_new ();
+
+  json_object_set_string_member (entry, "list", "handles");
+  json_object_set_int_member (entry, "kept", shown);
+  json_object_set_int_member (entry, "total", wanted);
+  json_array_add_object_element (lists, entry);
+  json_object_set_int_member (cut, "limit_bytes", (gint64) limit);
+  json_object_set_array_member (cut, "lists", lists);
+  json_object_set_int_member (cut, "strings", 0);
+  json_object_set_object_member (json_node_get_object (doc), "cut", cut);
+}
+
 static JsonNode *
 run_allocations (Call *call, JsonObject *args, GError **error)
 {
@@ -192,8 +211,15 @@ run_allocations (Call *call, JsonObject *args, GError **error)
   for (;;)
     {
       g_autoptr(JsonNode) doc = jmem_mcp_allocations_json (summary, shown, read);
-      gsize size = measure_result (doc, call);
+      JsonObject *sum = json_object_get_object_member (json_node_get_object (doc), "summary");
+      gint64 wanted = MIN (limit, json_object_get_int_member (sum, "handles"));
+      gsize size;
       guint fewer;
+
+      /* fewer than the caller asked for is a cut, and says so */
+      if ((gint64) shown < wanted)
+        mark_handles_cut (doc, shown, wanted, tools->max_result_bytes);
+      size = measure_result (doc, call);
 
       if (size <= tools->max_result_bytes || shown == 0)
         return g_steal_pointer (&doc);
