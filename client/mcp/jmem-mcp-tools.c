@@ -321,7 +321,9 @@ static const ToolArg snapshot_args[] = {
 static const ToolArg no_args[] = { { NULL } };
 static const ToolArg headroom_args[] = {
   { "need", ARG_SIZE, 0, (gint64) JMEM_SIZE_MAX_BYTES,
-    "The size the job needs: \"6G\", \"6GiB\", \"6144M\" (binary units) or a number of bytes" },
+    "The size the job needs, a string: a number of bytes (\"6442450944\"), or a number with a "
+    "binary unit K, M, G, T or P, alone or with B or iB (\"6G\", \"6GiB\", \"6144M\", "
+    "\"1.5G\"); at most 4 PiB" },
   { NULL },
 };
 static const ToolArg allocations_args[] = {
@@ -403,7 +405,18 @@ static const Tool tool_table[] = {
 const char *
 jmem_mcp_tools_names (void)
 {
-  return "snapshot, triage, headroom, allocations, drop_caches, audit";
+  static char *names;
+
+  /* from the table tools/list gives, so messages and --help name them all */
+  if (g_once_init_enter (&names))
+    {
+      g_autoptr(GString) all = g_string_new (NULL);
+
+      for (gsize i = 0; i < G_N_ELEMENTS (tool_table); i++)
+        g_string_append_printf (all, "%s%s", i > 0 ? ", " : "", tool_table[i].name);
+      g_once_init_leave (&names, g_string_free (g_steal_pointer (&all), FALSE));
+    }
+  return names;
 }
 
 static const Tool *
@@ -430,17 +443,13 @@ add_input_schema (JsonBuilder *b, const ToolArg *args)
     {
       json_builder_set_member_name (b, a->name);
       json_builder_begin_object (b);
+      /* one type per argument: a list of types is refused by single-type
+       * dialects (Gemini's) and shown as its first by others (a size is a
+       * string; the integer older clients send is still taken) */
       json_builder_set_member_name (b, "type");
-      if (a->type == ARG_SIZE)
-        {
-          json_builder_begin_array (b);
-          json_builder_add_string_value (b, "string");
-          json_builder_add_string_value (b, "integer");
-          json_builder_end_array (b);
-        }
-      else
-        json_builder_add_string_value (b, a->type == ARG_INTEGER ? "integer" : "boolean");
-      if (a->type != ARG_BOOLEAN)
+      json_builder_add_string_value (b, a->type == ARG_INTEGER ? "integer" :
+                                        a->type == ARG_SIZE ? "string" : "boolean");
+      if (a->type == ARG_INTEGER)
         {
           json_builder_set_member_name (b, "minimum");
           json_builder_add_int_value (b, a->minimum);
