@@ -718,6 +718,12 @@ text_result (const char *text, JsonNode *structured, gboolean is_error)
   return json_builder_get_root (b);
 }
 
+JsonNode *
+jmem_mcp_tools_error_result (const char *text)
+{
+  return text_result (text, NULL, TRUE);
+}
+
 /* The result of a tool that ran: the document as its one text block, and
  * as structuredContent where the revision has it. */
 static JsonNode *
