@@ -321,9 +321,8 @@ static const ToolArg snapshot_args[] = {
 static const ToolArg no_args[] = { { NULL } };
 static const ToolArg headroom_args[] = {
   { "need", ARG_SIZE, 0, (gint64) JMEM_SIZE_MAX_BYTES,
-    "The size the job needs, a string: a number of bytes (\"6442450944\"), or a number with a "
-    "binary unit K, M, G, T or P, alone or with B or iB (\"6G\", \"6GiB\", \"6144M\", "
-    "\"1.5G\"); at most 4 PiB" },
+    "The size the job needs: bytes, or a number with a binary unit K, M, G, T, P, alone or with "
+    "B or iB: \"6G\", \"6GiB\", \"1.5G\"" },
   { NULL },
 };
 static const ToolArg allocations_args[] = {
