@@ -43,8 +43,9 @@ static const char instructions[] =
   "nvmap.readable is false, say "
   "so with its error and fix; never estimate NvMap numbers. Never run a privileged command "
   "yourself (sudo, root): jmem needs none, and access is granted by adding the account to the "
-  "jmem group. A finding with admin: true, and a sudo command in a warning or a tool's fix, is "
-  "a step for an administrator: quote it to the user as such.";
+  "jmem group. An action with admin: true (a finding's, a warning's, one of headroom.actions), "
+  "and a sudo command in a tool's fix, is a step for an administrator: quote it to the user as "
+  "such.";
 
 /* A JSON-RPC batch (2025-03-26): its answers go out together, as one array,
  * when the last of its requests is answered. */
