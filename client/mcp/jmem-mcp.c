@@ -61,7 +61,6 @@ typedef struct {
   GThreadPool    *calls;      /* runs tools/call, one at a time, off the reading thread */
   GMutex          lock;       /* guards what follows */
   gboolean        write_failed;
-  gboolean        gone;       /* the client closed its end of out_fd */
   GHashTable     *running;    /* request key -> Call: tools/call queued or running */
 } Server;
 
@@ -77,6 +76,8 @@ typedef struct {
   char           *arguments;  /* JSON text, or NULL */
   JmemMcpFeatures features;
   GCancellable   *cancellable;
+  gboolean        ended;      /* cancelled by the end of input, not by the client:
+                               * runs and is answered all the same; under lock */
 } Call;
 
 static void
@@ -285,8 +286,12 @@ run_call (gpointer data, gpointer user_data)
   Server *server = call->server;
   g_autoptr(JsonNode) arguments = NULL;
   JsonNode *result = NULL;
+  gboolean run;
 
-  if (!g_cancellable_is_cancelled (call->cancellable))
+  g_mutex_lock (&server->lock);
+  run = !g_cancellable_is_cancelled (call->cancellable) || call->ended;
+  g_mutex_unlock (&server->lock);
+  if (run)
     {
       if (call->arguments != NULL)
         arguments = json_from_string (call->arguments, NULL);
@@ -298,7 +303,7 @@ run_call (gpointer data, gpointer user_data)
   g_mutex_lock (&server->lock);
   g_hash_table_remove (server->running, call->key);
   /* cancelled: no answer, as the revisions ask */
-  if (result != NULL && !g_cancellable_is_cancelled (call->cancellable))
+  if (result != NULL && (!g_cancellable_is_cancelled (call->cancellable) || call->ended))
     {
       JsonNode *message = result_message (call->id, g_steal_pointer (&result));
 
@@ -613,28 +618,22 @@ write_failed (Server *server)
   return failed;
 }
 
-/* Whether the client closed its end of @out_fd (a pipe's read end, a
- * socket's peer), waiting up to @timeout_ms; then nothing more can reach
- * it, and the server stops. It is marked gone. */
+/* Whether the client closed its end of out_fd (a pipe's read end, a
+ * socket's peer): nothing more can reach it. */
 static gboolean
-client_gone (Server *server, int timeout_ms)
+client_gone (Server *server)
 {
   struct pollfd out = { server->out_fd, 0, 0 };
   int n;
 
   do
-    n = poll (&out, 1, timeout_ms);
+    n = poll (&out, 1, 0);
   while (n < 0 && errno == EINTR);
-  if (n <= 0 || !(out.revents & (POLLERR | POLLHUP)))
-    return FALSE;
-  g_mutex_lock (&server->lock);
-  server->gone = TRUE;
-  g_mutex_unlock (&server->lock);
-  return TRUE;
+  return n > 0 && (out.revents & (POLLERR | POLLHUP));
 }
 
 /* Waits for @in_fd to be readable, or its end; FALSE where the client
- * closed out_fd first. */
+ * is gone first. */
 static gboolean
 wait_input (Server *server, int in_fd)
 {
@@ -644,9 +643,7 @@ wait_input (Server *server, int in_fd)
   do
     n = poll (fds, 2, -1);
   while (n < 0 && errno == EINTR);
-  if (n > 0 && (fds[1].revents & (POLLERR | POLLHUP)) && !(fds[0].revents & POLLIN))
-    return !client_gone (server, 0);
-  return TRUE;
+  return n <= 0 || !(fds[1].revents & (POLLERR | POLLHUP)) || (fds[0].revents & POLLIN);
 }
 
 /* Reads requests until the end of input, a failed write or the client
@@ -715,19 +712,10 @@ read_requests (Server *server, int in_fd)
     handle_message (server, (const char *) line->data, line->len);
 }
 
-static gboolean
-calls_left (Server *server)
-{
-  gboolean left;
-
-  g_mutex_lock (&server->lock);
-  left = g_hash_table_size (server->running) > 0;
-  g_mutex_unlock (&server->lock);
-  return left;
-}
-
+/* Stops every call where it can (an audit's wait and steps). @answered:
+ * those the client has not cancelled still run and are answered. */
 static void
-cancel_all (Server *server)
+cancel_all (Server *server, gboolean answered)
 {
   GHashTableIter iter;
   gpointer value;
@@ -735,7 +723,13 @@ cancel_all (Server *server)
   g_mutex_lock (&server->lock);
   g_hash_table_iter_init (&iter, server->running);
   while (g_hash_table_iter_next (&iter, NULL, &value))
-    g_cancellable_cancel (((Call *) value)->cancellable);
+    {
+      Call *call = value;
+
+      if (answered && !g_cancellable_is_cancelled (call->cancellable))
+        call->ended = TRUE;
+      g_cancellable_cancel (call->cancellable);
+    }
   g_mutex_unlock (&server->lock);
 }
 
@@ -756,14 +750,12 @@ jmem_mcp_serve (JmemMcpTools *tools,
 
   read_requests (&server, in_fd);
 
-  /* at the end of input the calls still queued run and are answered, as
-   * long as the client reads: one that stopped reading or closed its end
-   * (an SDK's close() during an audit's wait) gets none, and the call
-   * running stops now rather than at its end */
-  while (!write_failed (&server) && !server.gone && calls_left (&server))
-    client_gone (&server, 100);
-  if (write_failed (&server) || server.gone)
-    cancel_all (&server);
+  /* the end of input is the client's shutdown (an SDK's close() ends
+   * stdin, then waits 2 s before SIGTERM): the calls still queued run and
+   * are answered, but an audit stops now rather than at the end of its
+   * wait. A client that stopped reading or is gone gets no answer at
+   * all: its going is an end, not a failure. */
+  cancel_all (&server, !write_failed (&server) && !client_gone (&server));
   g_thread_pool_free (server.calls, FALSE, TRUE);
   failed = server.write_failed;
   g_hash_table_unref (server.running);
