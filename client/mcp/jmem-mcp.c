@@ -61,6 +61,7 @@ typedef struct {
   GThreadPool    *calls;      /* runs tools/call, one at a time, off the reading thread */
   GMutex          lock;       /* guards what follows */
   gboolean        write_failed;
+  gboolean        gone;       /* the client closed its end of out_fd */
   GHashTable     *running;    /* request key -> Call: tools/call queued or running */
 } Server;
 
@@ -76,8 +77,6 @@ typedef struct {
   char           *arguments;  /* JSON text, or NULL */
   JmemMcpFeatures features;
   GCancellable   *cancellable;
-  gboolean        ended;      /* cancelled by the end of input, not by the client:
-                               * runs and is answered all the same; under lock */
 } Call;
 
 static void
@@ -286,12 +285,8 @@ run_call (gpointer data, gpointer user_data)
   Server *server = call->server;
   g_autoptr(JsonNode) arguments = NULL;
   JsonNode *result = NULL;
-  gboolean run;
 
-  g_mutex_lock (&server->lock);
-  run = !g_cancellable_is_cancelled (call->cancellable) || call->ended;
-  g_mutex_unlock (&server->lock);
-  if (run)
+  if (!g_cancellable_is_cancelled (call->cancellable))
     {
       if (call->arguments != NULL)
         arguments = json_from_string (call->arguments, NULL);
@@ -303,7 +298,7 @@ run_call (gpointer data, gpointer user_data)
   g_mutex_lock (&server->lock);
   g_hash_table_remove (server->running, call->key);
   /* cancelled: no answer, as the revisions ask */
-  if (result != NULL && (!g_cancellable_is_cancelled (call->cancellable) || call->ended))
+  if (result != NULL && !g_cancellable_is_cancelled (call->cancellable))
     {
       JsonNode *message = result_message (call->id, g_steal_pointer (&result));
 
@@ -618,22 +613,28 @@ write_failed (Server *server)
   return failed;
 }
 
-/* Whether the client closed its end of out_fd (a pipe's read end, a
- * socket's peer): nothing more can reach it. */
+/* Whether the client closed its end of @out_fd (a pipe's read end, a
+ * socket's peer), waiting up to @timeout_ms; then nothing more can reach
+ * it, and the server stops. It is marked gone. */
 static gboolean
-client_gone (Server *server)
+client_gone (Server *server, int timeout_ms)
 {
   struct pollfd out = { server->out_fd, 0, 0 };
   int n;
 
   do
-    n = poll (&out, 1, 0);
+    n = poll (&out, 1, timeout_ms);
   while (n < 0 && errno == EINTR);
-  return n > 0 && (out.revents & (POLLERR | POLLHUP));
+  if (n <= 0 || !(out.revents & (POLLERR | POLLHUP)))
+    return FALSE;
+  g_mutex_lock (&server->lock);
+  server->gone = TRUE;
+  g_mutex_unlock (&server->lock);
+  return TRUE;
 }
 
 /* Waits for @in_fd to be readable, or its end; FALSE where the client
- * is gone first. */
+ * closed out_fd first. */
 static gboolean
 wait_input (Server *server, int in_fd)
 {
@@ -643,7 +644,9 @@ wait_input (Server *server, int in_fd)
   do
     n = poll (fds, 2, -1);
   while (n < 0 && errno == EINTR);
-  return n <= 0 || !(fds[1].revents & (POLLERR | POLLHUP)) || (fds[0].revents & POLLIN);
+  if (n > 0 && (fds[1].revents & (POLLERR | POLLHUP)) && !(fds[0].revents & POLLIN))
+    return !client_gone (server, 0);
+  return TRUE;
 }
 
 /* Reads requests until the end of input, a failed write or the client
@@ -712,10 +715,19 @@ read_requests (Server *server, int in_fd)
     handle_message (server, (const char *) line->data, line->len);
 }
 
-/* Stops every call where it can (an audit's wait and steps). @answered:
- * those the client has not cancelled still run and are answered. */
+static gboolean
+calls_left (Server *server)
+{
+  gboolean left;
+
+  g_mutex_lock (&server->lock);
+  left = g_hash_table_size (server->running) > 0;
+  g_mutex_unlock (&server->lock);
+  return left;
+}
+
 static void
-cancel_all (Server *server, gboolean answered)
+cancel_all (Server *server)
 {
   GHashTableIter iter;
   gpointer value;
@@ -723,13 +735,7 @@ cancel_all (Server *server, gboolean answered)
   g_mutex_lock (&server->lock);
   g_hash_table_iter_init (&iter, server->running);
   while (g_hash_table_iter_next (&iter, NULL, &value))
-    {
-      Call *call = value;
-
-      if (answered && !g_cancellable_is_cancelled (call->cancellable))
-        call->ended = TRUE;
-      g_cancellable_cancel (call->cancellable);
-    }
+    g_cancellable_cancel (((Call *) value)->cancellable);
   g_mutex_unlock (&server->lock);
 }
 
@@ -750,12 +756,14 @@ jmem_mcp_serve (JmemMcpTools *tools,
 
   read_requests (&server, in_fd);
 
-  /* the end of input is the client's shutdown (an SDK's close() ends
-   * stdin, then waits 2 s before SIGTERM): the calls still queued run and
-   * are answered, but an audit stops now rather than at the end of its
-   * wait. A client that stopped reading or is gone gets no answer at
-   * all: its going is an end, not a failure. */
-  cancel_all (&server, !write_failed (&server) && !client_gone (&server));
+  /* at the end of input the calls still queued run and are answered, as
+   * long as the client reads: one that stopped reading or closed its end
+   * (an SDK's close() during an audit's wait) gets none, and the call
+   * running stops now rather than at its end */
+  while (!write_failed (&server) && !server.gone && calls_left (&server))
+    client_gone (&server, 100);
+  if (write_failed (&server) || server.gone)
+    cancel_all (&server);
   g_thread_pool_free (server.calls, FALSE, TRUE);
   failed = server.write_failed;
   g_hash_table_unref (server.running);
