@@ -826,7 +826,7 @@ test_long_line_id (void)
   server_finish (s);
 }
 
-/* A client that closes both pipes during a long call (an SDK's close())
+/* A client that closes both pipes during a long call
  * sees the server end at once, not when the call would have ended. */
 static void
 test_client_gone (void)
@@ -930,6 +930,7 @@ test_help_names_tools (void)
   g_auto(GStrv) words = NULL;
   g_autoptr(GSubprocess) p = NULL;
 
+  g_assert_cmpuint (names->len, ==, json_array_get_length (tools));
   server_finish (s);
   p = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, g_getenv ("JMEM_EXE"), "mcp",
                         "--help", NULL);
