@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "jmem-accounting.h"
+#include "jmem-action.h"
 #include "jmem-config.h"
 #include "jmem-json-writer.h"
 #include "jmem-text.h"
@@ -608,6 +609,7 @@ add_warnings (JmemJsonWriter     *b,
       add_string (b, "source", w->source);
       add_string (b, "message", w->message);
       add_string (b, "action", w->action);
+      add_bool (b, "admin", jmem_action_is_admin (w->action));
       jmem_json_writer_end_object (b);
     }
   jmem_json_writer_end_array (b);
@@ -829,7 +831,19 @@ add_headroom (JmemJsonWriter     *b,
   add_int_or_null (b, "app_note_kib", h->app_note_kib);
   add_string (b, "app_note_fields", h->app_note_fields);
   add_headroom_people (b, h);
-  add_strings (b, "actions", h->actions);
+  /* each with whether it is a step for an administrator */
+  jmem_json_writer_set_member_name (b, "actions");
+  jmem_json_writer_begin_array (b);
+  for (guint i = 0; i < h->actions->len; i++)
+    {
+      const char *action = g_ptr_array_index (h->actions, i);
+
+      jmem_json_writer_begin_object (b);
+      add_string (b, "action", action);
+      add_bool (b, "admin", jmem_action_is_admin (action));
+      jmem_json_writer_end_object (b);
+    }
+  jmem_json_writer_end_array (b);
   add_strings (b, "notes", h->notes);
   jmem_json_writer_end_object (b);
 }

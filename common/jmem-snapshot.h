@@ -18,8 +18,9 @@
 
 G_BEGIN_DECLS
 
-#define JMEM_SNAPSHOT_SCHEMA_VERSION 2
-/* The oldest version diff and history still read: each version only adds. */
+#define JMEM_SNAPSHOT_SCHEMA_VERSION 3
+/* The oldest version diff and history still read: each version only adds
+ * or reshapes what they do not read (3: every action says admin). */
 #define JMEM_SNAPSHOT_SCHEMA_VERSION_MIN 1
 
 typedef struct {

@@ -60,6 +60,16 @@ jmem_mcp_tools_call (JmemMcpTools *tools, const char *name, JsonObject *argument
   return json_node_init_object (json_node_alloc (), result);
 }
 
+JsonNode *
+jmem_mcp_tools_error_result (const char *text)
+{
+  g_autoptr(JsonObject) result = json_object_new ();
+
+  json_object_set_string_member (result, "text", text);
+  json_object_set_boolean_member (result, "isError", TRUE);
+  return json_node_init_object (json_node_alloc (), result);
+}
+
 static void
 check_response (JsonNode *node)
 {

@@ -104,6 +104,8 @@ static const Case cases[] = {
     JMEM_CLIENT_ERROR_SNAPSHOT_FAILED, JMEM_EXIT_INTERNAL, NULL, NULL, FALSE },
   { NULL, jmem_client_error_quark, JMEM_CLIENT_ERROR_NO_COMPACTION, jmem_client_error_quark,
     JMEM_CLIENT_ERROR_NO_COMPACTION, JMEM_EXIT_NO_DATA, NULL, NULL, FALSE },
+  { NULL, jmem_client_error_quark, JMEM_CLIENT_ERROR_NOT_CAPTURED, jmem_client_error_quark,
+    JMEM_CLIENT_ERROR_NOT_CAPTURED, JMEM_EXIT_NO_DATA, "jmem capture DIR", "jmem capture DIR", FALSE },
   /* NvMap files read without the helper: debugfs as root, or a capture */
   { NULL, g_io_error_quark, G_IO_ERROR_PERMISSION_DENIED, g_io_error_quark,
     G_IO_ERROR_PERMISSION_DENIED, JMEM_EXIT_NOT_AUTHORIZED, NULL, NULL, FALSE },

@@ -89,9 +89,11 @@ def fits_only_after_dropping_six_gib_of_page_cache():
     assert 6 * GIB <= h['shortfall_kib'] <= h['drop_caches_kib'], (h['shortfall_kib'], h['drop_caches_kib'])
     cache = meminfo('headroom-page-cache', 'Active(file)') + meminfo('headroom-page-cache', 'Inactive(file)')
     assert term(h, 'page_cache')['kib'] == cache - meminfo('headroom-page-cache', 'Mapped')
-    assert h['actions'][0].startswith('jmem drop-caches: frees up to 8.9 GiB'), h['actions']
+    assert h['actions'][0]['action'].startswith('jmem drop-caches: frees up to 8.9 GiB'), h['actions']
     # the command as one types it, with the need (7.5G is 7680M)
-    assert 'jmem headroom --need 7680M --drop does it' in h['actions'][0], h['actions']
+    assert 'jmem headroom --need 7680M --drop does it' in h['actions'][0]['action'], h['actions']
+    # the jmem group's members drop caches without an administrator
+    assert h['actions'][0]['admin'] is False, h['actions']
     r = human('headroom-page-cache', '--need', '7.5G')
     assert r.returncode == 1
     assert r.stdout.startswith('Fits after reclaim: 7.5 GiB needed, 1.3 GiB allocatable now'), r.stdout
@@ -105,7 +107,7 @@ def does_not_fit_names_the_nvmap_holder():
     first = h['holders'][0]
     assert (first['pid'], first['name'], first['nvmap_kib']) == (7100, 'trtexec', 5767168), first
     assert h['shortfall_kib'] == 4 * GIB - h['allocatable_after_reclaim_kib']
-    assert not any('drop-caches' in a for a in h['actions']), h['actions']
+    assert not any('drop-caches' in a['action'] for a in h['actions']), h['actions']
     r = human('headroom-nvmap', '--need', '4G')
     assert r.returncode == 2
     lines = r.stdout.splitlines()
@@ -122,7 +124,7 @@ def fits_by_total_but_fragmented():
     assert h['largest_free_block_kib'] == 32 and h['page_size_bytes'] == 4096
     assert h['huge_free_kib'] == 0
     assert h['buddy_free_kib'] == meminfo('headroom-fragmented', 'MemFree'), h['buddy_free_kib']
-    assert any('fragmented' in a and '--compact' in a for a in h['actions']), h['actions']
+    assert any('fragmented' in a['action'] and '--compact' in a['action'] for a in h['actions']), h['actions']
     r = human('headroom-fragmented', '--need', '2G')
     assert 'Largest free block      32 KiB' in r.stdout, r.stdout
     # and triage says so, from the same figures
@@ -187,6 +189,19 @@ def decimal_unit_names_are_read_as_binary_and_said_once():
         h, _ = doc('r36-orin-nano', '--need', same)
         assert h['need_kib'] == 4 * GIB and not any('read as' in n for n in h['notes']), h['notes']
         assert 'read as' not in human('r36-orin-nano', '--need', same).stdout
+
+
+@test
+def administrators_steps_are_marked():
+    # a step with sudo is an administrator's: admin in the JSON, marked in the text
+    h, status = doc('orin-agx-nvgpu', '--need', '4P')
+    assert status == 2, status
+    stop = [a for a in h['actions'] if 'sudo systemctl stop' in a['action']]
+    assert stop and stop[0]['admin'] is True, h['actions']
+    assert all(a['admin'] is False for a in h['actions'] if a['action'].startswith('held by')), h['actions']
+    r = human('orin-agx-nvgpu', '--need', '4P')
+    assert '  - (as administrator) stop what holds memory (sudo systemctl stop UNIT)' in r.stdout, r.stdout
+    assert '(as administrator) held by' not in r.stdout, r.stdout
 
 
 @test

@@ -11,7 +11,11 @@ schemas say. TAP output.
   --max-result-kib), also on generated worst cases: 60,000 NvMap handles
   with distinct tags, 5,000 NvMap clients, 3,000 processes with 4 KiB
   command lines and NvMap held for 3,000 exited ones, an audit of the live
-  system under a 32 KiB limit; what was left out is summed up or named.
+  system under a 32 KiB limit; what was left out is summed up or named;
+- every action, in every tool's result and every command's JSON on every
+  fixture tree, is carried by an object with a boolean admin, true exactly
+  when it runs a command with sudo (a finding may also be an
+  administrator's for a reboot or a group).
 
 Usage: test-mcp-outputs.py JMEM FIXTURES_DIR DOCS_DIR TESTS_DIR
 """
@@ -181,6 +185,90 @@ for tree in trees:
     ok(server.close() == 0, f"{tree}: the server exits 0")
 
 
+# ---- every action says whether it is an administrator's ----
+
+def actions_in(node, path="$"):
+    """Every object that carries an action beneath @node: (path, object),
+    and a path with None for an entry of an "actions" list that is not an
+    object."""
+    if isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from actions_in(v, f"{path}[{i}]")
+    elif isinstance(node, dict):
+        if "action" in node:
+            yield path, node
+        for k, v in node.items():
+            if k == "actions" and isinstance(v, list):
+                for i, a in enumerate(v):
+                    if not isinstance(a, dict) or "action" not in a:
+                        yield f"{path}.actions[{i}]", None
+            yield from actions_in(v, f"{path}.{k}")
+
+
+def check_admin(doc, what):
+    """Every action of @doc: an object with a boolean admin, true where it
+    says sudo; only a finding is an administrator's without (a reboot, a
+    group, the boot configuration). Returns how many there were."""
+    n = 0
+    for path, carrier in actions_in(doc):
+        n += 1
+        if carrier is None:
+            ok(False, f"{what}: {path} is an object with action and admin")
+            continue
+        admin = carrier.get("admin")
+        text = carrier["action"] or ""
+        finding = "severity" in carrier
+        if not isinstance(admin, bool):
+            ok(False, f"{what}: {path} says admin", json.dumps(carrier)[:300])
+        elif "sudo " in text and not admin:
+            ok(False, f"{what}: {path} runs sudo and says admin: true", text)
+        elif not finding and admin != ("sudo " in text):
+            ok(False, f"{what}: {path} says admin: {admin}", text)
+    return n
+
+
+def cli_json(*args):
+    r = subprocess.run([jmem, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+    try:
+        return json.loads(r.stdout)
+    except json.JSONDecodeError:
+        return None
+
+
+seen = {"admin": 0, "not admin": 0}
+for tree in trees:
+    root = os.path.join(fixtures, "trees", tree)
+    docs_of_tree = []
+    server = Server("--sysroot", root)
+    server.initialize()
+    for tool, arguments in (("snapshot", {"all": True}), ("triage", {}), ("headroom", {}),
+                            ("headroom", {"need": "4P"})):
+        answer, _ = server.request("tools/call", {"name": tool, "arguments": arguments})
+        if not answer["result"].get("isError"):
+            docs_of_tree.append((f"{tree}: tool {tool} {json.dumps(arguments)}",
+                                 answer["result"]["structuredContent"]))
+    server.close()
+    base = cli_json("headroom", "--json", "--sysroot", root)
+    needs = ["4P"]
+    if base and base["headroom"]["allocatable_after_reclaim_kib"] and base["headroom"]["allocatable_now_kib"] is not None:
+        h = base["headroom"]
+        needs.append(str((h["allocatable_now_kib"] + h["allocatable_after_reclaim_kib"]) // 2 * 1024))
+    commands = [["snapshot", "--json"], ["triage", "--json"]] + [["headroom", "--json", "--need", n] for n in needs]
+    for command in commands:
+        doc = cli_json(*command, "--sysroot", root)
+        if doc is not None:
+            docs_of_tree.append((f"{tree}: jmem {' '.join(command)}", doc))
+    for what, doc in docs_of_tree:
+        check_admin(doc, what)
+        for _, carrier in actions_in(doc):
+            if carrier is not None and carrier.get("action") and "severity" not in carrier:
+                seen["admin" if carrier.get("admin") else "not admin"] += 1
+    ok(len(docs_of_tree) >= 6, f"{tree}: every action of {len(docs_of_tree)} documents says admin")
+# the fixtures hold both kinds: the check above checked something
+ok(seen["admin"] > 0 and seen["not admin"] > 0,
+   "the fixtures' actions include administrators' and others'", json.dumps(seen))
+
+
 # ---- generated worst cases ----
 
 def copy_tree(tmp, name="tree"):
@@ -213,7 +301,7 @@ with scratch.TemporaryDirectory(prefix="jmem-mcp-outputs-") as tmp:
     server = Server("--sysroot", root)
     server.initialize()
     tools = tools_list(server)
-    for args in ({}, {"limit": 1000000}, {"pid": 4242, "limit": 1000000}):
+    for args in ({}, {"limit": 1000}, {"limit": 1000000}, {"pid": 4242, "limit": 1000000}):
         doc = check_call(server, tools, "allocations", args, "60,000 handles")
         if doc is None:
             ok(False, "60,000 handles: allocations answers")
@@ -224,6 +312,15 @@ with scratch.TemporaryDirectory(prefix="jmem-mcp-outputs-") as tmp:
         ok(len(shown) > 0 and len(shown) + doc["omitted"]["handles"] == s["handles"] == total,
            f"60,000 handles {json.dumps(args)}: {len(shown)} shown, the rest in omitted",
            f"{len(shown)} + {doc.get('omitted')} vs {s['handles']}")
+        # fewer handles than the limit asked for: cut says so, with how many
+        wanted = min(args.get("limit", 100), total)
+        cut = [c for c in doc.get("cut", {}).get("lists", []) if c["list"] == "handles"]
+        if len(shown) < wanted:
+            ok(cut == [{"list": "handles", "kept": len(shown), "total": wanted}],
+               f"60,000 handles {json.dumps(args)}: {len(shown)} of the {wanted} handles asked for, named in cut",
+               json.dumps(doc.get("cut")))
+        else:
+            ok(not cut, f"60,000 handles {json.dumps(args)}: all {wanted} handles asked for, no cut")
         if "pid" not in args:
             ok(sorted(shown, reverse=True) == sizes[:len(shown)],
                f"60,000 handles {json.dumps(args)}: the handles shown are the largest")

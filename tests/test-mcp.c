@@ -180,27 +180,30 @@ static void
 test_bad_json (void)
 {
   g_autoptr(Server) s = server_start ("orin-agx-nvgpu");
-  const char *bad[] = { "{", "not json", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"} x",
-                        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}" };
+  /* where the start of the line gives the id, the error goes to it */
+  struct { const char *line; gint64 id; } bad[] = {
+    { "{", -1 }, { "not json", -1 }, { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"} x", 1 },
+    { "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"\xff\xfe\"}", 2 },
+  };
 
   for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_autoptr(JsonObject) reply = NULL;
 
-      server_send_line (s, bad[i]);
+      server_send_line (s, bad[i].line);
       reply = server_read (s);
-      assert_error (reply, -1, -32700);
+      assert_error (reply, bad[i].id, -32700);
       assert_ping (s, (gint64) i);
     }
   server_finish (s);
 }
 
-/* The error message of @reply, which must be an error with @code and a
- * null id. */
+/* The error message of @reply, which must be an error with @code and id
+ * @id (< 0: null). */
 static const char *
-error_message (JsonObject *reply, int code)
+error_message (JsonObject *reply, gint64 id, int code)
 {
-  assert_error (reply, -1, code);
+  assert_error (reply, id, code);
   return json_object_get_string_member (json_object_get_object_member (reply, "error"), "message");
 }
 
@@ -214,21 +217,22 @@ static void
 test_strict_json (void)
 {
   g_autoptr(Server) s = server_start ("orin-agx-nvgpu");
-  struct { const char *line; int code; const char *says; } cases[] = {
-    { "{\"jsonrpc\":\"2.0\",\"id\":18446744073709551616,\"method\":\"ping\"}", -32600, "18446744073709551616 is outside the 64-bit integer range" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":9223372036854775808,\"method\":\"ping\"}", -32600, "outside the 64-bit integer range" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":-9223372036854775809,\"method\":\"ping\"}", -32600, "outside the 64-bit integer range" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\\u0000tools/call\"}", -32700, "U+0000 (NUL)" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":\"a\\u0000b\",\"method\":\"ping\"}", -32700, "U+0000 (NUL)" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"triage\\u0000x\"}}", -32700, "U+0000 (NUL)" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\\ud800\"}", -32700, "surrogate" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":\"\\udfff\",\"method\":\"ping\"}", -32700, "surrogate" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"\\ud83d\"}}", -32700, "surrogate" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"} // a comment", -32700, "column 42: a comment" },
-    { "{'jsonrpc':'2.0','id':1,'method':'ping'}", -32700, "a single quote" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":0x10,\"method\":\"ping\"}", -32700, "hexadecimal" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}", -32700, "one value is read, not two" },
-    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"} {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}", -32700, "column 42: more after the end" },
+  /* the id where the start of the line gives it whole (-1: null) */
+  struct { const char *line; gint64 id; int code; const char *says; } cases[] = {
+    { "{\"jsonrpc\":\"2.0\",\"id\":18446744073709551616,\"method\":\"ping\"}", -1, -32600, "18446744073709551616 is outside the 64-bit integer range" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":9223372036854775808,\"method\":\"ping\"}", -1, -32600, "outside the 64-bit integer range" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":-9223372036854775809,\"method\":\"ping\"}", -1, -32600, "outside the 64-bit integer range" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\\u0000tools/call\"}", 1, -32700, "U+0000 (NUL)" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":\"a\\u0000b\",\"method\":\"ping\"}", -1, -32700, "U+0000 (NUL)" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"triage\\u0000x\"}}", 1, -32700, "U+0000 (NUL)" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\\ud800\"}", 1, -32700, "surrogate" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":\"\\udfff\",\"method\":\"ping\"}", -1, -32700, "surrogate" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"\\ud83d\"}}", 1, -32700, "surrogate" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"} // a comment", 1, -32700, "column 42: a comment" },
+    { "{'jsonrpc':'2.0','id':1,'method':'ping'}", -1, -32700, "a single quote" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":0x10,\"method\":\"ping\"}", -1, -32700, "hexadecimal" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}", 1, -32700, "one value is read, not two" },
+    { "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"} {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}", 1, -32700, "column 42: more after the end" },
   };
   gsize deep_len = 200 * 1024;
   g_autofree char *deep = g_malloc (deep_len);
@@ -240,7 +244,7 @@ test_strict_json (void)
 
       server_send_line (s, cases[i].line);
       reply = server_read (s);
-      message = error_message (reply, cases[i].code);
+      message = error_message (reply, cases[i].id, cases[i].code);
       if (strstr (message, cases[i].says) == NULL)
         g_error ("%s: \"%s\" lacks \"%s\"", cases[i].line, message, cases[i].says);
       /* the next answer is the next request's: nothing of the refused line */
@@ -259,7 +263,7 @@ test_strict_json (void)
   {
     g_autoptr(JsonObject) reply = server_read (s);
 
-    g_assert_nonnull (strstr (error_message (reply, -32600), "nested deeper than 64 levels"));
+    g_assert_nonnull (strstr (error_message (reply, -1, -32600), "nested deeper than 64 levels"));
   }
   assert_ping (s, 1);
   server_finish (s);
@@ -742,12 +746,13 @@ test_long_lines (void)
   g_assert_cmpint (json_object_get_int_member (reply, "id"), ==, 1);
   g_clear_pointer (&reply, json_object_unref);
 
-  /* one byte more: refused, and the next line is served */
+  /* one byte more: refused (to the ping's id, whole in the line), and the
+   * next line is served */
   server_send (s, " ", 1);
   server_send (s, chunk, pad);
   server_send_line (s, ping);
   reply = server_read (s);
-  assert_error (reply, -1, -32600);
+  assert_error (reply, 1, -32600);
   g_assert_nonnull (strstr (json_object_get_string_member (json_object_get_object_member (reply, "error"), "message"),
                             "longer than 1048576 bytes"));
   g_clear_pointer (&reply, json_object_unref);
@@ -787,6 +792,211 @@ test_end_of_input (void)
   reply = server_read (s);
   g_assert_cmpint (json_object_get_int_member (reply, "id"), ==, 4);
   server_finish (s);
+}
+
+/* A message damaged past its id is answered to that id, so the client's
+ * call ends now rather than at its timeout: damaged arguments of a
+ * tools/call are the tool's isError with the reason, anything else an
+ * error; the id before or after "method", or after "params". */
+static void
+test_damage_after_id (void)
+{
+  g_autoptr(Server) s = server_start ("orin-agx-nvgpu");
+  struct { const char *line; const char *id; const char *says; } arguments[] = {
+    { "{\"jsonrpc\":\"2.0\",\"id\":\"first\",\"method\":\"tools/call\",\"params\":{\"name\":\"headroom\",\"arguments\":{\"need\":\"6G\\ud800\"}}}",
+      "first", "surrogate" },
+    { "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"id\":\"after-method\",\"params\":{\"name\":\"headroom\",\"arguments\":{\"need\":\"\\udc00\"}}}",
+      "after-method", "surrogate" },
+    { "{\"method\":\"tools/call\",\"params\":{\"name\":\"snapshot\",\"arguments\":{\"top\":\"1\\u0000\"}},\"jsonrpc\":\"2.0\",\"id\":\"last\"}",
+      "last", "U+0000 (NUL)" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (arguments); i++)
+    {
+      g_autoptr(JsonObject) reply = NULL;
+      JsonObject *result;
+      const char *text;
+
+      server_send_line (s, arguments[i].line);
+      reply = server_read (s);
+      g_assert_cmpstr (json_object_get_string_member (reply, "id"), ==, arguments[i].id);
+      result = json_object_get_object_member (reply, "result");
+      g_assert_nonnull (result);
+      g_assert_true (json_object_get_boolean_member (result, "isError"));
+      text = json_object_get_string_member (
+        json_array_get_object_element (json_object_get_array_member (result, "content"), 0), "text");
+      g_assert_true (g_str_has_prefix (text, "invalid arguments: "));
+      if (strstr (text, arguments[i].says) == NULL)
+        g_error ("%s: \"%s\" lacks \"%s\"", arguments[i].line, text, arguments[i].says);
+    }
+
+  /* a NUL byte, and damage outside the arguments: an error, to the id */
+  {
+    static const char nul[] = "{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":41,\"x\":\"a\0b\"}\n";
+    g_autoptr(JsonObject) reply = NULL;
+
+    server_send (s, nul, sizeof nul - 1);
+    reply = server_read (s);
+    g_assert_nonnull (strstr (error_message (reply, 41, -32700), "NUL"));
+  }
+  assert_ping (s, 1);
+  server_finish (s);
+}
+
+/* A line past 1 MiB is refused to its id, read from the line's start. */
+static void
+test_long_line_id (void)
+{
+  g_autoptr(Server) s = server_start ("orin-agx-nvgpu");
+  const char *starts[] = {
+    "{\"jsonrpc\":\"2.0\",\"id\":51,\"method\":\"tools/call\",\"params\":{\"name\":\"snapshot\",\"arguments\":{\"x\":\"",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"id\":52,\"params\":{\"name\":\"snapshot\",\"arguments\":{\"x\":\"",
+  };
+  g_autofree char *chunk = g_malloc (MIB);
+
+  memset (chunk, 'x', MIB);
+  for (gsize i = 0; i < G_N_ELEMENTS (starts); i++)
+    {
+      g_autoptr(JsonObject) reply = NULL;
+
+      server_send (s, starts[i], strlen (starts[i]));
+      server_send (s, chunk, MIB);
+      server_send_line (s, "\"}}}");
+      reply = server_read (s);
+      g_assert_nonnull (strstr (error_message (reply, 51 + (gint64) i, -32600), "longer than 1048576 bytes"));
+    }
+  assert_ping (s, 1);
+  server_finish (s);
+}
+
+/* A client that closes both pipes during a long call
+ * sees the server end at once, not when the call would have ended. */
+static void
+test_client_gone (void)
+{
+  g_autoptr(Server) s = server_start_no_bus ();
+  g_autoptr(GError) error = NULL;
+  gint64 start;
+
+  server_send_line (s, LINE_AUDIT_WAIT ("\"long\"", "20"));
+  assert_ping (s, 1);
+  start = g_get_monotonic_time ();
+  g_output_stream_close (s->in, NULL, &error);
+  g_assert_no_error (error);
+  g_input_stream_close (G_INPUT_STREAM (s->out), NULL, &error);
+  g_assert_no_error (error);
+  g_subprocess_wait (s->process, NULL, &error);
+  g_assert_no_error (error);
+  /* loose: well before the 20 s wait, on a loaded machine */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
+  g_assert_true (g_subprocess_get_if_exited (s->process));
+  g_assert_cmpint (g_subprocess_get_exit_status (s->process), ==, 0);
+}
+
+/* The tools of tools/list (2025-11-25), whose names go to @names. */
+static JsonArray *
+list_tools (Server *s, GPtrArray *names)
+{
+  g_autoptr(JsonObject) reply = NULL;
+  JsonArray *tools;
+
+  initialize (s, "2025-11-25");
+  server_send_line (s, "{\"jsonrpc\":\"2.0\",\"id\":\"list\",\"method\":\"tools/list\"}");
+  reply = server_read (s);
+  tools = json_object_get_array_member (json_object_get_object_member (reply, "result"), "tools");
+  for (guint i = 0; names != NULL && i < json_array_get_length (tools); i++)
+    g_ptr_array_add (names, g_strdup (json_object_get_string_member (
+      json_array_get_object_element (tools, i), "name")));
+  return json_array_ref (tools);
+}
+
+/* Every argument has one type (dialects with single types, Gemini's,
+ * refuse a list, and other clients show its first); a size given as the
+ * integer older clients send is still taken. The annotations clients
+ * decide on: every reading tool read-only, the others not, and not
+ * destructive (dropping clean caches loses nothing). */
+static void
+test_tool_schemas (void)
+{
+  g_autoptr(Server) s = server_start ("orin-agx-nvgpu");
+  g_autoptr(JsonArray) tools = list_tools (s, NULL);
+  const char *reading[] = { "snapshot", "triage", "headroom", "allocations", NULL };
+  g_autoptr(JsonObject) reply = NULL;
+
+  g_assert_cmpuint (json_array_get_length (tools), ==, 6);
+  for (guint i = 0; i < json_array_get_length (tools); i++)
+    {
+      JsonObject *tool = json_array_get_object_element (tools, i);
+      const char *name = json_object_get_string_member (tool, "name");
+      JsonObject *properties = json_object_get_object_member (
+        json_object_get_object_member (tool, "inputSchema"), "properties");
+      JsonObject *annotations = json_object_get_object_member (tool, "annotations");
+      g_autoptr(GList) members = json_object_get_members (properties);
+      gboolean reads = g_strv_contains (reading, name);
+
+      for (GList *l = members; l != NULL; l = l->next)
+        {
+          JsonNode *type = json_object_get_member (json_object_get_object_member (properties, l->data), "type");
+
+          if (type == NULL || !JSON_NODE_HOLDS_VALUE (type) ||
+              json_node_get_value_type (type) != G_TYPE_STRING)
+            g_error ("%s: the type of \"%s\" is not one type", name, (const char *) l->data);
+        }
+      g_assert_true (JSON_NODE_HOLDS_VALUE (json_object_get_member (annotations, "readOnlyHint")));
+      if (json_object_get_boolean_member (annotations, "readOnlyHint") != reads)
+        g_error ("%s: readOnlyHint is not %d", name, reads);
+      if (!reads)
+        {
+          g_assert_false (json_object_get_boolean_member (annotations, "destructiveHint"));
+          g_assert_true (json_object_get_boolean_member (annotations, "idempotentHint"));
+        }
+    }
+
+  server_send_line (s, "{\"jsonrpc\":\"2.0\",\"id\":\"n\",\"method\":\"tools/call\","
+                       "\"params\":{\"name\":\"headroom\",\"arguments\":{\"need\":1073741824}}}");
+  reply = server_read (s);
+  g_assert_false (json_object_get_boolean_member (json_object_get_object_member (reply, "result"), "isError"));
+  server_finish (s);
+}
+
+/* `jmem mcp --help` names the tools tools/list gives, all of them. */
+static void
+test_help_names_tools (void)
+{
+  g_autoptr(Server) s = server_start ("orin-agx-nvgpu");
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(JsonArray) tools = list_tools (s, names);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *help = NULL;
+  g_autofree char *joined = NULL;
+  g_autofree char *expected = NULL;
+  g_auto(GStrv) words = NULL;
+  g_autoptr(GSubprocess) p = NULL;
+
+  g_assert_cmpuint (names->len, ==, json_array_get_length (tools));
+  server_finish (s);
+  p = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, g_getenv ("JMEM_EXE"), "mcp",
+                        "--help", NULL);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (p, NULL, NULL, &help, NULL, &error);
+  g_assert_no_error (error);
+  /* the help is folded to the terminal: one line of words */
+  words = g_strsplit_set (help, " \n", -1);
+  for (char **w = words; *w != NULL; w++)
+    if (**w != '\0')
+      {
+        g_autofree char *old = joined;
+
+        joined = old != NULL ? g_strconcat (old, " ", *w, NULL) : g_strdup (*w);
+      }
+  g_ptr_array_add (names, NULL);
+  {
+    g_autofree char *list = g_strjoinv (", ", (char **) names->pdata);
+
+    expected = g_strdup_printf ("Tools: %s.", list);
+  }
+  if (strstr (joined, expected) == NULL)
+    g_error ("jmem mcp --help lacks \"%s\": %s", expected, help);
 }
 
 static void
@@ -890,6 +1100,33 @@ test_per_boot (void)
   spawn_ok ((const char *[]) { "rm", "-rf", tmp, NULL });
 }
 
+/* A capture without NvMap's allocations: the tool says what to do, as the
+ * command does. */
+static void
+test_allocations_not_captured (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tmp = g_dir_make_tmp ("jmem-mcp-XXXXXX", &error);
+  g_autofree char *tree = NULL;
+  g_autofree char *source = jmem_test_fixture ("trees", "orin-agx-nvgpu", ".", NULL);
+  g_autofree char *allocations = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(Server) s = NULL;
+
+  g_assert_no_error (error);
+  tree = g_build_filename (tmp, "tree", NULL);
+  spawn_ok ((const char *[]) { "cp", "-a", source, tree, NULL });
+  allocations = g_build_filename (tree, "sys/kernel/debug/nvmap/iovmm/allocations", NULL);
+  g_assert_cmpint (g_unlink (allocations), ==, 0);
+  s = server_start_root (tree);
+  text = call_error (s, "allocations", "{}");
+  if (strstr (text, "the capture holds no NvMap allocations") == NULL ||
+      strstr (text, "\nTo fix: ") == NULL || strstr (text, "jmem capture DIR") == NULL)
+    g_error ("allocations without the file: \"%s\"", text);
+  server_finish (s);
+  spawn_ok ((const char *[]) { "rm", "-rf", tmp, NULL });
+}
+
 int
 main (int argc, char **argv)
 {
@@ -913,5 +1150,11 @@ main (int argc, char **argv)
   g_test_add_func ("/mcp/long-lines", test_long_lines);
   g_test_add_func ("/mcp/end-of-input", test_end_of_input);
   g_test_add_func ("/mcp/per-boot", test_per_boot);
+  g_test_add_func ("/mcp/damage-after-id", test_damage_after_id);
+  g_test_add_func ("/mcp/long-line-id", test_long_line_id);
+  g_test_add_func ("/mcp/client-gone", test_client_gone);
+  g_test_add_func ("/mcp/tool-schemas", test_tool_schemas);
+  g_test_add_func ("/mcp/help-names-tools", test_help_names_tools);
+  g_test_add_func ("/mcp/allocations-not-captured", test_allocations_not_captured);
   return g_test_run ();
 }

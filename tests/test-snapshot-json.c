@@ -876,7 +876,8 @@ test_human_full (void)
   g_assert_nonnull (strstr (text, "MAXN"));
   g_assert_nonnull (strstr (text, "gdm3.service"));
   g_assert_null (strstr (text, "cups.service"));  /* inactive services stay out */
-  g_assert_nonnull (strstr (text, "→ sudo usermod -aG jmem $USER"));
+  /* a sudo step is marked as the JSON's admin marks it */
+  g_assert_nonnull (strstr (text, "→ (as administrator) sudo usermod -aG jmem $USER"));
 
   /* No colour unless asked: not one ESC byte, the hostile one included. */
   g_assert_null (strchr (text, '\033'));

@@ -28,17 +28,20 @@ jmem_cmd_mcp (int argc, char **argv)
   g_auto(JmemView) view = { 0 };
   g_autoptr(JmemMcpTools) tools = NULL;
   g_autoptr(GError) error = NULL;
+  g_autofree char *description = NULL;
   int in_fd, out_fd, null_fd;
 
   g_option_context_add_main_entries (context, entries, NULL);
   jmem_view_init (&view, context, JMEM_VIEW_SYSROOT, 0, &help);
-  g_option_context_set_description (context,
+  /* the tools named from the table tools/list gives */
+  description = g_strdup_printf (
     "Speaks newline-delimited JSON-RPC 2.0 on stdin and stdout, MCP revisions\n"
-    "2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25; tools snapshot, triage,\n"
-    "allocations, drop_caches and audit (" JMEM_DOCDIR "/mcp.md). Never asks for a password.\n"
-    "Diagnostics go to stderr.\n"
+    "2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25 (" JMEM_DOCDIR "/mcp.md).\n"
+    "Tools: %s.\n"
+    "Never asks for a password. Diagnostics go to stderr.\n"
     "Exit status: 0 at the end of the input, 64 usage error, 69 --sysroot is not a\n"
-    "directory, 70 internal error, 73 stdout could not be written.");
+    "directory, 70 internal error, 73 stdout could not be written.", jmem_mcp_tools_names ());
+  g_option_context_set_description (context, description);
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
     return view.status;
 

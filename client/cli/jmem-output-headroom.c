@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "jmem-output-headroom.h"
 
+#include "jmem-action.h"
 #include "jmem-output-table.h"
 #include "jmem-text.h"
 
@@ -112,8 +113,12 @@ actions (GString *out, const JmemHeadroom *h, guint width)
                         : h->verdict == JMEM_HEADROOM_FITS_NOW ? "Note:\n" : "To make room:\n");
   for (guint i = 0; i < h->actions->len; i++)
     {
+      const char *action = g_ptr_array_index (h->actions, i);
+      g_autofree char *marked = jmem_action_is_admin (action) ?
+                                g_strconcat (JMEM_ACTION_ADMIN_MARK " ", action, NULL) : NULL;
+
       g_string_append (out, "  - ");
-      wrapped (out, g_ptr_array_index (h->actions, i), width, 4, 4);
+      wrapped (out, marked != NULL ? marked : action, width, 4, 4);
     }
 }
 

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "jmem-action.h"
 #include "jmem-meminfo.h"
 #include "jmem-nvmap.h"
 #include "jmem-nvsmi.h"
@@ -670,12 +671,16 @@ add_tegrastats (Report             *r,
 #define MESSAGE_HANG 4
 #define ACTION_HANG  6
 
+/* An action; an administrator's (the JSON's admin) says so first. */
 static void
 add_action (Report     *r,
-            const char *escaped)
+            const char *escaped,
+            gboolean    admin)
 {
+  g_autofree char *text = admin ? g_strconcat (JMEM_ACTION_ADMIN_MARK " ", escaped, NULL) : NULL;
+
   g_string_append_printf (r->out, "    %s→ ", r->color ? SGR_DIM : "");
-  jmem_table_append_wrapped (r->out, escaped, r->width, ACTION_HANG, ACTION_HANG);
+  jmem_table_append_wrapped (r->out, admin ? text : escaped, r->width, ACTION_HANG, ACTION_HANG);
   g_string_append_printf (r->out, "%s\n", r->color ? SGR_RESET : "");
 }
 
@@ -700,7 +705,7 @@ add_warnings (Report             *r,
         {
           g_autofree char *action = esc (w->action);
 
-          add_action (r, action);
+          add_action (r, action, jmem_action_is_admin (w->action));
         }
     }
 }
@@ -731,7 +736,7 @@ add_findings (Report    *r,
       jmem_table_append_wrapped (r->out, line, r->width, 11, MESSAGE_HANG);
       g_string_append_c (r->out, '\n');
       if (f->action != NULL)
-        add_action (r, action);
+        add_action (r, action, f->admin);
     }
 }
 

@@ -122,6 +122,11 @@ client_error_advice (JmemClientError code)
       return advise (JMEM_EXIT_INTERNAL, NULL, FALSE);
     case JMEM_CLIENT_ERROR_NO_COMPACTION:  /* the message says to go without --compact */
       return advise (JMEM_EXIT_NO_DATA, NULL, FALSE);
+    case JMEM_CLIENT_ERROR_NOT_CAPTURED:
+      return advise (JMEM_EXIT_NO_DATA,
+                     "run the command on the board itself, or capture it again there with "
+                     "`jmem capture DIR` (a kernel without the file has none to capture: "
+                     "`jmem snapshot` still gives NvMap per process)", FALSE);
     }
   return advise (JMEM_EXIT_INTERNAL, NULL, FALSE);
 }

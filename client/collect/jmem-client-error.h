@@ -12,9 +12,10 @@ typedef enum {
   JMEM_CLIENT_ERROR_NO_DEBUGFS,      /* root reads NvMap itself, and debugfs is not mounted */
   JMEM_CLIENT_ERROR_SNAPSHOT_FAILED, /* a snapshot an operation needs could not be taken */
   JMEM_CLIENT_ERROR_NO_COMPACTION,   /* this kernel cannot compact memory */
+  JMEM_CLIENT_ERROR_NOT_CAPTURED,    /* a capture lacks an optional file the operation reads */
 } JmemClientError;
 
-#define JMEM_CLIENT_ERROR_LAST JMEM_CLIENT_ERROR_NO_COMPACTION
+#define JMEM_CLIENT_ERROR_LAST JMEM_CLIENT_ERROR_NOT_CAPTURED
 
 #define JMEM_CLIENT_ERROR (jmem_client_error_quark ())
 GQuark jmem_client_error_quark (void);

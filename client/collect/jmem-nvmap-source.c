@@ -39,6 +39,24 @@ name_unmounted_debugfs (const JmemNvmapSourceContext *ctx,
   g_propagate_error (error, missing);
 }
 
+/* A capture without a file it may hold (jmem capture copies what the
+ * board has): an error the advice can name a way on for. */
+static void
+name_uncaptured (const JmemNvmapSourceContext *ctx,
+                 GError                      **error)
+{
+  GError *missing;
+
+  if (ctx->root == NULL || error == NULL ||
+      !g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    return;
+  missing = g_error_new (JMEM_CLIENT_ERROR, JMEM_CLIENT_ERROR_NOT_CAPTURED,
+                         "the capture holds no NvMap allocations (no %s)",
+                         JMEM_NVMAP_ALLOCATIONS_PATH);
+  g_clear_error (error);
+  g_propagate_error (error, missing);
+}
+
 static JmemNvmapClients *
 files_read_clients (const JmemNvmapSourceContext *ctx,
                     gint64                       *stats_total_bytes,
@@ -98,6 +116,7 @@ files_open_allocations (const JmemNvmapSourceContext *ctx,
   fd = jmem_root_open_file (root, JMEM_NVMAP_ALLOCATIONS_PATH, error);
   if (fd < 0)
     {
+      name_uncaptured (ctx, error);
       name_unmounted_debugfs (ctx, error);
       return NULL;
     }

@@ -102,10 +102,14 @@ cap_strings (JsonNode *node, const char *only, gsize max)
 /* Each list at its @n largest entries (all of a shorter one), and the
  * "cut" member saying so. */
 static void
-keep (JsonObject *root, GArray *lists, guint n, gsize limit, guint strings)
+keep (JsonObject *root, JsonArray *prior, GArray *lists, guint n, gsize limit, guint strings)
 {
   JsonObject *cut = json_object_new ();
   JsonArray *cut_lists = json_array_new ();
+
+  /* what the tool itself cut before (the allocations' handles) stays said */
+  for (guint i = 0; prior != NULL && i < json_array_get_length (prior); i++)
+    json_array_add_element (cut_lists, json_node_copy (json_array_get_element (prior, i)));
 
   for (guint i = 0; i < lists->len; i++)
     {
@@ -148,10 +152,18 @@ jmem_mcp_fit (JsonNode           *doc,
 {
   JsonObject *root = json_node_get_object (doc);
   g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (List));
+  g_autoptr(JsonArray) prior = NULL;
   guint strings = 0, longest = 0, lo, hi;
 
   if (measure (doc, user_data) <= limit)
     return TRUE;
+  if (json_object_has_member (root, "cut"))
+    {
+      JsonObject *before = json_object_get_object_member (root, "cut");
+
+      if (json_object_has_member (before, "lists"))
+        prior = json_array_ref (json_object_get_array_member (before, "lists"));
+    }
   g_array_set_clear_func (found, (GDestroyNotify) list_clear);
   for (gsize i = 0; lists != NULL && lists[i] != NULL; i++)
     {
@@ -165,12 +177,12 @@ jmem_mcp_fit (JsonNode           *doc,
     }
 
   strings += cap_strings (doc, "cmdline", JMEM_MCP_FIT_CMDLINE_BYTES);
-  keep (root, found, longest, limit, strings);
+  keep (root, prior, found, longest, limit, strings);
   /* a message naming thousands of processes costs more than the lists */
   if (measure (doc, user_data) > limit)
     {
       strings += cap_strings (doc, NULL, JMEM_MCP_FIT_LONG_STRING_BYTES);
-      keep (root, found, longest, limit, strings);
+      keep (root, prior, found, longest, limit, strings);
     }
   if (measure (doc, user_data) <= limit)
     return TRUE;
@@ -182,16 +194,16 @@ jmem_mcp_fit (JsonNode           *doc,
     {
       guint mid = lo + (hi - lo + 1) / 2;
 
-      keep (root, found, mid, limit, strings);
+      keep (root, prior, found, mid, limit, strings);
       if (measure (doc, user_data) <= limit)
         lo = mid;
       else
         hi = mid - 1;
     }
-  keep (root, found, lo, limit, strings);
+  keep (root, prior, found, lo, limit, strings);
   if (measure (doc, user_data) <= limit)
     return TRUE;
   strings += cap_strings (doc, NULL, JMEM_MCP_FIT_STRING_BYTES);
-  keep (root, found, lo, limit, strings);
+  keep (root, prior, found, lo, limit, strings);
   return measure (doc, user_data) <= limit;
 }

@@ -164,6 +164,25 @@ run_triage (Call *call, JsonObject *args, GError **error)
 /* The size in bytes of the result @doc gives this call, as sent. */
 static gsize measure_result (JsonNode *doc, gpointer data);
 
+/* The "cut" of an allocations document that shows @shown handles of the
+ * @wanted its limit asked for (as jmem_mcp_fit() writes it). */
+static void
+mark_handles_cut (JsonNode *doc, guint shown, gint64 wanted, gsize limit)
+{
+  JsonObject *cut = json_object_new ();
+  JsonArray *lists = json_array_new ();
+  JsonObject *entry = json_object_new ();
+
+  json_object_set_string_member (entry, "list", "handles");
+  json_object_set_int_member (entry, "kept", shown);
+  json_object_set_int_member (entry, "total", wanted);
+  json_array_add_object_element (lists, entry);
+  json_object_set_int_member (cut, "limit_bytes", (gint64) limit);
+  json_object_set_array_member (cut, "lists", lists);
+  json_object_set_int_member (cut, "strings", 0);
+  json_object_set_object_member (json_node_get_object (doc), "cut", cut);
+}
+
 static JsonNode *
 run_allocations (Call *call, JsonObject *args, GError **error)
 {
@@ -192,8 +211,15 @@ run_allocations (Call *call, JsonObject *args, GError **error)
   for (;;)
     {
       g_autoptr(JsonNode) doc = jmem_mcp_allocations_json (summary, shown, read);
-      gsize size = measure_result (doc, call);
+      JsonObject *sum = json_object_get_object_member (json_node_get_object (doc), "summary");
+      gint64 wanted = MIN (limit, json_object_get_int_member (sum, "handles"));
+      gsize size;
       guint fewer;
+
+      /* fewer than the caller asked for is a cut, and says so */
+      if ((gint64) shown < wanted)
+        mark_handles_cut (doc, shown, wanted, tools->max_result_bytes);
+      size = measure_result (doc, call);
 
       if (size <= tools->max_result_bytes || shown == 0)
         return g_steal_pointer (&doc);
@@ -306,12 +332,13 @@ static const ToolArg snapshot_args[] = {
 static const ToolArg no_args[] = { { NULL } };
 static const ToolArg headroom_args[] = {
   { "need", ARG_SIZE, 0, (gint64) JMEM_SIZE_MAX_BYTES,
-    "The size the job needs: \"6G\", \"6GiB\", \"6144M\" (binary units) or a number of bytes" },
+    "The size the job needs: bytes, or a number with a binary unit K, M, G, T, P, alone or with "
+    "B or iB: \"6G\", \"6GiB\", \"1.5G\"" },
   { NULL },
 };
 static const ToolArg allocations_args[] = {
   { "pid", ARG_INTEGER, 0, G_MAXUINT32, "Only this process's handles (0: the kernel's)" },
-  { "limit", ARG_INTEGER, 0, 1000000, "List at most this many of the largest handles (default 100; fewer where the result would pass its size limit)" },
+  { "limit", ARG_INTEGER, 0, 1000000, "At most this many of the largest handles (default 100; fewer if the result would pass its size limit)" },
   { NULL },
 };
 static const ToolArg drop_caches_args[] = {
@@ -320,10 +347,10 @@ static const ToolArg drop_caches_args[] = {
   { NULL },
 };
 static const ToolArg audit_args[] = {
-  { "level", ARG_INTEGER, 1, 3, "Drop caches at this level between the snapshots; without it nothing is dropped" },
+  { "level", ARG_INTEGER, 1, 3, "Drop caches at this level between the snapshots; none without it" },
   { "compact", ARG_BOOLEAN, 0, 0, "Also compact memory (needs level)" },
   { "wait_seconds", ARG_INTEGER, 0, MAX_WAIT_SECONDS, "Without level: seconds between the snapshots (default 0)" },
-  { "top", ARG_INTEGER, 0, G_MAXINT, "Keep the N largest processes of each snapshot (default 10); the diff sees them all" },
+  { "top", ARG_INTEGER, 0, G_MAXINT, "Keep the N largest processes of each snapshot (default 10); the diff sees all" },
   { NULL },
 };
 
@@ -362,7 +389,7 @@ static const Tool tool_table[] = {
   { "triage", "Memory triage",
     "What needs attention (one process holding most GPU memory, NvMap held for exited "
     "processes, CMA exhausted, swap, heat, ...): each finding with its numbers and its action; "
-    "admin: true marks an action for an administrator.",
+    "admin: true marks an administrator's step.",
     no_args, TRUE, run_triage, triage_lists },
   { "headroom", "Memory headroom",
     "How much a new GPU allocation (CUDA, a model, a TensorRT build) can still get, now and "
@@ -388,7 +415,18 @@ static const Tool tool_table[] = {
 const char *
 jmem_mcp_tools_names (void)
 {
-  return "snapshot, triage, headroom, allocations, drop_caches, audit";
+  static char *names;
+
+  /* from the table tools/list gives, so messages and --help name them all */
+  if (g_once_init_enter (&names))
+    {
+      g_autoptr(GString) all = g_string_new (NULL);
+
+      for (gsize i = 0; i < G_N_ELEMENTS (tool_table); i++)
+        g_string_append_printf (all, "%s%s", i > 0 ? ", " : "", tool_table[i].name);
+      g_once_init_leave (&names, g_string_free (g_steal_pointer (&all), FALSE));
+    }
+  return names;
 }
 
 static const Tool *
@@ -415,17 +453,13 @@ add_input_schema (JsonBuilder *b, const ToolArg *args)
     {
       json_builder_set_member_name (b, a->name);
       json_builder_begin_object (b);
+      /* one type per argument: a list of types is refused by single-type
+       * dialects (Gemini's) and shown as its first by others (a size is a
+       * string; the integer older clients send is still taken) */
       json_builder_set_member_name (b, "type");
-      if (a->type == ARG_SIZE)
-        {
-          json_builder_begin_array (b);
-          json_builder_add_string_value (b, "string");
-          json_builder_add_string_value (b, "integer");
-          json_builder_end_array (b);
-        }
-      else
-        json_builder_add_string_value (b, a->type == ARG_INTEGER ? "integer" : "boolean");
-      if (a->type != ARG_BOOLEAN)
+      json_builder_add_string_value (b, a->type == ARG_INTEGER ? "integer" :
+                                        a->type == ARG_SIZE ? "string" : "boolean");
+      if (a->type == ARG_INTEGER)
         {
           json_builder_set_member_name (b, "minimum");
           json_builder_add_int_value (b, a->minimum);
@@ -692,6 +726,12 @@ text_result (const char *text, JsonNode *structured, gboolean is_error)
   json_builder_add_boolean_value (b, is_error);
   json_builder_end_object (b);
   return json_builder_get_root (b);
+}
+
+JsonNode *
+jmem_mcp_tools_error_result (const char *text)
+{
+  return text_result (text, NULL, TRUE);
 }
 
 /* The result of a tool that ran: the document as its one text block, and

@@ -53,7 +53,11 @@ JsonNode *jmem_mcp_tools_call (JmemMcpTools   *tools,
                                JmemMcpFeatures features,
                                GCancellable   *cancellable);
 
-/* The tools' names, "snapshot, triage, ...", for messages. */
+/* A result with isError true and @text: a call refused before its tool ran. */
+JsonNode *jmem_mcp_tools_error_result (const char *text);
+
+/* The tools' names, "snapshot, triage, ...", in the order tools/list gives
+ * them, for messages and --help. */
 const char *jmem_mcp_tools_names (void);
 
 G_END_DECLS

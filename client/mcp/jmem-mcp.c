@@ -6,9 +6,11 @@
 #include "jmem-error.h"
 #include "jmem-json-reader.h"
 #include "jmem-json-writer.h"
+#include "jmem-mcp-salvage.h"
 #include "jmem-text.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -41,8 +43,9 @@ static const char instructions[] =
   "nvmap.readable is false, say "
   "so with its error and fix; never estimate NvMap numbers. Never run a privileged command "
   "yourself (sudo, root): jmem needs none, and access is granted by adding the account to the "
-  "jmem group. A finding with admin: true, and a sudo command in a warning or a tool's fix, is "
-  "a step for an administrator: quote it to the user as such.";
+  "jmem group. An action with admin: true (a finding's, a warning's, one of headroom.actions), "
+  "and a sudo command in a tool's fix, is a step for an administrator: quote it to the user as "
+  "such.";
 
 /* A JSON-RPC batch (2025-03-26): its answers go out together, as one array,
  * when the last of its requests is answered. */
@@ -59,6 +62,7 @@ typedef struct {
   GMutex          lock;       /* guards what follows */
   gboolean        write_failed;
   int             write_errno;   /* why it failed, for the one line that says so */
+  gboolean        gone;       /* the client closed its end of out_fd */
   GHashTable     *running;    /* request key -> Call: tools/call queued or running */
 } Server;
 
@@ -520,6 +524,56 @@ handle_batch (Server *server, JsonArray *array)
   g_mutex_unlock (&server->lock);
 }
 
+/* A tools/call of a known tool whose arguments alone cannot be read (a
+ * lone surrogate, a NUL): the tool's isError with the reason, as for any
+ * argument that does not match its schema. FALSE where that is not it. */
+static gboolean
+refuse_arguments (Server *server, const JmemMcpSalvage *salvage)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) arguments = NULL;
+  g_autofree char *text = NULL;
+  const char *reason;
+
+  if (salvage->id == NULL || !salvage->tools_call || salvage->tool == NULL ||
+      !jmem_mcp_tools_has (server->tools, salvage->tool) || salvage->arguments == NULL)
+    return FALSE;
+  arguments = jmem_json_read (salvage->arguments, salvage->arguments_len,
+                              JMEM_MCP_MAX_LINE_BYTES, &error);
+  if (arguments != NULL || g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE))
+    return FALSE;
+  /* the column is the arguments', not the line's: left out */
+  reason = error->message;
+  if (g_str_has_prefix (reason, "column ") && strstr (reason, ": ") != NULL)
+    reason = strstr (reason, ": ") + 2;
+  text = g_strdup_printf ("invalid arguments: %s cannot read them: %s", salvage->tool, reason);
+  send_result (server, NULL, salvage->id, jmem_mcp_tools_error_result (text));
+  return TRUE;
+}
+
+/* A refusal of the message @line (@len bytes, maybe only its start) that
+ * could not be read, sent to its id where its start says it. */
+static void
+refuse_message (Server *server, const char *line, gsize len, gboolean whole, int code,
+                const char *message)
+{
+  g_auto(JmemMcpSalvage) salvage = { 0 };
+
+  jmem_mcp_salvage (line, len, &salvage);
+  if (whole && refuse_arguments (server, &salvage))
+    return;
+  send_error (server, NULL, salvage.id, code, "%s", message);
+}
+
+static void
+refuse_long_line (Server *server, GByteArray *line)
+{
+  g_autofree char *message = g_strdup_printf (
+    "Invalid Request: a message longer than %u bytes was refused", JMEM_MCP_MAX_LINE_BYTES);
+
+  refuse_message (server, (const char *) line->data, line->len, FALSE, INVALID_REQUEST, message);
+}
+
 static void
 handle_message (Server *server, const char *line, gsize len)
 {
@@ -532,12 +586,16 @@ handle_message (Server *server, const char *line, gsize len)
    * invalid request; anything else the reader refuses is not JSON to it */
   if (g_error_matches (error, JMEM_ERROR, JMEM_ERROR_TOO_LARGE))
     {
-      send_error (server, NULL, NULL, INVALID_REQUEST, "Invalid Request: %s", error->message);
+      g_autofree char *message = g_strdup_printf ("Invalid Request: %s", error->message);
+
+      refuse_message (server, line, len, TRUE, INVALID_REQUEST, message);
       return;
     }
   if (root == NULL)
     {
-      send_error (server, NULL, NULL, PARSE_ERROR, "Parse error: %s", error->message);
+      g_autofree char *message = g_strdup_printf ("Parse error: %s", error->message);
+
+      refuse_message (server, line, len, TRUE, PARSE_ERROR, message);
       return;
     }
   if (JSON_NODE_HOLDS_ARRAY (root))
@@ -559,7 +617,44 @@ write_failed (Server *server)
   return failed;
 }
 
-/* Reads requests until the end of input or a failed write. */
+/* Whether the client closed its end of @out_fd (a pipe's read end, a
+ * socket's peer), waiting up to @timeout_ms; then nothing more can reach
+ * it, and the server stops. It is marked gone. */
+static gboolean
+client_gone (Server *server, int timeout_ms)
+{
+  struct pollfd out = { server->out_fd, 0, 0 };
+  int n;
+
+  do
+    n = poll (&out, 1, timeout_ms);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0 || !(out.revents & (POLLERR | POLLHUP)))
+    return FALSE;
+  g_mutex_lock (&server->lock);
+  server->gone = TRUE;
+  g_mutex_unlock (&server->lock);
+  return TRUE;
+}
+
+/* Waits for @in_fd to be readable, or its end; FALSE where the client
+ * closed out_fd first. */
+static gboolean
+wait_input (Server *server, int in_fd)
+{
+  struct pollfd fds[2] = { { in_fd, POLLIN, 0 }, { server->out_fd, 0, 0 } };
+  int n;
+
+  do
+    n = poll (fds, 2, -1);
+  while (n < 0 && errno == EINTR);
+  if (n > 0 && (fds[1].revents & (POLLERR | POLLHUP)) && !(fds[0].revents & POLLIN))
+    return !client_gone (server, 0);
+  return TRUE;
+}
+
+/* Reads requests until the end of input, a failed write or the client
+ * gone. */
 static void
 read_requests (Server *server, int in_fd)
 {
@@ -569,9 +664,12 @@ read_requests (Server *server, int in_fd)
 
   for (;;)
     {
-      ssize_t n = read (in_fd, buf, 65536);
+      ssize_t n;
       gsize start = 0;
 
+      if (!wait_input (server, in_fd))
+        return;
+      n = read (in_fd, buf, 65536);
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0)
@@ -589,9 +687,7 @@ read_requests (Server *server, int in_fd)
             {
               g_byte_array_append (line, buf + start, (guint) (i - start));
               if (line->len > JMEM_MCP_MAX_LINE_BYTES)
-                send_error (server, NULL, NULL, INVALID_REQUEST,
-                            "Invalid Request: a message longer than %u bytes was refused",
-                            JMEM_MCP_MAX_LINE_BYTES);
+                refuse_long_line (server, line);
               else
                 {
                   if (line->len > 0 && line->data[line->len - 1] == '\r')
@@ -611,9 +707,7 @@ read_requests (Server *server, int in_fd)
           if (line->len > JMEM_MCP_MAX_LINE_BYTES)
             {
               /* refuse now, and drop the rest of the line as it comes */
-              send_error (server, NULL, NULL, INVALID_REQUEST,
-                          "Invalid Request: a message longer than %u bytes was refused",
-                          JMEM_MCP_MAX_LINE_BYTES);
+              refuse_long_line (server, line);
               skipping = TRUE;
               g_byte_array_set_size (line, 0);
             }
@@ -623,6 +717,17 @@ read_requests (Server *server, int in_fd)
     }
   if (!skipping && line->len > 0)
     handle_message (server, (const char *) line->data, line->len);
+}
+
+static gboolean
+calls_left (Server *server)
+{
+  gboolean left;
+
+  g_mutex_lock (&server->lock);
+  left = g_hash_table_size (server->running) > 0;
+  g_mutex_unlock (&server->lock);
+  return left;
 }
 
 static void
@@ -655,9 +760,13 @@ jmem_mcp_serve (JmemMcpTools *tools,
 
   read_requests (&server, in_fd);
 
-  /* at the end of input the calls still queued run and are answered; a
-   * client that stopped reading gets none */
-  if (write_failed (&server))
+  /* at the end of input the calls still queued run and are answered, as
+   * long as the client reads: one that stopped reading or closed its end
+   * (an SDK's close() during an audit's wait) gets none, and the call
+   * running stops now rather than at its end */
+  while (!write_failed (&server) && !server.gone && calls_left (&server))
+    client_gone (&server, 100);
+  if (write_failed (&server) || server.gone)
     cancel_all (&server);
   g_thread_pool_free (server.calls, FALSE, TRUE);
   failed = server.write_failed;

@@ -93,7 +93,8 @@ jmem_ops_audit (const JmemOpsAuditOptions *options,
   json_builder_set_member_name (b, "schema");
   json_builder_add_string_value (b, "jmem-audit");
   json_builder_set_member_name (b, "schema_version");
-  json_builder_add_int_value (b, 1);
+  /* 2: its snapshots are of version 3 (every action says admin) */
+  json_builder_add_int_value (b, 2);
   jmem_ops_add_container_json (b, options->container);
   json_builder_set_member_name (b, "before");
   json_builder_add_value (b, trimmed_json (sb, options->top));

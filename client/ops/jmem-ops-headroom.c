@@ -130,7 +130,8 @@ jmem_ops_headroom_json (const JmemOpsHeadroom *r)
   json_builder_set_member_name (b, "schema");
   json_builder_add_string_value (b, "jmem-headroom");
   json_builder_set_member_name (b, "schema_version");
-  json_builder_add_int_value (b, 1);
+  /* 2: each of headroom.actions is an object saying admin */
+  json_builder_add_int_value (b, 2);
   json_builder_set_member_name (b, "exit_status");
   if (status >= 0)
     json_builder_add_int_value (b, status);

@@ -131,7 +131,8 @@ test('headroom: the verdict for a need given as a size or as bytes', async () =>
   assert.equal(fits.exit_status, 0);
   const reclaim = await callOk('headroom', { need: (now + 1024) * 1024 });
   assert.equal(reclaim.headroom.verdict, 'fits-after-reclaim');
-  assert.match(reclaim.headroom.actions[0], /^jmem drop-caches/);
+  assert.match(reclaim.headroom.actions[0].action, /^jmem drop-caches/);
+  assert.equal(reclaim.headroom.actions[0].admin, false);
   const no = await callOk('headroom', { need: '1T' });
   assert.equal(no.headroom.verdict, 'does-not-fit');
   assert.equal(no.exit_status, 2);
