@@ -75,17 +75,13 @@ add_cmdline (JmemJsonWriter *b,
   add_bool (b, "cmdline_truncated", cut);
 }
 
-/* The model's "unknown" is -1 (any negative for a size or count). */
+/* The model's "unknown" is -1 (any negative for a size or count): null. */
 static void
 add_int_or_null (JmemJsonWriter *b,
                  const char     *name,
                  gint64          value)
 {
-  jmem_json_writer_set_member_name (b, name);
-  if (value < 0)
-    jmem_json_writer_add_null_value (b);
-  else
-    jmem_json_writer_add_int_value (b, value);
+  jmem_json_writer_add_size_member (b, name, value);
 }
 
 /* JSON integers here are signed 64-bit; anything larger cannot be true. */
