@@ -342,6 +342,28 @@ jmem_test_bus_start (const char  *dir,
   return daemon;
 }
 
+void
+jmem_test_stop_process (GSubprocess *process)
+{
+  const char *id = g_subprocess_get_identifier (process);
+  g_autofree char *stat_path = g_strdup_printf ("/proc/%s/stat", id);
+
+  g_assert_nonnull (id);
+  g_subprocess_send_signal (process, SIGSTOP);
+  /* stopped: state T after the ")" that ends the command's name */
+  for (guint tries = 0; tries < 6000; tries++)
+    {
+      g_autofree char *stat = NULL;
+      const char *end;
+
+      if (g_file_get_contents (stat_path, &stat, NULL, NULL) &&
+          (end = strrchr (stat, ')')) != NULL && end[1] == ' ' && end[2] == 'T')
+        return;
+      g_usleep (5000);
+    }
+  g_error ("%s did not stop within 30 s of SIGSTOP", stat_path);
+}
+
 guint64
 jmem_test_fds_distinct_bytes (GArray *fds)
 {

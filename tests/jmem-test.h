@@ -101,6 +101,10 @@ void jmem_test_die_with_test (gpointer unused);
 GSubprocess *jmem_test_bus_start (const char  *dir,
                                   char       **address);
 
+/* SIGSTOP to @process, returning once the kernel shows it stopped: a
+ * message sent after this is one it cannot have read. */
+void jmem_test_stop_process (GSubprocess *process);
+
 /* $JMEM_FIXTURES/@first/...: the path of a fixture (NULL-terminated
  * components, as g_build_filename()). */
 char *jmem_test_fixture (const char *first,

@@ -226,7 +226,7 @@ bus_frozen_after_connect (void)
   bus = jmem_system_bus_get (JMEM_SYSTEM_BUS_TIMEOUT_MS, &error);
   g_assert_no_error (error);
 
-  g_subprocess_send_signal (daemon, SIGSTOP);
+  jmem_test_stop_process (daemon);
   for (guint i = 0; i < 2; i++)
     {
       gint64 start = g_get_monotonic_time ();

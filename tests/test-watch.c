@@ -329,7 +329,7 @@ test_frozen_bus (void)
     }
   if (before > 0)
     {
-      g_subprocess_send_signal (bus, SIGSTOP);
+      jmem_test_stop_process (bus);
       frozen_at = g_get_monotonic_time ();
     }
   g_subprocess_wait (watch, NULL, &error);
