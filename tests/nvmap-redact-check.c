@@ -71,6 +71,17 @@ dump_maps (const char *data, gsize len)
   return g_string_free (out, FALSE);
 }
 
+/* The token is not NUL-terminated: the redacted copy has no terminator,
+ * so that a parser reading past its length is caught. */
+static gboolean
+all_zeros (const char *s, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    if (s[i] != '0')
+      return FALSE;
+  return TRUE;
+}
+
 /* Every handle-shaped line of @data: its UID 0s, and in maps no VMA
  * address but its length. */
 static char *
@@ -93,8 +104,7 @@ check_redacted (JmemNvmapTableFile file, const char *data, gsize len)
           !jmem_nvmap_line_is_handle_shaped (line.text, line.len))
         continue;
       for (guint index = 0; jmem_nvmap_next_token (line.text, line.len, &i, &tok); index++)
-        if (index == jmem_nvmap_table_uid_token (&table) &&
-            strspn (tok.s, "0") < tok.len)
+        if (index == jmem_nvmap_table_uid_token (&table) && !all_zeros (tok.s, tok.len))
           return g_strdup_printf ("a UID left at byte %" G_GSIZE_FORMAT,
                                   (gsize) (line.text - data));
       if (file == JMEM_NVMAP_TABLE_MAPS &&

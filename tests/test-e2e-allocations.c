@@ -614,6 +614,7 @@ test_snapshot_pins_bounded (void)
   for (guint i = 0; i < PIN_CALLS; i++)
     {
       g_autoptr(GError) error = NULL;
+      g_autofree char *remote = NULL;
 
       fd = try_snapshot (bus, NULL, &error);
       if (fd >= 0)
@@ -622,7 +623,8 @@ test_snapshot_pins_bounded (void)
           continue;
         }
       g_assert_true (g_dbus_error_is_remote_error (error));
-      g_assert_cmpstr (g_dbus_error_get_remote_error (error), ==, "dev.jmem.Error.RateLimited");
+      remote = g_dbus_error_get_remote_error (error);
+      g_assert_cmpstr (remote, ==, "dev.jmem.Error.RateLimited");
       refused++;
       g_free (last_refusal);
       last_refusal = g_strdup (error->message);
