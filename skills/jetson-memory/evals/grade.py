@@ -192,14 +192,18 @@ def page_cache_claims(answer):
     it given back on demand, and those that call it held.  A clause is
     cut at commas here: "in use, not available" is two claims."""
     reclaimable, held = [], []
+    about = False
     for clause in clauses(answer):
-        if not PAGE_CACHE.search(clause):
+        # "it" or "which" after a clause about page cache is page cache
+        about = PAGE_CACHE.search(clause) or about and re.match(r"\s*(it|they|which)\b", clause, re.I)
+        if not about:
             continue
         for part in re.split(r",\s*|\s+\(|\)", clause):
-            negated = NEGATION.search(part) is not None
-            if RECLAIMABLE.search(part.replace("not available", "")) and not negated:
+            given_back = [not negates(part, m) for m in RECLAIMABLE.finditer(part)]
+            kept = [not negates(part, m) for m in HELD.finditer(part)]
+            if any(given_back):
                 reclaimable.append(part.strip())
-            elif HELD.search(part) and not negated or RECLAIMABLE.search(part) and negated:
+            elif any(kept) or given_back:
                 held.append(part.strip())
     return reclaimable, held
 
