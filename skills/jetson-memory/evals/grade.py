@@ -101,8 +101,8 @@ PAGE_CACHE = re.compile(r"\b(page[ -]cache|buff/cache|file cache|cached (memory|
 RECLAIMABLE = re.compile(r"\breclaim|\bdropp?(ing|ed)?\b[^,]{0,30}\bfrees\b|\bfreeable\b|\bevictable\b|\bdroppable\b|\bgives? (it |them )?back\b|"
                          r"\bgiven back\b|\bfree[sd]? on demand\b|\bcan be (freed|dropped|reclaimed|evicted)\b|"
                          r"\bcounts? as available\b|\b(is|are|as|counted( there)?( already)?|still|stays?) available\b", re.I)
-HELD = re.compile(r"\bin use\b|\b(is|are) used\b|\bused up\b|\bunavailable\b|\b(is|are) (held|taken|pinned|"
-                  r"locked|occupied|consumed)\b|\bnot (free|available)\b|\bgone\b", re.I)
+HELD = re.compile(r"\bin use\b|\bused up\b|\b(counts?|counted) as used\b|\bused memory\b|\bunavailable\b|"
+                  r"\b(is|are) (held|taken|pinned|locked|occupied|consumed)\b|\bnot (free|available)\b", re.I)
 
 
 def clauses(text):
@@ -188,12 +188,13 @@ def check_forbidden(claim, answer):
 
 
 def page_cache_claims(answer):
-    """(reclaimable, held): the parts of clauses about page cache that call
-    it given back on demand, and those that call it held.  A clause is
-    cut at commas here: "in use, not available" is two claims."""
+    """(reclaimable, held): the parts of sentences about page cache that
+    call it given back on demand, and those that call it held.  A sentence
+    is cut at commas here: "in use, not available" is two claims."""
     reclaimable, held = [], []
     about = False
-    for clause in clauses(answer):
+    # sentences, not clauses: "Page cache: 13.6 GiB, freeable" is one claim
+    for clause in re.split(r"(?<=[.!?;])\s+|\n+", answer):
         # "it" or "which" after a clause about page cache is page cache
         about = PAGE_CACHE.search(clause) or about and re.match(r"\s*(it|they|which)\b", clause, re.I)
         if not about:
