@@ -15,7 +15,10 @@
   through `jmem mcp` as an agent calls it (the outsider's are checked in
   the e2e sandbox, by e2e-mcp-sdk);
 - the grader grades the reference answers right: each good one passes,
-  each bad one fails, on the checks it names.
+  each bad one fails, on the checks it names; each eval has at least three
+  adversarial answers (bad ones with a class, written to pass a naive
+  grader), and together they hold every class of wrong answer that once
+  passed.
 
 Usage: test-skill-evals.py JMEM SKILL_DIR FIXTURE_TREES_DIR
 """
@@ -34,6 +37,12 @@ spec = importlib.util.spec_from_file_location("grade", os.path.join(evals_dir, "
 grade = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(grade)
 
+# the classes of wrong answer that once passed the grader: each must stay
+# among the adversarial answers, and fail
+ADVERSARIAL = {"page-cache-held", "privileged-sysctl-as-root", "privileged-su",
+               "privileged-usermod-unrelayed", "privileged-systemctl-restart",
+               "privileged-set-default-unrelayed", "endorsement-paraphrased",
+               "figure-without-number"}
 COVERAGE = {"refusal-relayed", "tool-error-relayed", "thor-no-nvmap", "false-premise",
             "should-not-trigger", "accounting"}
 VALUE_KEYS = ("kib", "percent", "integer", "pattern")
@@ -228,6 +237,7 @@ for s in servers.values():
 
 # ---- the grader on the reference answers ----
 
+classes = set()
 for e in evals["evals"]:
     path = os.path.join(evals_dir, "answers", e["id"] + ".json")
     if not ok(os.path.isfile(path), f"eval {e['id']} has reference answers"):
@@ -240,12 +250,18 @@ for e in evals["evals"]:
         failed = [c for c, passed, _ in report if passed is False]
         ok("tool_calls" in ref and not failed and all(p is not None for _, p, _ in report),
            f"eval {e['id']}: good answer {i + 1} passes every check", "failed: " + ", ".join(failed))
+    adversarial = [ref for ref in refs.get("bad", []) if ref.get("class")]
+    classes.update(ref["class"] for ref in adversarial)
+    ok(len(adversarial) >= 3, f"eval {e['id']}: at least three adversarial answers", str(len(adversarial)))
     for i, ref in enumerate(refs.get("bad", [])):
         report = grade.grade(e, ref["answer"], ref.get("tool_calls"))
         failed = {c for c, passed, _ in report if passed is False}
         ok(ref.get("why") and ref.get("fails") and set(ref["fails"]) <= failed,
-           f"eval {e['id']}: bad answer {i + 1} fails ({ref.get('why')})",
+           f"eval {e['id']}: bad answer {i + 1} fails ({ref.get('class') or ref.get('why')})",
            "expected to fail: " + ", ".join(sorted(set(ref.get("fails", [])) - failed)))
+
+ok(ADVERSARIAL <= classes, "the adversarial answers cover " + ", ".join(sorted(ADVERSARIAL)),
+   "missing: " + ", ".join(sorted(ADVERSARIAL - classes)))
 
 print(f"1..{len(results)}")
 for i, (good, what, detail, skip) in enumerate(results, 1):
