@@ -25,6 +25,8 @@ import { test, run } from './tap.mjs';
 const [jmem, tree, dir] = process.argv.slice(2, 5).map((p) => resolve(p));
 const wanted = process.argv.slice(5);
 const require = createRequire(import.meta.url);
+// waits stretch with the load, as meson's own limit does
+const scale = Number(process.env.JMEM_TEST_TIMEOUT_MULTIPLIER) || 1;
 const scratch = mkdtempSync(join(tmpdir(), 'jmem-agents-'));
 const bin = join(scratch, 'bin');
 const called = join(scratch, 'called');
@@ -43,7 +45,7 @@ mkdirSync(env.HOME);
 mkdirSync(env.CODEX_HOME);
 
 function client(program, args, options = {}) {
-  const r = spawnSync(program, args, { encoding: 'utf8', env, timeout: 120000, ...options });
+  const r = spawnSync(program, args, { encoding: 'utf8', env, timeout: 120000 * scale, ...options });
   assert.equal(r.status, 0, `${program} ${args.join(' ')}: ${r.error ?? ''}${r.stderr}${r.stdout}`);
   return r.stdout;
 }
@@ -96,7 +98,7 @@ function round(command, args) {
     const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'inherit'] });
     const answers = new Map();
     let buffered = '';
-    const timer = setTimeout(() => { child.kill(); fail(new Error('no answer in 60 s')); }, 60000);
+    const timer = setTimeout(() => { child.kill(); fail(new Error(`no answer in ${60 * scale} s`)); }, 60000 * scale);
     child.on('error', fail);
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk) => {
