@@ -266,6 +266,13 @@ test_bus_frozen_after_connect (void)
       g_test_skip ("dbus-daemon is not installed");
       return;
     }
+  /* the subprocess is this binary run again, which a cross build can only
+   * be behind its emulator (no binfmt handler may be registered) */
+  if (g_getenv ("MESON_EXE_WRAPPER") != NULL && g_getenv ("MESON_EXE_WRAPPER")[0] != '\0')
+    {
+      g_test_skip ("a test binary of a cross build cannot run itself again here");
+      return;
+    }
   g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
   g_test_trap_assert_passed ();
 }
