@@ -22,6 +22,8 @@ TAG = "SPDX-License-Identifier: " + licence
 PROJECT_DIRS = [".ci", "client", "common", "cross", "dbus", "debian", "docs", "fuzz", "helper",
                 "polkit", "prometheus", "scripts", "skills", "systemd", "tests"]
 SKIP_DIRS = {"fixtures", "golden", "node_modules", "__pycache__"}
+# What debhelper writes in debian/ itself (as .gitignore lists it).
+DEBHELPER_OUTPUT = re.compile(r"(files|debhelper-build-stamp|.*\.debhelper(\.log)?|.*\.substvars)$")
 
 
 def git_files(src):
@@ -46,7 +48,8 @@ def listed_files(src):
             rel_root = os.path.relpath(root, src)
             dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")
                        and not (rel_root == "debian" and d.startswith("jmem"))]
-            found += [os.path.join(rel_root, n) for n in files]
+            found += [os.path.join(rel_root, n) for n in files
+                      if not (rel_root == "debian" and DEBHELPER_OUTPUT.match(n))]
     return found
 
 

@@ -31,7 +31,8 @@ printf '#!/bin/sh\n# SPDX-License-Identifier: GPL-2.0-or-later\n' >"$tree/debian
 for f in debian/.debhelper/bucket/files/$(echo config.guess | sha256sum | cut -c1-64) \
          debian/jmem/usr/bin/tool \
          build-test/tests/systemd-cache/rootfs-bookworm/usr/share/misc/config.sub \
-         obj-x86_64-linux-gnu/gen.sh; do
+         obj-x86_64-linux-gnu/gen.sh debian/jmem.postinst.debhelper debian/debhelper-build-stamp \
+         debian/files debian/jmem.substvars debian/jmem.debhelper.log; do
   printf '#!/bin/sh\n# Attempt to guess a canonical system name.\n' >"$tree/$f"
   chmod +x "$tree/$f"
 done
@@ -43,7 +44,7 @@ expect_pass() {
   licence || { cat "$work/out"; fail "$1: the licence test fails"; }
   grep -q "source files found under $tree: 2$" "$work/out" ||
     { cat "$work/out"; fail "$1: the licence test read other files than the project's two"; }
-  echo "ok: $1: the two project files, none of debian/.debhelper, debian/jmem, build-test, obj-*"
+  echo "ok: $1: the two project files, none of debian/.debhelper, debian/jmem, debhelper's other outputs, build-test, obj-*"
 }
 expect_fail() {
   printf '#!/bin/sh\necho no licence\n' >"$tree/client/b.sh"
