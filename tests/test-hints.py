@@ -154,12 +154,12 @@ def main():
         known = set(outputs.commands(JMEM))
         gathered = outputs.collect(JMEM, FIXTURES, tmp)
         check(len(gathered) > 100, "outputs gathered: %d" % len(gathered))
-        todo = {}
+        pending = {}
         for o in gathered:
             for command in hints(known, o.text):
-                todo.setdefault((command, o.sysroot), o.name)
-        check(len({c for c, _ in todo}) > 10, "commands found in them: %d"
-              % len({c for c, _ in todo}), "\n".join(sorted({c for c, _ in todo})))
+                pending.setdefault((command, o.sysroot), o.name)
+        check(len({c for c, _ in pending}) > 10, "commands found in them: %d"
+              % len({c for c, _ in pending}), "\n".join(sorted({c for c, _ in pending})))
         user = Unprivileged(tmp)
         try:
             check(user.address.startswith("unix:"), "a system bus without the helper runs")
@@ -170,13 +170,13 @@ def main():
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
                                    timeout=120)
                 for command in hints(known, r.stdout.decode("utf-8", "replace")):
-                    todo.setdefault((command, None), "%s here, unprivileged" % " ".join(argv))
+                    pending.setdefault((command, None), "%s here, unprivileged" % " ".join(argv))
             sysroots = {}
             done = set()
             # what a run of a hint prints (advice on stderr) is read for hints too
-            while len(done) < len(todo):
+            while len(done) < len(pending):
                 (command, sysroot), source = sorted(
-                    ((k, v) for k, v in todo.items() if k not in done),
+                    ((k, v) for k, v in pending.items() if k not in done),
                     key=lambda t: (t[0][0], t[0][1] or ""))[0]
                 done.add((command, sysroot))
                 words = command.split()
@@ -203,7 +203,7 @@ def main():
                       "%r (from %s) is no usage error, run %s" % (command, source, how),
                       "ran %s: exit %s\n%s" % (" ".join(argv), status, err[-1500:]))
                 for more in hints(known, err):
-                    todo.setdefault((more, None if privileged else sysroot), command)
+                    pending.setdefault((more, None if privileged else sysroot), command)
         finally:
             user.close()
     finally:
