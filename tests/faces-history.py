@@ -12,7 +12,7 @@ other processes' PSS wobbles by a few MiB around its captured value (a
 fixed pattern, the same at every run).
 
 With --sections, each line also carries a headroom object as jmem top and
-jmem plot read it (common/jmem-frame.c), shrinking with the leak.
+jmem plot read it (common/rules/jmem-frame.c), shrinking with the leak.
 
 Usage: faces-history.py JMEM TREE OUT [--samples N] [--interval S]
                         [--start UNIX] [--leak-pid PID] [--leak-mib M]

@@ -3,7 +3,7 @@
  * a container runtime whose seccomp profile predates it: a seccomp filter
  * answers openat2 with ENOSYS (or EPERM, as some profiles do), and is
  * inherited by everything the command starts. jmem then opens beneath a
- * root one component at a time (common/jmem-root.c), the way it does there;
+ * root one component at a time (common/io/jmem-root.c), the way it does there;
  * a test run under this wrapper exercises that walk with nothing in jmem
  * told to take it.
  *

@@ -13,6 +13,7 @@
 
 #include "jmem-buddyinfo.h"
 #include "jmem-collect.h"
+#include "jmem-desktop.h"
 #include "jmem-glib-compat.h"
 #include "jmem-meminfo.h"
 #include "jmem-nvmap.h"
@@ -383,9 +384,9 @@ test_boundary_desktop (void)
       add_nvmap (s, 11, "python3", 1u << 20, TRUE);
       g_assert_cmpint (fires (s, "desktop-nvmap"), ==, extra == 1);
     }
-  g_assert_true (jmem_triage_is_desktop ("gnome-shell"));
-  g_assert_true (jmem_triage_is_desktop ("/usr/bin/Xwayland"));
-  g_assert_false (jmem_triage_is_desktop ("python3"));
+  g_assert_true (jmem_process_is_desktop ("gnome-shell"));
+  g_assert_true (jmem_process_is_desktop ("/usr/bin/Xwayland"));
+  g_assert_false (jmem_process_is_desktop ("python3"));
 }
 
 static void

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Every file jmem writes, as the files see it (common/jmem-write.c and its
+/* Every file jmem writes, as the files see it (common/io/jmem-write.c and its
  * writers: capture, metrics --textfile, watch --output and its trim, the
  * per-boot cache). Any user: the fixed modes whatever the umask, a FIFO
  * refused at once, a directory given as a link (with a trailing slash too)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* "Where the RAM is": the accounting's buckets as bars scaled to MemTotal,
  * and the processes beside the buckets they should match. Every figure is
- * the accounting's (common/jmem-accounting.c); nothing is recomputed. */
+ * the accounting's (common/model/jmem-accounting.c); nothing is recomputed. */
 #include "jmem-output-accounting.h"
 
 #include "jmem-config.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The comparison of two snapshots (common/jmem-diff.h) for people: MiB, the
+/* The comparison of two snapshots (common/rules/jmem-diff.h) for people: MiB, the
  * largest changes first, names made safe for a terminal. */
 #pragma once
 

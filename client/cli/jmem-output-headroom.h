@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What `jmem headroom` prints: the verdict first, what makes room, then one
  * line per figure with what it is made of. Every figure is the headroom's
- * (common/jmem-headroom.c); nothing is recomputed. */
+ * (common/model/jmem-headroom.c); nothing is recomputed. */
 #pragma once
 
 #include <glib.h>

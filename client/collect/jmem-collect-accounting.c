@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the RAM accounting reads beyond meminfo and NvMap's clients (zram,
  * the device tree's memory nodes, each NvMap holder's smaps), and the
- * input it is computed from. The arithmetic is common/jmem-accounting.c. */
+ * input it is computed from. The arithmetic is common/model/jmem-accounting.c. */
 #include "jmem-collect-private.h"
 
 #include "jmem-glib-compat.h"

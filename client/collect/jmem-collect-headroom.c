@@ -2,7 +2,7 @@
 /* What the headroom reads beside the accounting: the free blocks
  * (/proc/buddyinfo), where swap lives (/proc/swaps), the kernel's reserve
  * (vm.min_free_kbytes) and the page size, each once; and the headroom
- * itself. The arithmetic is common/jmem-headroom.c. */
+ * itself. The arithmetic is common/model/jmem-headroom.c. */
 #include "jmem-collect-private.h"
 
 #include "jmem-names.h"

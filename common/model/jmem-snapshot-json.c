@@ -9,7 +9,7 @@
 #include "jmem-config.h"
 #include "jmem-json-writer.h"
 #include "jmem-text.h"
-#include "jmem-triage.h"
+#include "jmem-finding.h"
 
 static void
 add_bool (JmemJsonWriter *b,

@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "jmem-finding.h"
 #include "jmem-snapshot.h"
 
 G_BEGIN_DECLS
@@ -80,41 +81,6 @@ G_BEGIN_DECLS
  * jmem-headroom.h). The thresholds live with the headroom, which computes
  * the flag; this rule reports it. */
 
-typedef enum {
-  JMEM_SEVERITY_INFO,
-  JMEM_SEVERITY_WARNING,
-  JMEM_SEVERITY_CRITICAL,
-} JmemSeverity;
-
-const char *jmem_severity_to_string (JmemSeverity severity);
-
-typedef struct {
-  char  *name;   /* "nvmap_total_kib", "percent_of_mem_total", ... */
-  double value;  /* integral for KiB, counts and PIDs */
-  char  *unit;   /* "KiB", "percent", "celsius", "count", "pid" */
-} JmemFindingNumber;
-
-/* Who can take a finding's action. An agent never runs a privileged
- * command itself: it relays an administrator's action to the person it
- * works for, as a step for an administrator (docs/triage.md). */
-typedef enum {
-  JMEM_ACTION_ANY_USER,  /* needs no privilege beyond the account's own */
-  JMEM_ACTION_ADMIN,     /* some step needs an administrator: sudo, a system
-                          * service, the boot configuration, a reboot, a group */
-} JmemActionBy;
-
-typedef struct {
-  char        *id;       /* stable: "gpu-dominates", "nvmap-orphan", ... */
-  JmemSeverity severity;
-  char        *message;  /* one line, valid UTF-8 (names may need escaping on a terminal) */
-  GPtrArray   *numbers;  /* JmemFindingNumber, the values that triggered it */
-  char        *action;   /* what to do */
-  gboolean     admin;    /* the action has a step for an administrator (JMEM_ACTION_ADMIN) */
-} JmemFinding;
-
-void jmem_finding_free (JmemFinding *finding);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemFinding, jmem_finding_free)
-
 /* Runs every rule on @snapshot; returns the findings (JmemFinding, most
  * severe first, rule order otherwise), empty when nothing needs attention.
  * Never fails: a rule whose inputs are missing stays silent. The process list
@@ -123,14 +89,5 @@ GPtrArray *jmem_triage_run (const JmemSnapshot *snapshot);
 
 /* The finding with @id in @findings, or NULL. */
 const JmemFinding *jmem_triage_find (GPtrArray *findings, const char *id);
-
-/* The value of @finding's number @name, or NAN when it has none. */
-double jmem_finding_get_number (const JmemFinding *finding, const char *name);
-
-/* Whether @name is a desktop session process (X server, compositor, ...). */
-gboolean jmem_triage_is_desktop (const char *name);
-
-/* The "findings" array of docs/snapshot.schema.json. */
-JsonNode *jmem_findings_to_json (GPtrArray *findings);
 
 G_END_DECLS

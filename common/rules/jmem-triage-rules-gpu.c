@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "jmem-desktop.h"
+
 void
 jmem_triage_rule_gpu_dominates (JmemTriage *t)
 {
@@ -159,7 +161,7 @@ jmem_triage_rule_desktop_nvmap (JmemTriage *t)
       const JmemTriageHolder *h = &g_array_index (t->holders, JmemTriageHolder, i);
       g_autofree char *s = NULL;
 
-      if (!h->pid_exists || h->kib == 0 || !jmem_triage_is_desktop (h->name))
+      if (!h->pid_exists || h->kib == 0 || !jmem_process_is_desktop (h->name))
         continue;
       sum = sum > G_MAXUINT64 - h->kib ? G_MAXUINT64 : sum + h->kib;
       s = jmem_triage_size (h->kib);

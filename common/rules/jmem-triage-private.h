@@ -55,11 +55,6 @@ JmemFinding *jmem_triage_add (JmemTriage  *t,
                               const char  *format,
                               ...) G_GNUC_PRINTF (6, 7);
 
-void jmem_finding_add_number (JmemFinding *finding,
-                              const char  *name,
-                              double       value,
-                              const char  *unit);
-
 /* part / whole compared with percent / 100 exactly, for any 64-bit sizes;
  * FALSE when whole is 0. */
 gboolean jmem_triage_at_least (guint64 part, guint64 whole, guint percent);

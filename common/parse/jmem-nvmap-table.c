@@ -63,6 +63,18 @@ jmem_nvmap_line_clear (JmemNvmapLine *line)
   g_clear_pointer (&line->process, g_free);
 }
 
+JmemNvmapClient *
+jmem_nvmap_line_steal_client (JmemNvmapLine *line)
+{
+  JmemNvmapClient *c = g_new0 (JmemNvmapClient, 1);
+
+  c->client = g_steal_pointer (&line->client);
+  c->process = g_steal_pointer (&line->process);
+  c->pid = line->pid;
+  c->size_kib = line->size_kib;
+  return c;
+}
+
 /* Matches one record in the kernel's fixed columns at @p. The PROCESS field
  * is taken by offset, so a comm holding spaces, digits or a newline cannot
  * move the PID or SIZE. Returns the bytes consumed, 0 when @p is not such a

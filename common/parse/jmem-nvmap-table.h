@@ -76,6 +76,10 @@ gsize jmem_nvmap_table_next (JmemNvmapTable *table,
 
 void jmem_nvmap_line_clear (JmemNvmapLine *line);
 
+/* The client a JMEM_NVMAP_LINE_CLIENT line names, its strings taken from
+ * @line. */
+JmemNvmapClient *jmem_nvmap_line_steal_client (JmemNvmapLine *line);
+
 /* Whether @data holds all that jmem_nvmap_table_next() reads of it when
  * more of the file follows: a fixed record, or a line with its newline. */
 gboolean jmem_nvmap_table_line_complete (const char *data,

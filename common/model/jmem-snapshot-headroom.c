@@ -3,7 +3,7 @@
  * collector, the headroom operation and triage. */
 #include "jmem-snapshot.h"
 
-#include "jmem-triage.h"
+#include "jmem-desktop.h"
 
 /* The display manager the snapshot found running: stopping it ends the
  * desktop session, whose processes live in the user's slice. */
@@ -57,7 +57,7 @@ jmem_snapshot_headroom_new (const JmemSnapshot *s,
         .name = p->name,
         .user = p->user,
         .unit = p->unit,
-        .desktop = jmem_triage_is_desktop (p->name),
+        .desktop = jmem_process_is_desktop (p->name),
         .footprint_kib = p->kernel_thread > 0 ? 0 : p->footprint_kib,
         .nvmap_kib = p->nvmap_kib,
         .gpu_kib = p->gpu_kib,

@@ -162,7 +162,7 @@ typedef struct {
 
   GPtrArray *warnings;          /* JmemWarning */
 
-  GPtrArray *findings;          /* JmemFinding (jmem-triage.h); NULL until triage runs */
+  GPtrArray *findings;          /* JmemFinding (jmem-finding.h); NULL until triage runs */
 } JmemSnapshot;
 
 JmemSnapshot *jmem_snapshot_new (void);

@@ -24,42 +24,6 @@ static const JmemTriageRule rules[] = {
   jmem_triage_rule_lfb_fragmented,
 };
 
-const char *
-jmem_severity_to_string (JmemSeverity severity)
-{
-  switch (severity)
-    {
-    case JMEM_SEVERITY_INFO:
-      return "info";
-    case JMEM_SEVERITY_WARNING:
-      return "warning";
-    case JMEM_SEVERITY_CRITICAL:
-      return "critical";
-    default:
-      return "unknown";
-    }
-}
-
-static void
-number_free (JmemFindingNumber *n)
-{
-  g_free (n->name);
-  g_free (n->unit);
-  g_free (n);
-}
-
-void
-jmem_finding_free (JmemFinding *f)
-{
-  if (f == NULL)
-    return;
-  g_free (f->id);
-  g_free (f->message);
-  g_free (f->action);
-  g_clear_pointer (&f->numbers, g_ptr_array_unref);
-  g_free (f);
-}
-
 JmemFinding *
 jmem_triage_add (JmemTriage  *t,
                  const char  *id,
@@ -69,46 +33,16 @@ jmem_triage_add (JmemTriage  *t,
                  const char  *format,
                  ...)
 {
-  JmemFinding *f = g_new0 (JmemFinding, 1);
+  g_autofree char *message = NULL;
+  JmemFinding *f;
   va_list args;
 
   va_start (args, format);
-  f->message = g_strdup_vprintf (format, args);
+  message = g_strdup_vprintf (format, args);
   va_end (args);
-  f->id = g_strdup (id);
-  f->severity = severity;
-  f->action = g_strdup (action);
-  f->admin = by == JMEM_ACTION_ADMIN;
-  f->numbers = g_ptr_array_new_with_free_func ((GDestroyNotify) number_free);
+  f = jmem_finding_new (id, severity, by, action, message);
   g_ptr_array_add (t->findings, f);
   return f;
-}
-
-void
-jmem_finding_add_number (JmemFinding *finding,
-                         const char  *name,
-                         double       value,
-                         const char  *unit)
-{
-  JmemFindingNumber *n = g_new0 (JmemFindingNumber, 1);
-
-  n->name = g_strdup (name);
-  n->value = value;
-  n->unit = g_strdup (unit);
-  g_ptr_array_add (finding->numbers, n);
-}
-
-double
-jmem_finding_get_number (const JmemFinding *finding, const char *name)
-{
-  for (guint i = 0; finding->numbers != NULL && i < finding->numbers->len; i++)
-    {
-      const JmemFindingNumber *n = g_ptr_array_index (finding->numbers, i);
-
-      if (g_str_equal (n->name, name))
-        return n->value;
-    }
-  return NAN;
 }
 
 const JmemFinding *
@@ -192,28 +126,6 @@ jmem_triage_process (const JmemTriage *t, gint64 pid)
         return p;
     }
   return NULL;
-}
-
-gboolean
-jmem_triage_is_desktop (const char *name)
-{
-  /* comm names, at most 15 bytes, as the kernel and NvMap rows show them */
-  static const char * const patterns[] = {
-    "Xorg", "X", "Xwayland", "Xvnc", "gnome-shell", "gnome-session*", "gdm*",
-    "mutter*", "kwin*", "plasmashell", "lightdm", "sddm*", "xfwm4", "xfce4-*",
-    "weston", "sway", "compiz", "unity*", "cinnamon*", "lxsession", "nautilus",
-    "gsd-*", "Xtigervnc", "nvidia-settings",
-  };
-  g_autofree char *base = NULL;
-
-  if (name == NULL || name[0] == '\0')
-    return FALSE;
-  /* nvidia-smi names a process by its executable's path */
-  base = g_path_get_basename (name);
-  for (gsize i = 0; i < G_N_ELEMENTS (patterns); i++)
-    if (g_pattern_match_simple (patterns[i], base))
-      return TRUE;
-  return FALSE;
 }
 
 char *
@@ -384,52 +296,4 @@ jmem_triage_run (const JmemSnapshot *snapshot)
   g_ptr_array_set_free_func (t.findings, NULL);
   g_ptr_array_unref (t.findings);
   return ordered;
-}
-
-JsonNode *
-jmem_findings_to_json (GPtrArray *findings)
-{
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-
-  json_builder_begin_array (b);
-  for (guint i = 0; findings != NULL && i < findings->len; i++)
-    {
-      const JmemFinding *f = g_ptr_array_index (findings, i);
-
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "id");
-      json_builder_add_string_value (b, f->id);
-      json_builder_set_member_name (b, "severity");
-      json_builder_add_string_value (b, jmem_severity_to_string (f->severity));
-      json_builder_set_member_name (b, "message");
-      json_builder_add_string_value (b, f->message);
-      json_builder_set_member_name (b, "numbers");
-      json_builder_begin_object (b);
-      for (guint j = 0; j < f->numbers->len; j++)
-        {
-          const JmemFindingNumber *n = g_ptr_array_index (f->numbers, j);
-
-          json_builder_set_member_name (b, n->name);
-          json_builder_begin_object (b);
-          json_builder_set_member_name (b, "value");
-          if (!isfinite (n->value))
-            json_builder_add_null_value (b);
-          else if (n->value > -9007199254740992.0 && n->value < 9007199254740992.0 &&
-                   n->value == (double) (gint64) n->value)
-            json_builder_add_int_value (b, (gint64) n->value);
-          else
-            json_builder_add_double_value (b, n->value);
-          json_builder_set_member_name (b, "unit");
-          json_builder_add_string_value (b, n->unit);
-          json_builder_end_object (b);
-        }
-      json_builder_end_object (b);
-      json_builder_set_member_name (b, "action");
-      json_builder_add_string_value (b, f->action);
-      json_builder_set_member_name (b, "admin");
-      json_builder_add_boolean_value (b, f->admin);
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
-  return json_builder_get_root (b);
 }

@@ -145,7 +145,7 @@ typedef struct {
   const char *name;
   const char *user;
   const char *unit;      /* systemd service, NULL */
-  gboolean    desktop;   /* a desktop session process (jmem_triage_is_desktop) */
+  gboolean    desktop;   /* a desktop session process (jmem_process_is_desktop) */
   gint64      footprint_kib;
   gint64      nvmap_kib;
   gint64      gpu_kib;
