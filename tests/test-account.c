@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A system account per test run (test-account.h). */
 #include "test-account.h"
 
 #include <errno.h>

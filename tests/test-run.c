@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What the writer tests share (test-run.h). */
 #include "test-run.h"
 
 #include "jmem-test.h"

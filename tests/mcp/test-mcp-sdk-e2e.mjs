@@ -47,7 +47,7 @@ await step('snapshot', async () => {
   }
 });
 
-// 'a.b[k=v].c[0]' in @doc, as tests/test-skill-evals.py reads a fact's source
+// 'a.b[k=v].c[0]' in @doc, as tests/client/test-skill-evals.py reads a fact's source
 function resolve(doc, path) {
   let node = doc;
   for (const [, name, selector] of path.matchAll(/([^.[\]]+)|\[([^\]]*)\]/g)) {

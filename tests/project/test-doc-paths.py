@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))  # tests/: tap, outputs
 from tap import check, report  # noqa: E402
 import outputs  # noqa: E402
 

@@ -2,7 +2,7 @@
 /* The headroom's arithmetic (jmem-headroom.c) on meminfo written for each
  * rule: what "now" and "after reclaim" are made of, zram's cost, the free
  * blocks in the page size read, the verdict at its boundaries, and what it
- * names. tests/test-headroom.py runs `jmem headroom` on the captured trees. */
+ * names. tests/client/test-headroom.py runs `jmem headroom` on the captured trees. */
 #include <string.h>
 
 #include <glib.h>

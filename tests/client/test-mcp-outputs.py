@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: tap, scratch
 import scratch
 
 jmem, fixtures, docs, tests_dir = sys.argv[1:5]

@@ -24,6 +24,7 @@ import sys
 
 import jsonschema
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: tap, scratch
 import tap
 
 src, build, schema_path = sys.argv[1:4]

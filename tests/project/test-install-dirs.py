@@ -21,9 +21,8 @@ import shutil
 import subprocess
 import sys
 
-import scratch
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: tap, scratch
+import scratch  # noqa: E402
 from tap import check, report  # noqa: E402
 
 SRC, BUILD = sys.argv[1:3]

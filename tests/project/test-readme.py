@@ -13,7 +13,7 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tap import check, report  # noqa: E402
 
 SRC, GROUP, METRICS = sys.argv[1:4]

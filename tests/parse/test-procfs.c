@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* /proc/PID files (status, stat, smaps_rollup, cgroup, cmdline, statm) on
+ * real captures, kernel threads, nested PID namespaces and hostile names. */
 #include "jmem-error.h"
 #include "jmem-file.h"
 #include "jmem-glib-compat.h"

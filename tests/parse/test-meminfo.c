@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The /proc/meminfo parser on this machine, captures of each L4T generation,
+ * and malformed or truncated files. */
 #include "jmem-error.h"
 #include "jmem-file.h"
 #include "jmem-meminfo.h"

@@ -3,7 +3,7 @@
 """One truth about joining the group, in every document that tells how:
 polkit reads the group database at each call, so `usermod -aG jmem USER`
 applies at the account's next call, with no new login (what
-tests/test-e2e-exits.c proves with a real polkitd: an outsider added to the
+tests/e2e/test-e2e-exits.c proves with a real polkitd: an outsider added to the
 group is let in at its next call). A document that shows the command says
 so; none says to log in again.
 

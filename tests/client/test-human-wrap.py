@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tap import check, report  # noqa: E402
 
 JMEM, FIXTURES = sys.argv[1:3]
@@ -38,7 +38,7 @@ def run(argv):
 def human_width():
     """human-width.py, whose in_terminal() runs a command on a terminal."""
     spec = importlib.util.spec_from_file_location(
-        "human_width", os.path.join(os.path.dirname(os.path.abspath(__file__)), "human-width.py"))
+        "human_width", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "human-width.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -38,7 +38,7 @@ for f in debian/.debhelper/bucket/files/$(echo config.guess | sha256sum | cut -c
 done
 
 licence() {  # the licence test on $tree: its exit status, its output in $work/out
-  python3 "$src/tests/test-licence.py" "$tree" >"$work/out" 2>&1
+  python3 "$src/tests/project/test-licence.py" "$tree" >"$work/out" 2>&1
 }
 expect_pass() {
   licence || { cat "$work/out"; fail "$1: the licence test fails"; }
@@ -67,8 +67,8 @@ fi
 
 echo "# 2. outside a checkout, the same files as git's list"
 if [ -e "$src/.git" ] && command -v git >/dev/null &&
-   python3 "$src/tests/test-licence.py" "$src" --list git >"$work/git" 2>/dev/null; then
-  python3 "$src/tests/test-licence.py" "$src" --list folders >"$work/folders"
+   python3 "$src/tests/project/test-licence.py" "$src" --list git >"$work/git" 2>/dev/null; then
+  python3 "$src/tests/project/test-licence.py" "$src" --list folders >"$work/folders"
   diff "$work/git" "$work/folders" >"$work/diff" ||
     { sed 's/^/  /' "$work/diff"; fail "the licence test's list of folders differs from git's list (< git, > folders)"; }
   echo "ok: the project's folders hold what git lists ($(wc -l <"$work/git") files)"

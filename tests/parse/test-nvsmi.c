@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* nvidia-smi's CSV answers (GPUs and compute apps) on Orin, Thor and
+ * discrete captures, the rows a hostile name could forge, and NVML's
+ * recorded answer (nvidia-smi/nvml.json). */
 #include "jmem-error.h"
 #include "jmem-file.h"
 #include "jmem-nvml-record.h"

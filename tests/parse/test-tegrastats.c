@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* tegrastats lines of each generation (TX1 to Thor): RAM, swap, the largest
+ * free block, and tokens documented but never seen. */
 #include "jmem-error.h"
 #include "jmem-file.h"
 #include "jmem-tegrastats.h"

@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Board identity: /etc/nv_tegra_release, the boot-control file and the
+ * device tree on each L4T generation (Thor's wrapped date included) and
+ * hostile files. */
 #include "jmem-error.h"
 #include "jmem-file.h"
 #include "jmem-release.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The accounting's rules on meminfo written for each one, and the
- * footprint's arithmetic. tests/test-accounting-trees.c runs it on every
+ * footprint's arithmetic. tests/model/test-accounting-trees.c runs it on every
  * captured tree. */
 #include <string.h>
 

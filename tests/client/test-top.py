@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: tap, scratch
 import scratch
 
 JMEM, FIXTURES, GOLDEN, MAKE_HISTORY, LONG_HISTORY = (os.path.abspath(a) for a in sys.argv[1:6])

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* /proc/PID/smaps sums: a real capture, the per-generation trees' NvMap
- * processes (tests/test-accounting.c) and hostile input. */
+ * processes (tests/model/test-accounting.c) and hostile input. */
 #include <string.h>
 
 #include <glib.h>

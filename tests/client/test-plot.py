@@ -23,6 +23,7 @@ import traceback
 import xml.etree.ElementTree as ET
 import zlib
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: tap, scratch
 import scratch
 
 JMEM, FIXTURES, MAKE_HISTORY = (os.path.abspath(a) for a in sys.argv[1:4])
