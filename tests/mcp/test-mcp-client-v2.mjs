@@ -10,13 +10,12 @@
 // Usage: node test-mcp-client-v2.mjs JMEM_EXE FIXTURE_TREE
 import { Client, ProtocolError } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { test, run } from './tap.mjs';
+import { checkTool, toolCalls } from './calls.mjs';
 
 const [jmem, tree] = process.argv.slice(2);
 const MODERN = '2026-07-28';
@@ -40,32 +39,7 @@ function sent() {
   return readFileSync(wire, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
 }
 
-function validate(tool, structured) {
-  const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
-  addFormats(ajv);
-  const check = ajv.compile(tool.outputSchema);
-  assert.ok(check(structured), `${tool.name}: ${ajv.errorsText(check.errors)}`);
-}
-
-async function call(name, args) {
-  const result = await client.callTool({ name, arguments: args });
-  assert.equal(result.content[0].type, 'text');
-  return result;
-}
-
-async function callOk(name, args) {
-  const result = await call(name, args);
-  assert.notEqual(result.isError, true, `${name} failed: ${result.content[0].text}`);
-  validate(tools.find((t) => t.name === name), result.structuredContent);
-  assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
-  return result.structuredContent;
-}
-
-async function callError(name, args, pattern) {
-  const result = await call(name, args);
-  assert.equal(result.isError, true, `${name} ${JSON.stringify(args)} did not fail`);
-  assert.match(result.content[0].text, pattern);
-}
+const { callOk, callError } = toolCalls(() => ({ client, tools }));
 
 test('connect pinned to 2026-07-28: server/discover, no initialize', async () => {
   client = new Client({ name: 'jmem-test', version: '1.0.0' },
@@ -86,13 +60,7 @@ test('connect pinned to 2026-07-28: server/discover, no initialize', async () =>
 test('tools/list: the six tools in order, with their schemas', async () => {
   ({ tools } = await client.listTools());
   assert.deepEqual(tools.map((t) => t.name), TOOLS);
-  for (const t of tools) {
-    const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
-    addFormats(ajv);
-    assert.doesNotThrow(() => ajv.compile(t.outputSchema), t.name);
-    assert.equal(t.inputSchema.additionalProperties, false, t.name);
-    assert.equal(t.annotations.openWorldHint, false, t.name);
-  }
+  for (const t of tools) checkTool(t);
 });
 
 test('snapshot, triage, headroom, allocations: structuredContent valid', async () => {
