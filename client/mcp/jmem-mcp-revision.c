@@ -87,7 +87,8 @@ jmem_mcp_revision_of_request (JsonObject             *params,
   if (!holds_string (version))
     {
       error->code = JMEM_MCP_INVALID_PARAMS;
-      error->message = g_strdup ("Invalid params: _meta \"" META_PROTOCOL_VERSION "\" must be a string");
+      error->message = g_strdup ("Invalid params: _meta \"" META_PROTOCOL_VERSION
+                                 "\" must be a string");
       return FALSE;
     }
   asked = json_node_get_string (version);

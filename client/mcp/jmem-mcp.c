@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+/* JSON-RPC 2.0 error codes, by their short names. */
 #define PARSE_ERROR JMEM_MCP_PARSE_ERROR
 #define INVALID_REQUEST JMEM_MCP_INVALID_REQUEST
 #define METHOD_NOT_FOUND JMEM_MCP_METHOD_NOT_FOUND
@@ -41,7 +42,7 @@ typedef struct {
 typedef struct {
   JmemMcpTools   *tools;
   int             out_fd;
-  const JmemMcpRevision *revision;  /* the session's initialize; reading thread only */
+  const JmemMcpRevision *revision;  /* the last initialize's; reading thread only */
   GThreadPool    *calls;      /* runs tools/call, one at a time, off the reading thread */
   GMutex          lock;       /* guards what follows */
   gboolean        write_failed;
@@ -505,7 +506,8 @@ handle_object (Server *server, Batch *batch, JsonObject *message)
       g_autoptr(JsonObject) result = json_object_new ();
       JsonNode *node;
 
-      json_object_set_member (result, "tools", jmem_mcp_tools_list (server->tools, revision->features));
+      json_object_set_member (result, "tools",
+                              jmem_mcp_tools_list (server->tools, revision->features));
       jmem_mcp_revision_add_cache_hints (result, revision->features);
       node = json_node_init_object (json_node_alloc (), result);
       jmem_mcp_revision_finish_result (node, revision->features);
@@ -518,8 +520,8 @@ handle_object (Server *server, Batch *batch, JsonObject *message)
       g_autofree char *shown = jmem_text_cap_field (name);
 
       if (JMEM_MCP_REVISION_STATELESS (revision))
-        send_error (server, batch, id, METHOD_NOT_FOUND, "Method not found: \"%s\" (not in revision %s)",
-                    shown, revision->name);
+        send_error (server, batch, id, METHOD_NOT_FOUND,
+                    "Method not found: \"%s\" (not in revision %s)", shown, revision->name);
       else
         send_error (server, batch, id, METHOD_NOT_FOUND, "Method not found: \"%s\"", shown);
     }
