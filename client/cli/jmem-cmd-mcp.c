@@ -36,7 +36,8 @@ jmem_cmd_mcp (int argc, char **argv)
   /* the tools named from the table tools/list gives */
   description = g_strdup_printf (
     "Speaks newline-delimited JSON-RPC 2.0 on stdin and stdout, MCP revisions\n"
-    "2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25 (" JMEM_DOCDIR "/mcp.md).\n"
+    "2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25 (chosen by initialize) and\n"
+    "2026-07-28 (named in each request's _meta) (" JMEM_DOCDIR "/mcp.md).\n"
     "Tools: %s.\n"
     "Never asks for a password. Diagnostics go to stderr.\n"
     "Exit status: 0 at the end of the input, 64 usage error, 69 --sysroot is not a\n"

@@ -9,6 +9,7 @@
 #include "jmem-json-writer.h"
 #include "jmem-mcp-allocations.h"
 #include "jmem-mcp-fit.h"
+#include "jmem-mcp-revision.h"
 #include "jmem-mcp-schemas.h"
 #include "jmem-ops-allocations.h"
 #include "jmem-ops-audit.h"
@@ -753,6 +754,7 @@ measure_result (JsonNode *doc, gpointer data)
   g_autofree char *text = NULL;
 
   /* as jmem-mcp.c sends it */
+  jmem_mcp_revision_finish_result (result, ((Call *) data)->features);
   jmem_json_writer_add_node (writer, result);
   text = jmem_json_writer_free_to_string (g_steal_pointer (&writer));
   return strlen (text);

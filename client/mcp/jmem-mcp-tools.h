@@ -16,6 +16,7 @@ typedef enum {
   JMEM_MCP_ANNOTATIONS = 1 << 0,  /* a tool's annotations: 2025-03-26 on */
   JMEM_MCP_TITLES      = 1 << 1,  /* a tool's title: 2025-06-18 on */
   JMEM_MCP_STRUCTURED  = 1 << 2,  /* outputSchema and structuredContent: 2025-06-18 on */
+  JMEM_MCP_STATELESS   = 1 << 3,  /* no handshake; resultType, _meta serverInfo: 2026-07-28 on */
 } JmemMcpFeatures;
 
 /* Every tool result stays within this many bytes unless told otherwise. */

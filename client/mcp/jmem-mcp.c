@@ -2,10 +2,10 @@
 #include "jmem-mcp.h"
 
 #include "jmem-advice.h"
-#include "jmem-config.h"
 #include "jmem-error.h"
 #include "jmem-json-reader.h"
 #include "jmem-json-writer.h"
+#include "jmem-mcp-revision.h"
 #include "jmem-mcp-salvage.h"
 #include "jmem-text.h"
 
@@ -14,26 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-/* JSON-RPC 2.0 error codes. */
-#define PARSE_ERROR -32700
-#define INVALID_REQUEST -32600
-#define METHOD_NOT_FOUND -32601
-#define INVALID_PARAMS -32602
-
-/* What each revision spoken defines for a tools-only server (docs/mcp.md). */
-typedef struct {
-  const char     *name;
-  JmemMcpFeatures features;
-  gboolean        batches;  /* JSON-RPC batches must be received */
-} Revision;
-
-/* Newest first: the first is the answer to a revision not spoken. */
-static const Revision revisions[] = {
-  { JMEM_MCP_PROTOCOL_LATEST, JMEM_MCP_ANNOTATIONS | JMEM_MCP_TITLES | JMEM_MCP_STRUCTURED, FALSE },
-  { "2025-06-18", JMEM_MCP_ANNOTATIONS | JMEM_MCP_TITLES | JMEM_MCP_STRUCTURED, FALSE },
-  { "2025-03-26", JMEM_MCP_ANNOTATIONS, TRUE },
-  { "2024-11-05", 0, FALSE },
-};
+/* JSON-RPC 2.0 error codes, by their short names. */
+#define PARSE_ERROR JMEM_MCP_PARSE_ERROR
+#define INVALID_REQUEST JMEM_MCP_INVALID_REQUEST
+#define METHOD_NOT_FOUND JMEM_MCP_METHOD_NOT_FOUND
+#define INVALID_PARAMS JMEM_MCP_INVALID_PARAMS
 
 static const char instructions[] =
   "jmem reports who holds memory on an NVIDIA Jetson, where CPU and GPU share one pool: CUDA, "
@@ -57,7 +42,7 @@ typedef struct {
 typedef struct {
   JmemMcpTools   *tools;
   int             out_fd;
-  const Revision *revision;   /* the session's; reading thread only */
+  const JmemMcpRevision *revision;  /* the last initialize's; reading thread only */
   GThreadPool    *calls;      /* runs tools/call, one at a time, off the reading thread */
   GMutex          lock;       /* guards what follows */
   gboolean        write_failed;
@@ -188,20 +173,12 @@ send_result (Server *server, Batch *batch, JsonNode *id, JsonNode *result)
   send_node (server, batch, result_message (id, result));
 }
 
+/* An error with @text, and @data (taken; may be NULL) where it has some. */
 static void
-send_error (Server *server, Batch *batch, JsonNode *id, int code, const char *format, ...)
-  G_GNUC_PRINTF (5, 6);
-
-static void
-send_error (Server *server, Batch *batch, JsonNode *id, int code, const char *format, ...)
+send_error_data (Server *server, Batch *batch, JsonNode *id, int code, const char *text,
+                 JsonNode *data)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autofree char *text = NULL;
-  va_list ap;
-
-  va_start (ap, format);
-  text = g_strdup_vprintf (format, ap);
-  va_end (ap);
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "jsonrpc");
@@ -214,62 +191,89 @@ send_error (Server *server, Batch *batch, JsonNode *id, int code, const char *fo
   json_builder_add_int_value (b, code);
   json_builder_set_member_name (b, "message");
   json_builder_add_string_value (b, text);
+  if (data != NULL)
+    {
+      json_builder_set_member_name (b, "data");
+      json_builder_add_value (b, data);
+    }
   json_builder_end_object (b);
   json_builder_end_object (b);
   send_node (server, batch, json_builder_get_root (b));
 }
 
-static const Revision *
+static void
+send_error (Server *server, Batch *batch, JsonNode *id, int code, const char *format, ...)
+  G_GNUC_PRINTF (5, 6);
+
+static void
+send_error (Server *server, Batch *batch, JsonNode *id, int code, const char *format, ...)
+{
+  g_autofree char *text = NULL;
+  va_list ap;
+
+  va_start (ap, format);
+  text = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  send_error_data (server, batch, id, code, text, NULL);
+}
+
+/* What a request that names no revision of its own gets: the session's,
+ * or before any initialize the newest with a handshake. */
+static const JmemMcpRevision *
 session_revision (Server *server)
 {
-  return server->revision != NULL ? server->revision : &revisions[0];
+  return server->revision != NULL ? server->revision
+                                  : jmem_mcp_revision_for_initialize (NULL);
+}
+
+static JsonObject *
+capabilities (void)
+{
+  JsonObject *capabilities = json_object_new ();
+  JsonObject *tools = json_object_new ();
+
+  json_object_set_boolean_member (tools, "listChanged", FALSE);
+  json_object_set_object_member (capabilities, "tools", tools);
+  return capabilities;
 }
 
 static JsonNode *
 initialize_result (Server *server, JsonObject *params)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  const Revision *revision = &revisions[0];
+  g_autoptr(JsonObject) result = json_object_new ();
+  const JmemMcpRevision *revision;
   const char *asked = NULL;
 
   if (params != NULL && json_object_has_member (params, "protocolVersion") &&
       JSON_NODE_HOLDS_VALUE (json_object_get_member (params, "protocolVersion")) &&
       json_node_get_value_type (json_object_get_member (params, "protocolVersion")) == G_TYPE_STRING)
     asked = json_object_get_string_member (params, "protocolVersion");
-  /* the client's revision where it is spoken, else the newest: the client
-   * then decides whether it speaks that one */
-  for (gsize i = 0; asked != NULL && i < G_N_ELEMENTS (revisions); i++)
-    if (g_str_equal (asked, revisions[i].name))
-      revision = &revisions[i];
+  revision = jmem_mcp_revision_for_initialize (asked);
   server->revision = revision;
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "protocolVersion");
-  json_builder_add_string_value (b, revision->name);
-  json_builder_set_member_name (b, "capabilities");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "tools");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "listChanged");
-  json_builder_add_boolean_value (b, FALSE);
-  json_builder_end_object (b);
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "serverInfo");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "name");
-  json_builder_add_string_value (b, "jmem");
-  if (revision->features & JMEM_MCP_TITLES)
-    {
-      json_builder_set_member_name (b, "title");
-      json_builder_add_string_value (b, "jmem: who holds memory on this Jetson");
-    }
-  json_builder_set_member_name (b, "version");
-  json_builder_add_string_value (b, JMEM_VERSION);
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "instructions");
-  json_builder_add_string_value (b, instructions);
-  json_builder_end_object (b);
-  return json_builder_get_root (b);
+  json_object_set_string_member (result, "protocolVersion", revision->name);
+  json_object_set_object_member (result, "capabilities", capabilities ());
+  json_object_set_member (result, "serverInfo", jmem_mcp_revision_server_info (revision->features));
+  json_object_set_string_member (result, "instructions", instructions);
+  return json_node_init_object (json_node_alloc (), result);
+}
+
+/* server/discover (2026-07-28): every revision spoken, the tools, who
+ * answers; cacheable as tools/list is. */
+static JsonNode *
+discover_result (const JmemMcpRevision *revision)
+{
+  g_autoptr(JsonObject) result = json_object_new ();
+  JsonNode *node;
+
+  json_object_set_member (result, "supportedVersions", jmem_mcp_revision_names ());
+  json_object_set_object_member (result, "capabilities", capabilities ());
+  json_object_set_string_member (result, "instructions", instructions);
+  jmem_mcp_revision_add_cache_hints (result, revision->features);
+  jmem_mcp_revision_add_server_title (result, revision->features);
+  node = json_node_init_object (json_node_alloc (), result);
+  jmem_mcp_revision_finish_result (node, revision->features);
+  return node;
 }
 
 /* The key of request @id among the running calls: ids 1 and "1" differ. */
@@ -297,6 +301,7 @@ run_call (gpointer data, gpointer user_data)
       result = jmem_mcp_tools_call (server->tools, call->tool,
                                     arguments != NULL ? json_node_get_object (arguments) : NULL,
                                     call->features, call->cancellable);
+      jmem_mcp_revision_finish_result (result, call->features);
     }
 
   g_mutex_lock (&server->lock);
@@ -323,7 +328,8 @@ run_call (gpointer data, gpointer user_data)
 }
 
 static void
-call_tool (Server *server, Batch *batch, JsonNode *id, JsonObject *params)
+call_tool (Server *server, Batch *batch, JsonNode *id, JsonObject *params,
+           const JmemMcpRevision *revision)
 {
   JsonNode *name = params != NULL ? json_object_get_member (params, "name") : NULL;
   JsonNode *arguments = params != NULL ? json_object_get_member (params, "arguments") : NULL;
@@ -370,7 +376,7 @@ call_tool (Server *server, Batch *batch, JsonNode *id, JsonObject *params)
   call->tool = g_strdup (tool);
   if (arguments != NULL && JSON_NODE_HOLDS_OBJECT (arguments))
     call->arguments = json_to_string (arguments, FALSE);
-  call->features = session_revision (server)->features;
+  call->features = revision->features;
   call->cancellable = g_cancellable_new ();
   g_hash_table_insert (server->running, call->key, call);
   if (batch != NULL)
@@ -412,6 +418,8 @@ valid_id (JsonNode *id)
 static void
 handle_object (Server *server, Batch *batch, JsonObject *message)
 {
+  g_auto(JmemMcpRevisionError) refused = { 0 };
+  const JmemMcpRevision *revision;
   JsonObject *params = NULL;
   JsonNode *id, *method, *params_node;
   const char *name;
@@ -456,7 +464,30 @@ handle_object (Server *server, Batch *batch, JsonObject *message)
       return;
     }
 
-  if (g_str_equal (name, "initialize"))
+  /* the revision the request names in its _meta (2026-07-28 on), else
+   * the session's: each request is served as its revision says */
+  if (!jmem_mcp_revision_of_request (params, &revision, &refused))
+    {
+      send_error_data (server, batch, id, refused.code, refused.message,
+                       g_steal_pointer (&refused.data));
+      return;
+    }
+  if (g_str_equal (name, "server/discover"))
+    {
+      if (revision == NULL || !JMEM_MCP_REVISION_STATELESS (revision))
+        send_error (server, batch, id, INVALID_PARAMS,
+                    "Invalid params: server/discover needs _meta "
+                    "\"io.modelcontextprotocol/protocolVersion\" (%s) and "
+                    "\"io.modelcontextprotocol/clientCapabilities\"", JMEM_MCP_PROTOCOL_LATEST);
+      else
+        send_result (server, batch, id, discover_result (revision));
+      return;
+    }
+  if (revision == NULL)
+    revision = session_revision (server);
+
+  /* 2026-07-28 has no handshake and no ping */
+  if (g_str_equal (name, "initialize") && !JMEM_MCP_REVISION_STATELESS (revision))
     {
       if (batch != NULL)
         send_error (server, batch, id, INVALID_REQUEST,
@@ -464,7 +495,7 @@ handle_object (Server *server, Batch *batch, JsonObject *message)
       else
         send_result (server, batch, id, initialize_result (server, params));
     }
-  else if (g_str_equal (name, "ping"))
+  else if (g_str_equal (name, "ping") && !JMEM_MCP_REVISION_STATELESS (revision))
     {
       g_autoptr(JsonObject) empty = json_object_new ();
 
@@ -473,18 +504,26 @@ handle_object (Server *server, Batch *batch, JsonObject *message)
   else if (g_str_equal (name, "tools/list"))
     {
       g_autoptr(JsonObject) result = json_object_new ();
+      JsonNode *node;
 
       json_object_set_member (result, "tools",
-                              jmem_mcp_tools_list (server->tools, session_revision (server)->features));
-      send_result (server, batch, id, json_node_init_object (json_node_alloc (), result));
+                              jmem_mcp_tools_list (server->tools, revision->features));
+      jmem_mcp_revision_add_cache_hints (result, revision->features);
+      node = json_node_init_object (json_node_alloc (), result);
+      jmem_mcp_revision_finish_result (node, revision->features);
+      send_result (server, batch, id, node);
     }
   else if (g_str_equal (name, "tools/call"))
-    call_tool (server, batch, id, params);
+    call_tool (server, batch, id, params, revision);
   else
     {
       g_autofree char *shown = jmem_text_cap_field (name);
 
-      send_error (server, batch, id, METHOD_NOT_FOUND, "Method not found: \"%s\"", shown);
+      if (JMEM_MCP_REVISION_STATELESS (revision))
+        send_error (server, batch, id, METHOD_NOT_FOUND,
+                    "Method not found: \"%s\" (not in revision %s)", shown, revision->name);
+      else
+        send_error (server, batch, id, METHOD_NOT_FOUND, "Method not found: \"%s\"", shown);
     }
 }
 
@@ -533,6 +572,7 @@ refuse_arguments (Server *server, const JmemMcpSalvage *salvage)
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) arguments = NULL;
   g_autofree char *text = NULL;
+  JsonNode *result;
   const char *reason;
 
   if (salvage->id == NULL || !salvage->tools_call || salvage->tool == NULL ||
@@ -547,7 +587,10 @@ refuse_arguments (Server *server, const JmemMcpSalvage *salvage)
   if (g_str_has_prefix (reason, "column ") && strstr (reason, ": ") != NULL)
     reason = strstr (reason, ": ") + 2;
   text = g_strdup_printf ("invalid arguments: %s cannot read them: %s", salvage->tool, reason);
-  send_result (server, NULL, salvage->id, jmem_mcp_tools_error_result (text));
+  result = jmem_mcp_tools_error_result (text);
+  /* its _meta cannot be read: the session's revision */
+  jmem_mcp_revision_finish_result (result, session_revision (server)->features);
+  send_result (server, NULL, salvage->id, result);
   return TRUE;
 }
 

@@ -9,10 +9,6 @@ G_BEGIN_DECLS
 /* The longest message read; a longer line is refused and skipped. */
 #define JMEM_MCP_MAX_LINE_BYTES (1024 * 1024)
 
-/* The newest revision spoken, and the answer to one that is not
- * (jmem-mcp.c lists the others). */
-#define JMEM_MCP_PROTOCOL_LATEST "2025-11-25"
-
 /* Reads requests from @in_fd and writes answers to @out_fd until end of
  * input (returns 0 once the tool calls queued have been answered) or until
  * @out_fd cannot be written (returns 73). Tool calls run on a thread of

@@ -33,6 +33,9 @@ jmem, fixtures, docs, tests_dir = sys.argv[1:5]
 # 16 KB (decimal, as the budget is stated): what every conversation pays for
 TOOLS_LIST_LIMIT = 16000
 RESULT_LIMIT = 64 * 1024
+# what a 2026-07-28 client puts in every request instead of a handshake
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientCapabilities": {}}
 
 spec = importlib.util.spec_from_file_location("validate_json", os.path.join(tests_dir, "validate-json.py"))
 validate_json = importlib.util.module_from_spec(spec)
@@ -51,14 +54,17 @@ class Server:
     """`jmem mcp` over pipes; answers are read as raw lines, so that their
     size is what a client receives."""
 
-    def __init__(self, *args, env=None):
+    def __init__(self, *args, env=None, meta=None):
         self.proc = subprocess.Popen([jmem, "mcp", *args], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, env=env)
         self.next_id = 0
+        self.meta = meta  # the _meta of every request, where given
 
     def request(self, method, params=None):
         self.next_id += 1
         message = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if self.meta is not None:
+            params = dict(params or {}, _meta=self.meta)
         if params is not None:
             message["params"] = params
         self.proc.stdin.write(json.dumps(message).encode() + b"\n")
@@ -164,6 +170,14 @@ for t in tools:
             todo |= refs_in(defs[name])
     ok(reached == set(defs), f"{t['name']}: its $defs are those it refers to", str(set(defs) - reached))
     ok(t["inputSchema"].get("additionalProperties") is False, f"{t['name']}: inputSchema is closed")
+server.close()
+# 2026-07-28: the same tools; the revision adds resultType, ttlMs, cacheScope
+# and the server's identity to the result (measured, not held to the budget)
+server = Server("--sysroot", os.path.join(fixtures, "trees", "orin-agx-nvgpu"), meta=MODERN_META)
+answer, size = server.request("tools/list")
+size += len(b'{"jsonrpc":"2.0","id":1,"result":}\n')
+print(f"# tools/list under 2026-07-28: {size} bytes")
+ok(answer["result"]["tools"] == tools, "tools/list under 2026-07-28 gives the same tools")
 server.close()
 
 # ---- every fixture tree: every result valid, within the limit ----
@@ -383,6 +397,10 @@ with scratch.TemporaryDirectory(prefix="jmem-mcp-outputs-") as tmp:
         ok(doc["processes"]["list"][0]["pid"] == 1792595, "3,000 processes: the largest holder kept first")
         ok(all(p["cmdline_truncated"] for p in doc["processes"]["list"] if p["cmdline"] and len(p["cmdline"]) > 300),
            "3,000 processes: a shortened command line says so")
+    # what 2026-07-28 adds to a result is counted in its limit too
+    modern = Server("--sysroot", root, meta=MODERN_META)
+    check_call(modern, tools, "snapshot", {"all": True}, "3,000 processes, 2026-07-28")
+    modern.close()
     doc = check_call(server, tools, "triage", {}, "3,000 processes")
     if ok(doc is not None, "3,000 processes: triage answers"):
         ok(any(f["id"] == "nvmap-orphan" for f in doc["findings"]), "3,000 processes: nvmap-orphan is there")

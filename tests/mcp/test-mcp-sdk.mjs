@@ -9,12 +9,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import assert from 'node:assert/strict';
 import { test, run } from './tap.mjs';
+import { checkTool, toolCalls } from './calls.mjs';
 
 const [jmem, tree] = process.argv.slice(2);
 
@@ -22,36 +21,7 @@ const TOOLS = ['snapshot', 'triage', 'headroom', 'allocations', 'drop_caches', '
 let client;
 let tools;
 
-// strict: an unknown keyword, a keyword without its type, a required
-// property the schema does not define are errors in the schema itself
-function validate(tool, structured) {
-  const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
-  addFormats(ajv);
-  const check = ajv.compile(tool.outputSchema);
-  assert.ok(check(structured), `${tool.name}: ${ajv.errorsText(check.errors)}`);
-}
-
-async function call(name, args) {
-  const result = await client.callTool({ name, arguments: args });
-  assert.equal(result.content[0].type, 'text');
-  return result;
-}
-
-// A result that ran: structuredContent valid, the text block the same JSON.
-async function callOk(name, args) {
-  const result = await call(name, args);
-  assert.notEqual(result.isError, true, `${name} failed: ${result.content[0].text}`);
-  validate(tools.find((t) => t.name === name), result.structuredContent);
-  assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
-  return result.structuredContent;
-}
-
-async function callError(name, args, pattern) {
-  const result = await call(name, args);
-  assert.equal(result.isError, true, `${name} ${JSON.stringify(args)} did not fail`);
-  assert.equal(result.structuredContent, undefined);
-  assert.match(result.content[0].text, pattern);
-}
+const { callOk, callError } = toolCalls(() => ({ client, tools }));
 
 test('connect with StdioClientTransport', async () => {
   const transport = new StdioClientTransport({ command: jmem, args: ['mcp', '--sysroot', tree], stderr: 'pipe' });
@@ -65,17 +35,7 @@ test('connect with StdioClientTransport', async () => {
 test('tools/list: the six tools in order, with schemas and annotations', async () => {
   ({ tools } = await client.listTools());
   assert.deepEqual(tools.map((t) => t.name), TOOLS);
-  for (const t of tools) {
-    // every output schema compiles in ajv's strict 2020-12 mode
-    const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
-    addFormats(ajv);
-    assert.doesNotThrow(() => ajv.compile(t.outputSchema), t.name);
-    assert.equal(t.inputSchema.type, 'object');
-    assert.equal(t.inputSchema.additionalProperties, false, t.name);
-    assert.equal(t.outputSchema.type, 'object', t.name);
-    assert.equal(t.outputSchema.$schema, undefined, t.name);
-    assert.equal(t.annotations.openWorldHint, false, t.name);
-  }
+  for (const t of tools) checkTool(t);
   for (const name of ['snapshot', 'triage', 'headroom', 'allocations'])
     assert.equal(tools.find((t) => t.name === name).annotations.readOnlyHint, true, name);
   const drop = tools.find((t) => t.name === 'drop_caches').annotations;
