@@ -12,7 +12,8 @@ import os
 import subprocess
 import sys
 
-import tap
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: tap, scratch
+import tap  # noqa: E402
 from tap import test
 
 JMEM, FIXTURES = sys.argv[1:3]
