@@ -620,8 +620,8 @@ add_host (Report             *r,
     const char *none = jmem_platform_not_applying (s->platform, JMEM_JETSON_PART_POWER_MODE);
 
     g_string_append_printf (r->out, "\nPower mode: %s\n",
-                            s->power_mode ? mode : none ? "does not apply on this system (nvpmodel "
-                                                          "is a Jetson's)"
+                            s->power_mode ? mode : none ? "does not apply here (nvpmodel is a "
+                                                          "Jetson's)"
                                                         : "unknown (no nvpmodel)");
   }
 
