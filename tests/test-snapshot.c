@@ -465,6 +465,16 @@ test_thor_churn (void)
   g_assert_null (strstr (human.out, "untrusted"));
 }
 
+/* identity.platform.not_applying of a snapshot document. */
+static JsonArray *
+not_applying_at (JsonNode *root)
+{
+  JsonObject *identity = json_object_get_object_member (json_node_get_object (root), "identity");
+
+  return json_object_get_array_member (json_object_get_object_member (identity, "platform"),
+                                       "not_applying");
+}
+
 /* A DGX Spark (GB10): no L4T release and no device tree, yet its GPU shares
  * the RAM. It is told from its evidence, its Jetson-only parts are reported
  * as not applying with why (never as missing: no warning names them, even
@@ -488,10 +498,7 @@ test_gb10_spark (void)
   g_assert_cmpstr (kind, ==, "unified-memory");
   product = str_at (r.json, "$.identity.platform.dmi_product");
   g_assert_cmpstr (product, ==, "NVIDIA_DGX_Spark");
-  not_applying = json_object_get_array_member (
-    json_object_get_object_member (
-      json_object_get_object_member (json_node_get_object (r.json), "identity"), "platform"),
-    "not_applying");
+  not_applying = not_applying_at (r.json);
   g_assert_cmpuint (json_array_get_length (not_applying), ==, G_N_ELEMENTS (parts));
   for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
     {
@@ -534,16 +541,14 @@ test_thor_r39 (void)
   run_jmem (&r, TRUE, "snapshot", "--json", "--all", "--sysroot", dir, NULL);
   g_assert_cmpint (r.status, ==, 0);
   jmem_test_assert_valid (r.out, "snapshot.schema.json");
+  g_assert_false (has_warning (r.json, "identity", NULL));
   l4t = str_at (r.json, "$.identity.l4t_version");
   g_assert_cmpstr (l4t, ==, "39.2.0");
   sku = str_at (r.json, "$.identity.sku");
   g_assert_cmpstr (sku, ==, "thor");
   kind = str_at (r.json, "$.identity.platform.kind");
   g_assert_cmpstr (kind, ==, "jetson");
-  g_assert_cmpint (json_array_get_length (json_object_get_array_member (
-    json_object_get_object_member (
-      json_object_get_object_member (json_node_get_object (r.json), "identity"), "platform"),
-    "not_applying")), ==, 0);
+  g_assert_cmpint (json_array_get_length (not_applying_at (r.json)), ==, 0);
   g_assert_cmpint (json_object_get_int_member (process_by_pid (r.json, 4012), "gpu_kib"), ==,
                    61440 * 1024);
 }

@@ -414,6 +414,22 @@ test_boundary_single (void)
     }
 }
 
+/* Process @pid, holding 3 GiB of GPU memory by nvidia-smi's row. */
+static JmemNvsmiApp *
+add_gpu_app (JmemSnapshot *s, gint64 pid, const char *name)
+{
+  JmemNvsmiApp *a = g_new0 (JmemNvsmiApp, 1);
+
+  a->gpu_uuid = g_strdup ("GPU-x");
+  a->pid = pid;
+  a->used_memory_mib = 3072;
+  a->process_name = g_strdup (name);
+  a->pid_exists = TRUE;
+  g_ptr_array_add (s->gpu_apps, a);
+  g_ptr_array_add (s->processes, process (pid, name, 'S', 1, 1));
+  return a;
+}
+
 /* nvidia-smi rows that may be forged (after a name holding a newline) name
  * no process and add to no GPU total; the same rows trusted do both. */
 static void
@@ -422,15 +438,7 @@ test_untrusted_gpu_apps (void)
   for (int trusted = 0; trusted <= 1; trusted++)
     {
       g_autoptr(JmemSnapshot) s = with_meminfo ("MemTotal: 4194304 kB\n");
-      JmemNvsmiApp *a = g_new0 (JmemNvsmiApp, 1);
-
-      a->gpu_uuid = g_strdup ("GPU-x");
-      a->pid = 20;
-      a->used_memory_mib = 3072;
-      a->process_name = g_strdup ("trtexec");
-      a->pid_exists = TRUE;
-      g_ptr_array_add (s->gpu_apps, a);
-      g_ptr_array_add (s->processes, process (20, "trtexec", 'S', 1, 1));
+      JmemNvsmiApp *a = add_gpu_app (s, 20, "trtexec");
       a->in_doubt = !trusted;
       s->gpu_apps_trusted = trusted;
       g_assert_cmpint (fires (s, "single-process-dominates"), ==, trusted);
@@ -494,7 +502,6 @@ test_advice_off_jetson (void)
       JmemNvsmiGpu *gpu = g_new0 (JmemNvsmiGpu, 1);
       JmemPlatformEvidence e = { .tegra_release = !unified, .gpu_stack = JMEM_GPU_STACK_UNIFIED,
                                  .gpus = gpus };
-      JmemNvsmiApp *a = g_new0 (JmemNvsmiApp, 1);
       JmemThermal *z = g_new0 (JmemThermal, 1);
       const JmemFinding *f;
 
@@ -503,14 +510,8 @@ test_advice_off_jetson (void)
       g_ptr_array_add (gpus, gpu);
       s->platform = jmem_platform_recognise (&e);
       s->gpu_stack = JMEM_GPU_STACK_UNIFIED;
-      a->gpu_uuid = g_strdup ("GPU-x");
-      a->pid = 20;
-      a->used_memory_mib = 3072;
-      a->process_name = g_strdup ("llama-server");
-      a->pid_exists = TRUE;
-      g_ptr_array_add (s->gpu_apps, a);
+      add_gpu_app (s, 20, "llama-server");
       s->gpu_apps_trusted = TRUE;
-      g_ptr_array_add (s->processes, process (20, "llama-server", 'S', 1, 1));
       z->zone = g_strdup ("thermal_zone0");
       z->type = g_strdup ("acpitz");
       z->celsius = 95.0;
