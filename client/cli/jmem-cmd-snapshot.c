@@ -15,7 +15,7 @@ jmem_cmd_snapshot (int argc, char **argv)
   int tegrastats = 0;
   JmemCmdNumber tegrastats_number = JMEM_CMD_TEGRASTATS (&tegrastats);
   GOptionEntry entries[] = {
-    jmem_cmd_number_entry (&tegrastats_number, "Add one tegrastats line (takes that long)", "SECONDS"),
+    jmem_cmd_number_entry (&tegrastats_number, "Add one tegrastats line (takes that long; a Jetson's only)", "SECONDS"),
     { NULL },
   };
   const JmemViewHelp help = { .json = "Write JSON (" JMEM_SCHEMADIR "/snapshot.schema.json)" };

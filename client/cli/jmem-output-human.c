@@ -100,12 +100,34 @@ add_text (Report     *r,
   g_string_append_c (r->out, '\n');
 }
 
+/* The Jetson-only parts a unified-memory system has none of, once: each
+ * section says so where it would show one. */
+static void
+add_not_applying (Report             *r,
+                  const JmemPlatform *platform)
+{
+  g_autoptr(GString) parts = g_string_new (NULL);
+  g_autofree char *line = NULL;
+
+  for (JmemJetsonPart part = 0; part < JMEM_JETSON_N_PARTS; part++)
+    if (jmem_platform_not_applying (platform, part) != NULL)
+      g_string_append_printf (parts, "%s%s", parts->len > 0 ? ", " : "",
+                              jmem_jetson_part_to_string (part));
+  line = g_strdup_printf ("unified-memory NVIDIA system, not a Jetson: its GPU shares the RAM; "
+                          "does not apply on this system: %s", parts->str);
+  add_text (r, line);
+}
+
 static void
 add_header (Report             *r,
             const JmemSnapshot *s)
 {
   const JmemIdentity *id = s->identity;
-  g_autofree char *model = esc (id && id->model ? id->model : "unknown model");
+  const JmemPlatform *platform = s->platform;
+  /* a GB10 has no device tree: its firmware names it (DMI) */
+  g_autofree char *model = esc (id && id->model ? id->model
+                                : platform && platform->name ? platform->name : "unknown model");
+  gboolean jetson_parts = jmem_platform_not_applying (platform, JMEM_JETSON_PART_L4T) == NULL;
   g_autofree char *host = esc (s->hostname);
   g_autofree char *sku = esc (id ? id->sku : NULL);
   g_autofree char *variant = esc (id ? id->variant : NULL);
@@ -134,13 +156,21 @@ add_header (Report             *r,
       p_variant = g_strdup_printf ("variant unknown (MemTotal %s fits no known module)", mem);
     }
   {
+    /* a sku and an L4T release are a Jetson's only: skipped where they
+     * do not apply (the pieces end at the first NULL) */
     const char *ids[] = { p_host, p_sku, p_variant, NULL };
     const char *software[] = { p_l4t, p_kernel, p_target, NULL };
+    guint first = jetson_parts ? 0 : 1;
 
-    add_pieces (r, ids);
-    add_pieces (r, software);
+    if (!jetson_parts)
+      ids[1] = p_host;
+
+    add_pieces (r, ids + first);
+    add_pieces (r, software + first);
   }
-  if (!s->is_jetson)
+  if (!jetson_parts)
+    add_not_applying (r, platform);
+  else if (!s->is_jetson)
     g_string_append_printf (r->out, "  not a Jetson: reporting what %s has\n",
                             s->sysroot != NULL ? "the capture" : "this machine");
   if (s->timestamp_unix > 0)
@@ -301,6 +331,14 @@ add_nvmap (Report             *r,
   g_autofree char *total = size_text (nvmap_total_kib (s));
 
   heading (r, "NvMap");
+  if (!s->nvmap_readable && jmem_platform_not_applying (s->platform, JMEM_JETSON_PART_NVMAP))
+    {
+      g_autofree char *why = esc (jmem_platform_not_applying (s->platform, JMEM_JETSON_PART_NVMAP));
+      g_autofree char *line = g_strdup_printf ("does not apply on this system: %s", why);
+
+      add_text (r, line);
+      return;
+    }
   if (!s->nvmap_readable)
     {
       g_autofree char *why = esc (s->nvmap_error ? s->nvmap_error : "not read");
@@ -579,8 +617,12 @@ add_host (Report             *r,
 
   {
     g_autofree char *mode = esc (s->power_mode);
+    const char *none = jmem_platform_not_applying (s->platform, JMEM_JETSON_PART_POWER_MODE);
 
-    g_string_append_printf (r->out, "\nPower mode: %s\n", s->power_mode ? mode : "unknown (no nvpmodel)");
+    g_string_append_printf (r->out, "\nPower mode: %s\n",
+                            s->power_mode ? mode : none ? "does not apply here (nvpmodel is a "
+                                                          "Jetson's)"
+                                                        : "unknown (no nvpmodel)");
   }
 
   if (s->disks != NULL && s->disks->len > 0)

@@ -137,6 +137,9 @@ capture_host (Capture *c, GError **error)
   static const char * const files[] = {
     "/proc/meminfo", "/proc/uptime", "/proc/sys/kernel/hostname", "/proc/sys/kernel/osrelease",
     "/proc/device-tree/model", "/etc/nv_boot_control.conf", "/etc/nv_tegra_release",
+    /* what names a system that is no Jetson (a GB10): world-readable, no serial */
+    "/sys/class/dmi/id/sys_vendor", "/sys/class/dmi/id/product_name",
+    "/sys/class/dmi/id/product_family", "/sys/class/dmi/id/board_name",
   };
   static const char * const targets[] = {
     "/etc/systemd/system/default.target", "/lib/systemd/system/default.target",

@@ -105,6 +105,9 @@ jmem_collect_power_mode (JmemCollectContext *ctx)
   g_autofree char *probe = ctx->root == NULL ? power_mode_probe_name (ctx) : NULL;
   gsize kept_len = 0;
 
+  /* no nvpmodel to start: the report says why (the platform's not_applying) */
+  if (jmem_platform_not_applying (s->platform, JMEM_JETSON_PART_POWER_MODE) != NULL)
+    return;
   if (ctx->root != NULL)
     {
       g_autofree char *data = NULL;

@@ -107,19 +107,7 @@ jmem_collect_identity (JmemCollectContext *ctx)
                  (s->identity != NULL && s->identity->generation != NULL &&
                   !g_str_equal (s->identity->generation, "unknown"));
 
-  /* a capture is analysed already: what helps is one written on a Jetson */
-  if (!s->is_jetson)
-    jmem_snapshot_add_warning (s, "identity",
-                               ctx->root == NULL
-                                 ? "run jmem on the Jetson itself, or on a capture of it: "
-                                   "jmem snapshot --sysroot DIR"
-                                 : "write a capture on the Jetson itself: jmem capture DIR",
-                               "%s not a Jetson (device-tree model %s%s%s, no "
-                               "/etc/nv_tegra_release): NvMap, nvpmodel and tegrastats do not apply; "
-                               "what it has is reported",
-                               ctx->root == NULL ? "this machine is" : "the captured system is",
-                               model ? "\"" : "", model ? model : "absent", model ? "\"" : "");
-  else if (s->release == NULL)
+  if (s->is_jetson && s->release == NULL)
     jmem_snapshot_add_warning (s, "identity", NULL,
                                "no /etc/nv_tegra_release: the L4T version is unknown");
 }

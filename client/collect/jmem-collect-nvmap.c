@@ -102,9 +102,19 @@ jmem_collect_nvmap (JmemCollectContext *ctx)
     .timeout_ms = 0,
   };
   g_autoptr(GError) error = NULL;
-  const JmemNvmapSource *source = jmem_nvmap_source_choose (&sctx, &error);
+  const char *not_applying = jmem_platform_not_applying (s->platform, JMEM_JETSON_PART_NVMAP);
+  const JmemNvmapSource *source = NULL;
   gint64 stats_total = -1;
 
+  /* no helper to ask, nothing to warn of: there is no NvMap to read */
+  if (not_applying != NULL)
+    {
+      s->nvmap_readable = FALSE;
+      s->nvmap_absent = TRUE;
+      s->nvmap_error = g_strdup_printf ("does not apply on this system: %s", not_applying);
+      return;
+    }
+  source = jmem_nvmap_source_choose (&sctx, &error);
   if (source != NULL)
     s->nvmap_clients = source->read_clients (&sctx, &stats_total, &error);
 

@@ -107,6 +107,8 @@ gboolean jmem_collect_process_named (JmemCollectContext *ctx,
 /* What the passes above could not read, as snapshot warnings. */
 void jmem_collect_process_warnings (JmemCollectContext *ctx);
 void jmem_collect_gpu (JmemCollectContext *ctx);
+/* After identity and the GPU: what kind of system this is (jmem-platform.h). */
+void jmem_collect_platform (JmemCollectContext *ctx);
 void jmem_collect_nvmap (JmemCollectContext *ctx);
 void jmem_collect_thermal (JmemCollectContext *ctx);
 void jmem_collect_power_mode (JmemCollectContext *ctx);

@@ -28,6 +28,9 @@ jmem_collect_tegrastats (JmemCollectContext *ctx)
   g_autofree char *line = NULL;
   g_autoptr(GError) error = NULL;
 
+  /* asked for on a system without it: the report says why, no warning */
+  if (jmem_platform_not_applying (s->platform, JMEM_JETSON_PART_TEGRASTATS) != NULL)
+    return;
   if (ctx->root != NULL)
     {
       g_autofree char *data = NULL;

@@ -99,6 +99,7 @@ jmem_collect_snapshot (const JmemCollectOptions *options,
   jmem_collect_headroom_inputs (&ctx);
   jmem_collect_processes (&ctx);
   jmem_collect_gpu (&ctx);
+  jmem_collect_platform (&ctx);
   jmem_collect_nvmap (&ctx);
   jmem_collect_thermal (&ctx);
   jmem_collect_power_mode (&ctx);

@@ -411,6 +411,21 @@ write_sources (const JmemSnapshot *s, const JmemMetricsOptions *options, GString
     }
 }
 
+/* What kind of system, so that a fleet's alerts on the Jetson-only sources
+ * can leave out the systems where they do not apply. */
+static void
+write_platform (const JmemSnapshot *s, GString *out)
+{
+  g_auto(Family) f;
+
+  family_init (&f, out, "jmem_platform_info",
+               "1; kind is jetson, unified-memory (its GPU shares the RAM, not a Jetson: "
+               "nvmap, power-mode, tegrastats and l4t do not apply) or other.");
+  if (s->platform != NULL)
+    sample (&f, labels ("kind", jmem_platform_kind_to_string (s->platform->kind),
+                        "product", s->platform->name ? s->platform->name : "", NULL), 1);
+}
+
 static void
 write_findings (const JmemSnapshot *s, GString *out)
 {
@@ -461,5 +476,6 @@ jmem_output_metrics (const JmemSnapshot       *snapshot,
     }
   write_headroom (snapshot, out);
   write_sources (snapshot, options, out);
+  write_platform (snapshot, out);
   write_findings (snapshot, out);
 }

@@ -41,7 +41,9 @@ jmem_snapshot_headroom_new (const JmemSnapshot *s,
     .zram_orig_bytes = s->zram_orig_bytes,
     .zram_used_bytes = s->zram_bytes,
     .unified_gpu = s->gpu_stack == JMEM_GPU_STACK_UNIFIED,
-    .discrete_gpu = !s->is_jetson && s->gpus != NULL && s->gpus->len > 0,
+    /* a GB10's GPU shares the RAM as a Jetson's does */
+    .discrete_gpu = !s->is_jetson && s->gpus != NULL && s->gpus->len > 0 &&
+                    (s->platform == NULL || s->platform->kind != JMEM_PLATFORM_UNIFIED_MEMORY),
     .display_manager = display_manager (s),
     .processes = procs,
     .n_processes = n,

@@ -153,6 +153,42 @@ add_collected (JmemJsonWriter     *b,
   jmem_json_writer_end_object (b);
 }
 
+/* What kind of system, told from what, and the Jetson-only parts that do
+ * not apply on it with why; absent before the platform is recognised. */
+static void
+add_platform (JmemJsonWriter     *b,
+              const JmemPlatform *p)
+{
+  if (p == NULL)
+    return;
+  jmem_json_writer_set_member_name (b, "platform");
+  jmem_json_writer_begin_object (b);
+  add_string (b, "kind", jmem_platform_kind_to_string (p->kind));
+  add_string (b, "dmi_vendor", p->vendor);
+  add_string (b, "dmi_product", p->name);
+  add_string (b, "dmi_board", p->board);
+  jmem_json_writer_set_member_name (b, "evidence");
+  jmem_json_writer_begin_array (b);
+  for (guint i = 0; i < p->evidence->len; i++)
+    add_string (b, NULL, g_ptr_array_index (p->evidence, i));
+  jmem_json_writer_end_array (b);
+  jmem_json_writer_set_member_name (b, "not_applying");
+  jmem_json_writer_begin_array (b);
+  for (JmemJetsonPart part = 0; part < JMEM_JETSON_N_PARTS; part++)
+    {
+      const char *why = jmem_platform_not_applying (p, part);
+
+      if (why == NULL)
+        continue;
+      jmem_json_writer_begin_object (b);
+      add_string (b, "part", jmem_jetson_part_to_string (part));
+      add_string (b, "why", why);
+      jmem_json_writer_end_object (b);
+    }
+  jmem_json_writer_end_array (b);
+  jmem_json_writer_end_object (b);
+}
+
 static void
 add_identity (JmemJsonWriter     *b,
               const JmemSnapshot *s)
@@ -189,6 +225,7 @@ add_identity (JmemJsonWriter     *b,
     }
   add_string (b, "default_target", s->default_target);
   add_string (b, "kernel_release", s->kernel_release);
+  add_platform (b, s->platform);
   jmem_json_writer_end_object (b);
 }
 

@@ -40,6 +40,7 @@ jmem_snapshot_free (JmemSnapshot *s)
   g_free (s->sysroot);
   g_clear_pointer (&s->identity, jmem_identity_free);
   g_clear_pointer (&s->release, jmem_tegra_release_free);
+  g_clear_pointer (&s->platform, jmem_platform_free);
   g_free (s->default_target);
   g_free (s->kernel_release);
   g_clear_pointer (&s->meminfo, jmem_meminfo_free);

@@ -12,6 +12,7 @@
 #include "jmem-meminfo.h"
 #include "jmem-nvmap.h"
 #include "jmem-nvsmi.h"
+#include "jmem-platform.h"
 #include "jmem-release.h"
 #include "jmem-swaps.h"
 #include "jmem-tegrastats.h"
@@ -101,6 +102,7 @@ typedef struct {
   /* identity */
   JmemIdentity     *identity;
   JmemTegraRelease *release;     /* NULL off a Jetson */
+  JmemPlatform     *platform;    /* what kind of system; NULL until recognised (after the GPU) */
   gint64            mem_total_kib;
   char             *default_target;
   char             *kernel_release;

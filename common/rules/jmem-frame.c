@@ -225,6 +225,10 @@ read_header (JmemFrame *f, JsonObject *root)
   f->board = jmem_json_member_string (identity, "model");
   if (f->board == NULL)
     f->board = jmem_json_member_string (identity, "product_line");
+  /* a GB10 has no device tree: its firmware names it */
+  if (f->board == NULL)
+    f->board = jmem_json_member_string (jmem_json_member_object (identity, "platform"),
+                                        "dmi_product");
   f->l4t = jmem_json_member_string (identity, "l4t_version");
 
   f->mem_total_kib = jmem_json_member_size (summary, "mem_total_kib");

@@ -54,7 +54,7 @@ typedef struct {
   gint64  timestamp_unix;
   gint64  uptime_s;
   char   *hostname;
-  char   *board;          /* device-tree model, else the product line */
+  char   *board;          /* device-tree model, else the product line, else DMI's product */
   char   *l4t;
   char   *sysroot;        /* the captured tree, NULL for the live system */
 

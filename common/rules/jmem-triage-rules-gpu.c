@@ -11,6 +11,9 @@ void
 jmem_triage_rule_gpu_dominates (JmemTriage *t)
 {
   const JmemTegrastats *ts = t->snapshot->tegrastats;
+  /* off a Jetson the GPU's load is nvidia-smi's, and there is no NvMap */
+  gboolean no_tegrastats = jmem_platform_not_applying (t->snapshot->platform,
+                                                       JMEM_JETSON_PART_TEGRASTATS) != NULL;
   g_autofree char *gpu = NULL, *total = NULL, *gr3d = NULL, *top = NULL;
   JmemFinding *f;
 
@@ -23,6 +26,8 @@ jmem_triage_rule_gpu_dominates (JmemTriage *t)
   total = jmem_triage_size ((guint64) t->mem_total_kib);
   if (ts != NULL && ts->gr3d_freq_percent >= 0)
     gr3d = g_strdup_printf ("GR3D_FREQ (GPU load) is %" G_GINT64_FORMAT " %%", ts->gr3d_freq_percent);
+  else if (no_tegrastats)
+    gr3d = g_strdup ("check GPU-Util in nvidia-smi for GPU load");
   else
     gr3d = g_strdup ("check GR3D_FREQ in tegrastats for GPU load");
   if (t->holders->len > 0)
@@ -34,9 +39,13 @@ jmem_triage_rule_gpu_dominates (JmemTriage *t)
     }
 
   f = jmem_triage_add (t, "gpu-dominates", JMEM_SEVERITY_INFO, JMEM_ACTION_ANY_USER,
-                       "Look at the NvMap/GPU column, not RSS; with GR3D_FREQ near 0 %, look for "
-                       "what holds the buffers while the GPU idles (a paused pipeline, a loaded "
-                       "model waiting for requests).",
+                       no_tegrastats
+                         ? "Look at the GPU column, not RSS; with GPU-Util near 0 %, look for "
+                           "what holds the buffers while the GPU idles (a paused pipeline, a "
+                           "loaded model waiting for requests)."
+                         : "Look at the NvMap/GPU column, not RSS; with GR3D_FREQ near 0 %, look "
+                           "for what holds the buffers while the GPU idles (a paused pipeline, a "
+                           "loaded model waiting for requests).",
                        "GPU memory (%s) holds %s of %s RAM (%.1f %%): GPU, multimedia or CUDA "
                        "buffers dominate%s; %s",
                        t->gpu_total_source, gpu, total,

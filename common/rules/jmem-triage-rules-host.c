@@ -40,8 +40,12 @@ jmem_triage_rule_thermal_hot (JmemTriage *t)
     return;
 
   f = jmem_triage_add (t, "thermal-hot", JMEM_SEVERITY_WARNING, JMEM_ACTION_ADMIN,
-                       "Check that the fan spins and the heatsink has airflow, or choose a lower "
-                       "power mode (`sudo nvpmodel -m N`).",
+                       /* nvpmodel is a Jetson's */
+                       jmem_platform_not_applying (s->platform, JMEM_JETSON_PART_POWER_MODE)
+                         ? "Check that the fan spins and the vents have airflow, and lower the "
+                           "GPU's load."
+                         : "Check that the fan spins and the heatsink has airflow, or choose a "
+                           "lower power mode (`sudo nvpmodel -m N`).",
                        "Thermal zones above %.0f °C: %s; the module is about to throttle",
                        JMEM_TRIAGE_THERMAL_CELSIUS, zones->str);
   jmem_finding_add_number (f, "max_celsius", hottest, "celsius");

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Every face that shows GPU memory shows the same figure per process on the
-Thor trees (thor-churn: one listed process exited, fixtures/trees/thor-churn):
+Thor trees (thor-churn: one listed process exited, fixtures/trees/thor-churn)
+and on a GB10 that is no Jetson (gb10-spark):
 the JSON snapshot, the human view, the Prometheus metrics, the MCP snapshot
 tool and jmem top (its golden screen, which test-top.py checks against the
 live screen). Prints TAP.
@@ -22,6 +23,16 @@ TREES = {
     "thor-unified": {4012: 60 * GIB, 5210: 2 * GIB, 2450: None, 1: 0, 5300: 0},
     "thor-churn": {4012: 60 * GIB, 6100: 8 * GIB, 6200: 4 * GIB, 5210: 2 * GIB, 2450: None,
                    1: 0, 5300: 0},
+    "thor-r39": {4012: 60 * GIB, 5210: 2 * GIB, 2450: None, 1: 0, 5300: 0},
+    # a GB10, no Jetson: the same faces, the same figures
+    "gb10-spark": {121004: 38554 * 1024, 114687: 19135 * 1024, 1: 0, 2: 0},
+}
+# what kind of system each is (identity.platform), and the name a face gives it
+PLATFORMS = {
+    "thor-unified": ("jetson", "NVIDIA Jetson AGX Thor Developer Kit"),
+    "thor-churn": ("jetson", "NVIDIA Jetson AGX Thor Developer Kit"),
+    "thor-r39": ("jetson", "NVIDIA Jetson AGX Thor Developer Kit"),
+    "gb10-spark": ("unified-memory", "NVIDIA_DGX_Spark"),
 }
 results = []
 
@@ -80,6 +91,9 @@ for tree, want in TREES.items():
     doc = json.loads(jmem("snapshot", "--json", "--all", "--sysroot", sysroot))
     got = {p["pid"]: p["gpu_kib"] for p in doc["processes"]["list"]}
     ok(got == want, "%s: JSON gpu_kib per process" % tree, "%r != %r" % (got, want))
+    kind, name = PLATFORMS[tree]
+    ok(doc["identity"]["platform"]["kind"] == kind, "%s: JSON platform" % tree,
+       "%r" % doc["identity"]["platform"])
 
     human = jmem("snapshot", "--all", "--width", "200", "--sysroot", sysroot)
     table = human[human.index("Processes by footprint"):].split("\n\n")[0].splitlines()[2:]
@@ -91,19 +105,26 @@ for tree, want in TREES.items():
             rows[int(m.group(1))] = m.group(4)
     ok(rows == {pid: human_size(kib) for pid, kib in want.items()},
        "%s: human GPU/NVMAP column" % tree, "%r" % rows)
+    ok(human.startswith(name + "\n") and
+       (("unified-memory NVIDIA system, not a Jetson" in human) == (kind == "unified-memory")),
+       "%s: human header names the system and its kind" % tree, human[:300])
 
     metrics = jmem("metrics", "--sysroot", sysroot)
     samples = {int(m.group(1)): int(m.group(2)) for m in
                re.finditer(r'^jmem_process_gpu_bytes\{pid="(\d+)",[^}]*\} (\d+)$', metrics, re.M)}
     ok(samples == {pid: kib * 1024 for pid, kib in want.items() if kib is not None},
        "%s: jmem_process_gpu_bytes" % tree, "%r" % samples)
+    ok(re.search(r'^jmem_platform_info\{kind="%s",' % kind, metrics, re.M),
+       "%s: jmem_platform_info" % tree)
 
     mcp = mcp_snapshot(sysroot)
     got = {p["pid"]: p["gpu_kib"] for p in mcp["processes"]["list"]}
     ok(got == want, "%s: MCP snapshot gpu_kib" % tree, "%r" % got)
+    ok(mcp["identity"]["platform"]["kind"] == kind, "%s: MCP platform" % tree)
 
     with open(os.path.join(GOLDEN, "top-%s-132x43.txt" % tree), encoding="utf-8") as f:
         screen = f.read().splitlines()
+    ok(("  %s  L4T " % name) in screen[0], "%s: jmem top names the system" % tree, screen[0])
     head = next(i for i, line in enumerate(screen) if line.lstrip().startswith("PID "))
     gpu_at = screen[head].index("    GPU") + 4
     shown = {}

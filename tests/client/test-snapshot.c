@@ -465,6 +465,94 @@ test_thor_churn (void)
   g_assert_null (strstr (human.out, "untrusted"));
 }
 
+/* identity.platform.not_applying of a snapshot document. */
+static JsonArray *
+not_applying_at (JsonNode *root)
+{
+  JsonObject *identity = json_object_get_object_member (json_node_get_object (root), "identity");
+
+  return json_object_get_array_member (json_object_get_object_member (identity, "platform"),
+                                       "not_applying");
+}
+
+/* A DGX Spark (GB10): no L4T release and no device tree, yet its GPU shares
+ * the RAM. It is told from its evidence, its Jetson-only parts are reported
+ * as not applying with why (never as missing: no warning names them, even
+ * with tegrastats asked for), its processes keep their GPU memory, and its
+ * headroom is a unified-memory system's, not a discrete GPU's. */
+static void
+test_gb10_spark (void)
+{
+  g_autofree char *dir = tree ("gb10-spark");
+  g_auto(JmemTestRun) r = { 0 };
+  g_auto(JmemTestRun) human = { 0 };
+  static const char * const parts[] = { "l4t", "nvmap", "power-mode", "tegrastats" };
+  JsonArray *not_applying;
+  g_autofree char *kind = NULL;
+  g_autofree char *product = NULL;
+
+  run_jmem (&r, TRUE, "snapshot", "--json", "--all", "--tegrastats", "1", "--sysroot", dir, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  jmem_test_assert_valid (r.out, "snapshot.schema.json");
+  kind = str_at (r.json, "$.identity.platform.kind");
+  g_assert_cmpstr (kind, ==, "unified-memory");
+  product = str_at (r.json, "$.identity.platform.dmi_product");
+  g_assert_cmpstr (product, ==, "NVIDIA_DGX_Spark");
+  not_applying = not_applying_at (r.json);
+  g_assert_cmpuint (json_array_get_length (not_applying), ==, G_N_ELEMENTS (parts));
+  for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+    {
+      JsonObject *o = json_array_get_object_element (not_applying, i);
+
+      g_assert_cmpstr (json_object_get_string_member (o, "part"), ==, parts[i]);
+      g_assert_cmpuint (strlen (json_object_get_string_member (o, "why")), >, 0);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+    g_assert_false (has_warning (r.json, parts[i], NULL));
+  g_assert_false (has_warning (r.json, "identity", NULL));
+  g_assert_false (has_warning (r.json, "power-mode", NULL));
+  g_assert_true (g_str_has_prefix (json_object_get_string_member (
+    json_object_get_object_member (json_node_get_object (r.json), "nvmap"), "error"),
+    "does not apply on this system"));
+  g_assert_cmpint (int_at (r.json, "$.processes.list[0].pid"), ==, 121004);
+  g_assert_cmpint (int_at (r.json, "$.processes.list[0].gpu_kib"), ==, 38554 * 1024);
+  g_assert_cmpint (int_at (r.json, "$.processes.list[1].pid"), ==, 114687);
+  g_assert_cmpint (int_at (r.json, "$.processes.list[1].gpu_kib"), ==, 19135 * 1024);
+  g_assert_null (strstr (r.out, "discrete GPU"));
+
+  run_jmem (&human, FALSE, "snapshot", "--width", "200", "--sysroot", dir, NULL);
+  g_assert_cmpint (human.status, ==, 0);
+  g_assert_true (g_str_has_prefix (human.out, "NVIDIA_DGX_Spark\n"));
+  g_assert_nonnull (strstr (human.out, "unified-memory NVIDIA system, not a Jetson"));
+  g_assert_nonnull (strstr (human.out, "\nNvMap\n  does not apply on this system: "));
+  g_assert_nonnull (strstr (human.out, "Power mode: does not apply here (nvpmodel is a Jetson's)"));
+  g_assert_null (strstr (human.out, "not readable"));
+  g_assert_null (strstr (human.out, "run jmem on the Jetson"));
+}
+
+/* Thor on JetPack 7.2: the R39.2 release, a Jetson with its parts. */
+static void
+test_thor_r39 (void)
+{
+  g_autofree char *dir = tree ("thor-r39");
+  g_auto(JmemTestRun) r = { 0 };
+  g_autofree char *l4t = NULL, *sku = NULL, *kind = NULL;
+
+  run_jmem (&r, TRUE, "snapshot", "--json", "--all", "--sysroot", dir, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  jmem_test_assert_valid (r.out, "snapshot.schema.json");
+  g_assert_false (has_warning (r.json, "identity", NULL));
+  l4t = str_at (r.json, "$.identity.l4t_version");
+  g_assert_cmpstr (l4t, ==, "39.2.0");
+  sku = str_at (r.json, "$.identity.sku");
+  g_assert_cmpstr (sku, ==, "thor");
+  kind = str_at (r.json, "$.identity.platform.kind");
+  g_assert_cmpstr (kind, ==, "jetson");
+  g_assert_cmpint (json_array_get_length (not_applying_at (r.json)), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (process_by_pid (r.json, 4012), "gpu_kib"), ==,
+                   61440 * 1024);
+}
+
 /* A capture whose first answer lists an exited PID first, in the middle or
  * last: with the second answer recorded, every live process keeps its GPU
  * memory; without it, the rows up to the exited one still count and only
@@ -1001,9 +1089,17 @@ test_sysroot_hints (void)
       g_assert_null (strstr (human.out, "this machine"));
       g_assert_null (strstr (human.out, "ps -o pid,user,args"));
       g_assert_null (strstr (json.out, "--sysroot"));
-      if (!bool_at (json.json, "$.collected.is_jetson"))
-        g_assert_nonnull (strstr (warning_action (json.json, "identity", "not a Jetson"),
-                                  "jmem capture DIR"));
+      /* a system whose GPU shares its RAM (a GB10) is no Jetson and no
+       * stranger: nothing to capture elsewhere */
+      {
+        g_autofree char *kind = str_at (json.json, "$.identity.platform.kind");
+
+        if (g_strcmp0 (kind, "unified-memory") == 0)
+          g_assert_false (has_warning (json.json, "identity", NULL));
+        else if (!bool_at (json.json, "$.collected.is_jetson"))
+          g_assert_nonnull (strstr (warning_action (json.json, "identity", "not a Jetson"),
+                                    "jmem capture DIR"));
+      }
       /* installing a tool here changes nothing in the capture */
       {
         JsonArray *w = json_object_get_array_member (json_node_get_object (json.json), "warnings");
@@ -1505,6 +1601,8 @@ main (int argc, char **argv)
   g_test_add_func ("/snapshot/thor", test_thor);
   g_test_add_func ("/snapshot/thor-untrusted", test_thor_untrusted);
   g_test_add_func ("/snapshot/thor-churn", test_thor_churn);
+  g_test_add_func ("/snapshot/gb10-spark", test_gb10_spark);
+  g_test_add_func ("/snapshot/thor-r39", test_thor_r39);
   g_test_add_func ("/snapshot/thor-churn-positions", test_thor_churn_positions);
   g_test_add_func ("/snapshot/hostile", test_hostile);
   g_test_add_func ("/snapshot/top-and-human", test_top_and_human);

@@ -27,7 +27,8 @@ import scratch
 
 JMEM, FIXTURES, GOLDEN, MAKE_HISTORY, LONG_HISTORY = (os.path.abspath(a) for a in sys.argv[1:6])
 REGENERATE = "--regenerate" in sys.argv[6:]
-TREES = ["orin-agx-nvgpu", "thor-unified", "thor-churn", "hostile", "shared-pages"]
+TREES = ["orin-agx-nvgpu", "thor-unified", "thor-churn", "thor-r39", "gb10-spark", "hostile",
+         "shared-pages"]
 SIZES = [(80, 24), (132, 43)]
 ENV = dict(os.environ, TZ="UTC", LANG="C.UTF-8", LC_ALL="C.UTF-8")
 ENV.pop("NO_COLOR", None)

@@ -415,6 +415,22 @@ test_boundary_single (void)
     }
 }
 
+/* Process @pid, holding 3 GiB of GPU memory by nvidia-smi's row. */
+static JmemNvsmiApp *
+add_gpu_app (JmemSnapshot *s, gint64 pid, const char *name)
+{
+  JmemNvsmiApp *a = g_new0 (JmemNvsmiApp, 1);
+
+  a->gpu_uuid = g_strdup ("GPU-x");
+  a->pid = pid;
+  a->used_memory_mib = 3072;
+  a->process_name = g_strdup (name);
+  a->pid_exists = TRUE;
+  g_ptr_array_add (s->gpu_apps, a);
+  g_ptr_array_add (s->processes, process (pid, name, 'S', 1, 1));
+  return a;
+}
+
 /* nvidia-smi rows that may be forged (after a name holding a newline) name
  * no process and add to no GPU total; the same rows trusted do both. */
 static void
@@ -423,15 +439,7 @@ test_untrusted_gpu_apps (void)
   for (int trusted = 0; trusted <= 1; trusted++)
     {
       g_autoptr(JmemSnapshot) s = with_meminfo ("MemTotal: 4194304 kB\n");
-      JmemNvsmiApp *a = g_new0 (JmemNvsmiApp, 1);
-
-      a->gpu_uuid = g_strdup ("GPU-x");
-      a->pid = 20;
-      a->used_memory_mib = 3072;
-      a->process_name = g_strdup ("trtexec");
-      a->pid_exists = TRUE;
-      g_ptr_array_add (s->gpu_apps, a);
-      g_ptr_array_add (s->processes, process (20, "trtexec", 'S', 1, 1));
+      JmemNvsmiApp *a = add_gpu_app (s, 20, "trtexec");
       a->in_doubt = !trusted;
       s->gpu_apps_trusted = trusted;
       g_assert_cmpint (fires (s, "single-process-dominates"), ==, trusted);
@@ -480,6 +488,46 @@ test_orphan_gone (void)
   g_assert_null (strstr (f->action, "zombie"));
   g_assert_null (strstr (f->action, "kill -CONT"));
   g_assert_null (strstr (f->action, "on the host"));
+}
+
+/* On a GB10 (unified memory, no Jetson) the advice names what it has:
+ * nvidia-smi's GPU-Util, not tegrastats' GR3D_FREQ, and no nvpmodel; on a
+ * Jetson it keeps them. */
+static void
+test_advice_off_jetson (void)
+{
+  for (int unified = 0; unified <= 1; unified++)
+    {
+      g_autoptr(JmemSnapshot) s = with_meminfo ("MemTotal: 4194304 kB\n");
+      g_autoptr(GPtrArray) gpus = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_nvsmi_gpu_free);
+      JmemNvsmiGpu *gpu = g_new0 (JmemNvsmiGpu, 1);
+      JmemPlatformEvidence e = { .tegra_release = !unified, .gpu_stack = JMEM_GPU_STACK_UNIFIED,
+                                 .gpus = gpus };
+      JmemThermal *z = g_new0 (JmemThermal, 1);
+      const JmemFinding *f;
+
+      gpu->name = g_strdup (unified ? "NVIDIA GB10" : "NVIDIA Thor");
+      gpu->memory_total_mib = -1;
+      g_ptr_array_add (gpus, gpu);
+      s->platform = jmem_platform_recognise (&e);
+      s->gpu_stack = JMEM_GPU_STACK_UNIFIED;
+      add_gpu_app (s, 20, "llama-server");
+      s->gpu_apps_trusted = TRUE;
+      z->zone = g_strdup ("thermal_zone0");
+      z->type = g_strdup ("acpitz");
+      z->celsius = 95.0;
+      g_ptr_array_add (s->thermal, z);
+
+      g_assert_true (fires (s, "gpu-dominates"));
+      f = jmem_triage_find (s->findings, "gpu-dominates");
+      g_assert_cmpint (strstr (f->message, "tegrastats") == NULL, ==, unified);
+      g_assert_cmpint (strstr (f->message, "GPU-Util in nvidia-smi") != NULL, ==, unified);
+      g_assert_cmpint (strstr (f->action, "NvMap") == NULL, ==, unified);
+      f = jmem_triage_find (s->findings, "thermal-hot");
+      g_assert_nonnull (f);
+      g_assert_cmpint (strstr (f->action, "nvpmodel") == NULL, ==, unified);
+      assert_action_is_steps (f->action);
+    }
 }
 
 static void
@@ -759,6 +807,7 @@ main (int argc, char **argv)
   g_test_add_func ("/triage/orphan-states", test_orphan_states);
   g_test_add_func ("/triage/orphan-gone", test_orphan_gone);
   g_test_add_func ("/triage/untrusted-gpu-apps", test_untrusted_gpu_apps);
+  g_test_add_func ("/triage/advice-off-jetson", test_advice_off_jetson);
   g_test_add_func ("/triage/cuda-release", test_cuda_release);
   g_test_add_func ("/triage/hostile", test_hostile);
   g_test_add_func ("/triage/command/json", test_command_json);
