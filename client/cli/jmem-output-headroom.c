@@ -2,6 +2,7 @@
 #include "jmem-output-headroom.h"
 
 #include "jmem-action.h"
+#include "jmem-output-gates.h"
 #include "jmem-output-table.h"
 #include "jmem-text.h"
 
@@ -225,6 +226,7 @@ jmem_output_headroom_human (const JmemOpsHeadroom *r,
   actions (out, h, width);
   g_string_append_c (out, '\n');
   figures (out, h, width);
+  jmem_output_gates_human (r, out, width);
   for (guint i = 0; i < h->notes->len; i++)
     {
       g_string_append (out, "Note: ");
