@@ -109,7 +109,7 @@ llama_cpp_free (const JmemGatesInput *in, const char **fields)
   /* where a hugetlb pool exists, only its free pages: they are not swappable */
   if (h->hugetlb_total_kib > 0)
     {
-      *fields = "huge pages free";
+      *fields = "HugePages_Free x Hugepagesize";
       return h->hugetlb_free_kib;
     }
   *fields = "MemAvailable";
