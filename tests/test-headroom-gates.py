@@ -175,4 +175,30 @@ def the_table_names_every_gate_within_80_columns():
             assert '\n%s ' % name in table and '  %s: ' % name in table, (name, r.stdout)
 
 
+def mcp(tree, *calls):
+    """The answers of `jmem mcp` on @tree to tools/list and each headroom call's arguments."""
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                         "clientInfo": {"name": "t", "version": "1"}}},
+             {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    for i, arguments in enumerate(calls):
+        lines.append({"jsonrpc": "2.0", "id": 3 + i, "method": "tools/call",
+                      "params": {"name": "headroom", "arguments": arguments}})
+    r = subprocess.run([JMEM, 'mcp', '--sysroot', os.path.join(TREES, tree)],
+                       input=''.join(json.dumps(m) + '\n' for m in lines),
+                       capture_output=True, text=True, timeout=120)
+    return [json.loads(line)['result'] for line in r.stdout.splitlines()[1:]]
+
+
+@test
+def the_mcp_tool_takes_for_as_the_command_does():
+    tools, one, bad = mcp('thor-unified', {'need': '49G', 'for': 'tensorrt'}, {'for': 'tensorflow'})
+    arg = next(t for t in tools['tools'] if t['name'] == 'headroom')['inputSchema']['properties']['for']
+    assert arg['type'] == 'string' and arg['enum'] == FRAMEWORKS, arg
+    d = one['structuredContent']
+    assert d['for'] == 'tensorrt' and len(d['gates']) == 1, d['gates']
+    assert d['gates'] == doc('thor-unified', '--need', '49G', '--for', 'tensorrt')['gates']
+    assert bad['isError'] and 'takes one of vllm, sglang' in bad['content'][0]['text'], bad
+
+
 tap.main()
