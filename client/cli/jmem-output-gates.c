@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "jmem-output-gates.h"
 
-#include "jmem-action.h"
+#include "jmem-output-headroom.h"
 #include "jmem-output-table.h"
 #include "jmem-text.h"
 
@@ -35,14 +35,7 @@ static void
 actions (GString *out, const JmemGate *g, guint width)
 {
   for (guint i = 0; i < g->actions->len; i++)
-    {
-      const char *action = g_ptr_array_index (g->actions, i);
-      g_autofree char *marked = jmem_action_is_admin (action) ?
-                                g_strconcat (JMEM_ACTION_ADMIN_MARK " ", action, NULL) : NULL;
-
-      g_string_append (out, "    - ");
-      wrapped (out, marked != NULL ? marked : action, width, 6, 6);
-    }
+    jmem_output_headroom_action (out, g_ptr_array_index (g->actions, i), width, 4);
 }
 
 /* One gate in full: what --for shows. */
