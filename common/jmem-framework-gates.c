@@ -57,6 +57,8 @@ jmem_gate_choices (void)
   return "vllm, sglang, tensorrt, pytorch, ollama or llama.cpp";
 }
 
+static void add (GPtrArray *to, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
 static void
 add (GPtrArray *to, const char *format, ...)
 {
