@@ -18,10 +18,13 @@ int
 jmem_cmd_headroom (int argc, char **argv)
 {
   g_autofree char *need_text = NULL;
+  g_autofree char *framework = NULL;
   gboolean drop = FALSE;
+  JmemGateId gate;
   GOptionEntry entries[] = {
     { "need", 0, 0, G_OPTION_ARG_STRING, &need_text, "Say whether SIZE fits: 6G, 6GiB, 6144M (binary units: 6GB is 6 GiB)", "SIZE" },
     { "drop", 0, 0, G_OPTION_ARG_NONE, &drop, "Drop caches first if that makes SIZE fit", NULL },
+    { "for", 0, 0, G_OPTION_ARG_STRING, &framework, "Only the gate NAME reads: vllm, sglang, tensorrt, pytorch, ollama or llama.cpp", "NAME" },
     { NULL },
   };
   const JmemViewHelp help = {
@@ -46,7 +49,9 @@ jmem_cmd_headroom (int argc, char **argv)
     "Allocatable now: MemFree less CMA and the kernel's reserve, plus NvMap's pool\n"
     "and a GPU carveout's free huge pages. After reclaim: plus the unmapped page\n"
     "cache and half the reclaimable slab (what drop-caches frees) and what swap can\n"
-    "take. The largest free block comes from /proc/buddyinfo. See jmem(1).\n"
+    "take. The largest free block comes from /proc/buddyinfo. Then the gate each\n"
+    "framework reads (vLLM, SGLang, TensorRT, PyTorch, Ollama, llama.cpp), whether SIZE\n"
+    "fits by it, and what closes a gap with jmem's verdict. See jmem(1).\n"
     "Exit status with --need: 0 fits now, 1 fits after reclaim, 2 does not fit;\n"
     "without it 0. Errors: 64 usage error (a bad SIZE), 69 no data or no helper,\n"
     "70 internal error, 75 rate-limited, 77 not authorized to drop caches.");
@@ -54,6 +59,11 @@ jmem_cmd_headroom (int argc, char **argv)
     return view.status;
   if (!jmem_cmd_parse_size ("need", need_text, 1, &need))
     return JMEM_EXIT_USAGE;
+  if (framework != NULL && !jmem_gate_from_name (framework, &gate))
+    {
+      jmem_cmd_printerr ("jmem headroom: --for takes %s, not \"%s\"", jmem_gate_choices (), framework);
+      return JMEM_EXIT_USAGE;
+    }
   if (drop && (need_text == NULL || view.sysroot != NULL))
     {
       g_printerr ("jmem headroom: --drop %s\nTry \"jmem headroom --help\".\n",
@@ -71,6 +81,7 @@ jmem_cmd_headroom (int argc, char **argv)
   options.allow_interactive = view.allow_interactive;
   options.container = container;
   options.boot = boot;
+  options.framework = framework;
 
   result = jmem_ops_headroom (&options, &error);
   if (result == NULL)

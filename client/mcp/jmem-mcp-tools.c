@@ -6,6 +6,7 @@
 #include "jmem-config.h"
 #include "jmem-container.h"
 #include "jmem-error.h"
+#include "jmem-framework-gates.h"
 #include "jmem-json-writer.h"
 #include "jmem-mcp-allocations.h"
 #include "jmem-mcp-fit.h"
@@ -32,14 +33,16 @@
 /* A tools/call blocks its client: the official SDK gives up after 60 s. */
 #define MAX_WAIT_SECONDS 50
 
-/* ARG_SIZE: a size string ("6G", jmem-size.h) or a number of bytes. */
-typedef enum { ARG_INTEGER, ARG_BOOLEAN, ARG_SIZE } ArgType;
+/* ARG_SIZE: a size string ("6G", jmem-size.h) or a number of bytes;
+ * ARG_ENUM: one of the strings of choices. */
+typedef enum { ARG_INTEGER, ARG_BOOLEAN, ARG_SIZE, ARG_ENUM } ArgType;
 
 typedef struct {
   const char *name;
   ArgType     type;
   gint64      minimum, maximum;
   const char *description;
+  const char * const *choices;  /* ARG_ENUM's, NULL-terminated */
 } ToolArg;
 
 typedef struct _Call Call;
@@ -309,6 +312,8 @@ run_headroom (Call *call, JsonObject *args, GError **error)
 
   if (arg_given (args, "need"))
     options.need_kib = (gint64) ((arg_size (args, "need") + 1023) / 1024);
+  if (arg_given (args, "for"))
+    options.framework = json_object_get_string_member (args, "for");
   result = jmem_ops_headroom (&options, error);
   if (result == NULL)
     return NULL;
@@ -331,15 +336,19 @@ static const ToolArg snapshot_args[] = {
   { NULL },
 };
 static const ToolArg no_args[] = { { NULL } };
+/* as jmem_gate_name() gives them */
+static const char * const gate_names[] = {
+  "vllm", "sglang", "tensorrt", "pytorch", "ollama", "llama.cpp", NULL,
+};
 static const ToolArg headroom_args[] = {
   { "need", ARG_SIZE, 0, (gint64) JMEM_SIZE_MAX_BYTES,
-    "The size the job needs: bytes, or a number with a binary unit K, M, G, T, P, alone or with "
-    "B or iB: \"6G\", \"6GiB\", \"1.5G\"" },
+    "The job's size: bytes, or binary units: \"6G\", \"6GiB\", \"1.5G\"" },
+  { "for", ARG_ENUM, 0, 0, "Only this framework's gate (default: all)", gate_names },
   { NULL },
 };
 static const ToolArg allocations_args[] = {
   { "pid", ARG_INTEGER, 0, G_MAXUINT32, "Only this process's handles (0: the kernel's)" },
-  { "limit", ARG_INTEGER, 0, 1000000, "At most this many of the largest handles (default 100; fewer if the result would pass its size limit)" },
+  { "limit", ARG_INTEGER, 0, 1000000, "At most this many of the largest handles (default 100; fewer past the result limit)" },
   { NULL },
 };
 static const ToolArg drop_caches_args[] = {
@@ -385,7 +394,7 @@ static const Tool tool_table[] = {
   { "snapshot", "Memory snapshot",
     "What holds memory on this Jetson now: processes, GPU memory (nvidia-smi), NvMap (CUDA, "
     "video and camera buffers, invisible to top), where the RAM is (accounting), warnings with "
-    "their fix, and the triage findings: `jmem snapshot --json`.",
+    "their fix, and the triage findings.",
     snapshot_args, TRUE, run_snapshot, snapshot_lists },
   { "triage", "Memory triage",
     "What needs attention (one process holding most GPU memory, NvMap held for exited "
@@ -394,9 +403,9 @@ static const Tool tool_table[] = {
     no_args, TRUE, run_triage, triage_lists },
   { "headroom", "Memory headroom",
     "How much a new GPU allocation (CUDA, a model, a TensorRT build) can still get, now and "
-    "after the kernel reclaims cache and swaps, and the largest free block. Call it before "
-    "suggesting a model, batch size or context length: with need, headroom.verdict says whether "
-    "it fits and headroom.actions what makes room or stands in the way.",
+    "after reclaim, and the largest free block. Call it before suggesting a model, batch size "
+    "or context length: with need, headroom.verdict says whether it fits, headroom.actions what "
+    "makes room, gates what each framework (vLLM, Ollama, ...) checks.",
     headroom_args, TRUE, run_headroom, headroom_lists },
   { "allocations", "NvMap allocations",
     "The largest NvMap handles of each process (size, flags, refs, tag), and a summary of all "
@@ -459,7 +468,15 @@ add_input_schema (JsonBuilder *b, const ToolArg *args)
        * string; the integer older clients send is still taken) */
       json_builder_set_member_name (b, "type");
       json_builder_add_string_value (b, a->type == ARG_INTEGER ? "integer" :
-                                        a->type == ARG_SIZE ? "string" : "boolean");
+                                        a->type == ARG_BOOLEAN ? "boolean" : "string");
+      if (a->type == ARG_ENUM)
+        {
+          json_builder_set_member_name (b, "enum");
+          json_builder_begin_array (b);
+          for (const char * const *c = a->choices; *c != NULL; c++)
+            json_builder_add_string_value (b, *c);
+          json_builder_end_array (b);
+        }
       if (a->type == ARG_INTEGER)
         {
           json_builder_set_member_name (b, "minimum");
@@ -666,6 +683,27 @@ check_args (const Tool *t, JsonObject *args, GError **error)
             g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
                          "invalid arguments: \"%s\" takes a size (\"6G\", \"6GiB\", \"6144M\") or a "
                          "number of bytes from 0 to 4 PiB, not %s", a->name, json_type_name (value));
+          return FALSE;
+        }
+      if (a->type == ARG_ENUM)
+        {
+          g_autofree char *choices = g_strjoinv (", ", (char **) a->choices);
+
+          if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_STRING &&
+              g_strv_contains (a->choices, json_node_get_string (value)))
+            continue;
+          if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_STRING)
+            {
+              g_autofree char *shown = g_strescape (json_node_get_string (value), NULL);
+
+              g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                           "invalid arguments: \"%s\" takes one of %s, not \"%.64s\"", a->name,
+                           choices, shown);
+            }
+          else
+            g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                         "invalid arguments: \"%s\" takes one of %s, not %s", a->name, choices,
+                         json_type_name (value));
           return FALSE;
         }
       if (a->type == ARG_BOOLEAN)

@@ -6,6 +6,7 @@
 #include "jmem-collect.h"
 #include "jmem-error.h"
 #include "jmem-ops-snapshot.h"
+#include "jmem-snapshot-gates.h"
 #include "jmem-snapshot-json.h"
 #include "jmem-text.h"
 
@@ -23,6 +24,7 @@ jmem_ops_headroom_free (JmemOpsHeadroom *r)
   g_free (r->drop_reason);
   g_clear_pointer (&r->drop_result, g_variant_unref);
   g_free (r->container);
+  g_clear_pointer (&r->gates, g_ptr_array_unref);
   g_free (r);
 }
 
@@ -66,9 +68,33 @@ drop_decision (const JmemHeadroom *h, gboolean *drop)
   return g_strdup ("the headroom is unknown: nothing to decide a drop by");
 }
 
+static JmemOpsHeadroom *read_headroom (const JmemOpsHeadroomOptions *o, GError **error);
+
 JmemOpsHeadroom *
 jmem_ops_headroom (const JmemOpsHeadroomOptions *o,
                    GError                      **error)
+{
+  JmemGateId gate = JMEM_GATE_N;
+  JmemOpsHeadroom *r;
+
+  if (o->framework != NULL && !jmem_gate_from_name (o->framework, &gate))
+    {
+      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT,
+                   "no gate for \"%s\": the frameworks are %s", o->framework, jmem_gate_choices ());
+      return NULL;
+    }
+  r = read_headroom (o, error);
+  if (r == NULL)
+    return NULL;
+  /* of the reading the verdict is of: after a drop, the second */
+  r->gate = gate;
+  r->gates = jmem_snapshot_gates_new (r->snapshot, r->headroom, gate);
+  return r;
+}
+
+static JmemOpsHeadroom *
+read_headroom (const JmemOpsHeadroomOptions *o,
+               GError                      **error)
 {
   g_autoptr(JmemOpsHeadroom) r = g_new0 (JmemOpsHeadroom, 1);
   g_autoptr(GError) local = NULL;
@@ -130,8 +156,8 @@ jmem_ops_headroom_json (const JmemOpsHeadroom *r)
   json_builder_set_member_name (b, "schema");
   json_builder_add_string_value (b, "jmem-headroom");
   json_builder_set_member_name (b, "schema_version");
-  /* 2: each of headroom.actions is an object saying admin */
-  json_builder_add_int_value (b, 2);
+  /* 2: each of headroom.actions is an object saying admin; 3: gates */
+  json_builder_add_int_value (b, 3);
   json_builder_set_member_name (b, "exit_status");
   if (status >= 0)
     json_builder_add_int_value (b, status);
@@ -156,6 +182,13 @@ jmem_ops_headroom_json (const JmemOpsHeadroom *r)
       json_builder_end_object (b);
     }
   jmem_ops_add_container_json (b, r->drop_asked ? r->container : NULL);
+  json_builder_set_member_name (b, "for");
+  if (r->gate < JMEM_GATE_N)
+    json_builder_add_string_value (b, jmem_gate_name (r->gate));
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "gates");
+  json_builder_add_value (b, jmem_gates_to_json (r->gates));
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }

@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 
 #include "jmem-collect-boot.h"
+#include "jmem-framework-gates.h"
 #include "jmem-snapshot.h"
 
 G_BEGIN_DECLS
@@ -18,6 +19,7 @@ typedef struct {
   gboolean         allow_interactive;  /* polkit may ask for a password */
   const char      *container;          /* jmem_container_detect()'s evidence, or NULL */
   JmemCollectBoot *boot;               /* per-boot facts kept between snapshots, or NULL */
+  const char      *framework;          /* the gate asked about ("vllm"); NULL: every one */
 } JmemOpsHeadroomOptions;
 
 typedef struct {
@@ -29,6 +31,8 @@ typedef struct {
   char         *drop_reason;  /* why caches were or were not dropped; NULL unasked */
   GVariant     *drop_result;  /* the helper's answer to the drop, or NULL */
   char         *container;
+  JmemGateId    gate;         /* as asked; JMEM_GATE_N: every one */
+  GPtrArray    *gates;        /* JmemGate of the reading: what each framework reads */
 } JmemOpsHeadroom;
 
 void jmem_ops_headroom_free (JmemOpsHeadroom *headroom);
@@ -36,7 +40,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemOpsHeadroom, jmem_ops_headroom_free)
 
 /* NULL with the error: JMEM_ERROR_NOT_AVAILABLE (a capture holding none),
  * JMEM_ERROR_INVALID_ARGUMENT (a drop asked of a capture or without a
- * need), a refused or failed drop (the helper's code, "caches were not
+ * need, a framework jmem_gate_from_name() does not know), a refused or failed drop (the helper's code, "caches were not
  * dropped: why"), or JMEM_CLIENT_ERROR_SNAPSHOT_FAILED for the reading
  * after it. */
 JmemOpsHeadroom *jmem_ops_headroom (const JmemOpsHeadroomOptions *options,

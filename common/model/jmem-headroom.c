@@ -542,8 +542,8 @@ holders (JmemHeadroom *h, const JmemHeadroomInput *in)
 
 /* ---- the verdict and what to do ---- */
 
-static char *
-services_text (const JmemHeadroom *h)
+char *
+jmem_headroom_services_text (const JmemHeadroom *h)
 {
   g_autoptr(GString) s = g_string_new (NULL);
 
@@ -579,7 +579,7 @@ actions (JmemHeadroom *h, const JmemHeadroomInput *in)
 {
   gint64 swap = known (h->terms[JMEM_HEADROOM_TERM_SWAP].kib);
   gint64 swap_total = field (in, "SwapTotal"), anon = field (in, "AnonPages");
-  g_autofree char *services = services_text (h);
+  g_autofree char *services = jmem_headroom_services_text (h);
 
   if (h->verdict == JMEM_HEADROOM_FITS_AFTER_RECLAIM)
     {

@@ -176,6 +176,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemHeadroom, jmem_headroom_free)
 const char *jmem_headroom_term_name (JmemHeadroomTermId id);   /* "page_cache" */
 const char *jmem_headroom_term_label (JmemHeadroomTermId id);  /* "page cache" */
 
+/* The services holding the most, as the actions name them: "ollama.service
+ * (3.1 GiB), gdm3.service (1.2 GiB, the desktop)"; "" for none. */
+char *jmem_headroom_services_text (const JmemHeadroom *headroom);
+
 /* The process exit status of `jmem headroom` for @verdict: 0 fits now (or
  * nothing asked), 1 fits after reclaim, 2 does not fit; -1 unknown. */
 int jmem_headroom_exit_status (JmemHeadroomVerdict verdict);

@@ -24,7 +24,8 @@ from tap import check, report  # noqa: E402
 
 JMEM, FIXTURES = sys.argv[1:3]
 TREES = ["orin-agx-nvgpu", "headroom-fragmented", "thor-unified", "r32-xavier-nx"]
-COMMANDS = [["snapshot"], ["triage"], ["allocations"], ["headroom", "--need", "4G"]]
+COMMANDS = [["snapshot"], ["triage"], ["allocations"], ["headroom", "--need", "4G"],
+            ["headroom", "--need", "49G", "--for", "llama.cpp"]]
 NUMBER_AT_END = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?$")
 UNIT_FIRST = re.compile(r"\s*(?:KiB|MiB|GiB|TiB|kB|B|%)(?!\w)")
 

@@ -328,7 +328,10 @@ test_bad_arguments (void)
     { "headroom", "{\"need\":-1}", "\"need\" takes a size (\"6G\", \"6GiB\", \"6144M\") or a number of bytes from 0 to 4 PiB, not -1" },
     { "headroom", "{\"need\":6.5}", "or a number of bytes from 0 to 4 PiB, not a fraction" },
     { "headroom", "{\"need\":[6]}", "not an array" },
-    { "headroom", "{\"size\":\"6G\"}", "headroom takes no argument \"size\" (it takes \"need\")" },
+    { "headroom", "{\"size\":\"6G\"}", "headroom takes no argument \"size\" (it takes \"need\", \"for\")" },
+    /* a framework is one of the gates', by name */
+    { "headroom", "{\"for\":\"tensorflow\"}", "\"for\" takes one of vllm, sglang, tensorrt, pytorch, ollama, llama.cpp, not \"tensorflow\"" },
+    { "headroom", "{\"for\":1}", "\"for\" takes one of vllm, sglang, tensorrt, pytorch, ollama, llama.cpp, not a number" },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)

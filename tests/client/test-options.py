@@ -42,7 +42,7 @@ KINDS = {
                'tegrastats': 'number'},
     'drop-caches': {'level': 'number', 'width': 'number'},
     'audit': {'level': 'number', 'interval': 'number0', 'top': 'number0', 'width': 'number'},
-    'headroom': {'need': 'size', 'width': 'number', 'sysroot': 'input'},
+    'headroom': {'need': 'size', 'for': 'word', 'width': 'number', 'sysroot': 'input'},
     'diff': {'history': 'input', 'top': 'number0', 'width': 'number'},
     'mcp': {'max-result-kib': 'number', 'sysroot': 'input'},
     'watch': {'interval': 'number', 'count': 'number0', 'output': 'output', 'max-bytes': 'size',
