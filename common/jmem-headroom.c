@@ -686,7 +686,10 @@ jmem_headroom_compute (const JmemHeadroomInput *in)
     }
   h->cma_total_kib = a->cma_total_kib;
   h->cma_free_kib = a->cma_free_kib;
-  h->hugetlb_total_kib = a->buckets[JMEM_BUCKET_HUGETLB].kib;
+  /* the pool whole: the accounting counts its pages in use that may be
+   * GPU memory in gpu */
+  h->hugetlb_total_kib = a->buckets[JMEM_BUCKET_HUGETLB].kib < 0 ? -1
+                         : a->buckets[JMEM_BUCKET_HUGETLB].kib + MAX (a->gpu_hugetlb_overlap_kib, 0);
   h->hugetlb_free_kib = a->hugetlb_free_kib;
   h->nvmap_free_size_kib = a->nvmap_iovmm_allocatable_kib;
   /* the pool is the GPU's on the unified stack (nv_hugetlbfs_init), and

@@ -287,6 +287,8 @@ jmem_triage_rule_cuda_pool (JmemTriage *t)
     {
       gap = MAX (t->accounting->unexplained_kib, 0);
       pool = MAX (t->accounting->buckets[JMEM_BUCKET_NVMAP_POOL].kib, 0);
+      /* the accounting's estimate of nvidia.ko's pool is the remainder it took */
+      gap = MAX (gap, t->accounting->buckets[JMEM_BUCKET_GPU_POOL].kib);
     }
   unattributed = MAX (s->nvmap_unattributed_kib, 0);
   retained = MAX (MAX (gap, unattributed), pool);

@@ -40,8 +40,8 @@ G_BEGIN_DECLS
  * pages a CUDA process freed pooled after it exits. With no live process
  * holding at least 256 MiB of GPU memory, a gap of a tenth of RAM beyond what
  * processes and the kernel's own counters explain is that pool. */
-#define JMEM_TRIAGE_CUDA_POOL_FIXED_MAJOR 39
-#define JMEM_TRIAGE_CUDA_LIVE_MIN_KIB (256 * 1024)
+#define JMEM_TRIAGE_CUDA_POOL_FIXED_MAJOR JMEM_ACCOUNTING_GPU_POOL_FIXED_MAJOR
+#define JMEM_TRIAGE_CUDA_LIVE_MIN_KIB JMEM_ACCOUNTING_GPU_LIVE_MIN_KIB
 #define JMEM_TRIAGE_CUDA_POOL_PERCENT 10
 
 /* swap-heavy: past half of swap in use, pages are being pushed out under

@@ -357,18 +357,23 @@ test_boundary_unexplained (void)
         g_assert_cmpint (jmem_triage_find (s->findings, "unexplained-large")->severity, ==,
                          JMEM_SEVERITY_INFO);
     }
-  /* on the unified stack the GPU memory nvidia-smi reports is taken out */
-  {
-    g_autoptr(JmemSnapshot) s = with_meminfo ("MemTotal: 1000000 kB\nMemFree: 500000 kB\n");
-    JmemProcess *p = process (9, "python3", 'R', 1000, 1000);
+  /* on the unified stack the GPU memory the driver reports is the gpu
+   * bucket, out of the remainder */
+  for (int mib = 399; mib <= 400; mib++)
+    {
+      g_autoptr(JmemSnapshot) s = with_meminfo ("MemTotal: 1024000 kB\nMemFree: 512000 kB\n");
+      JmemProcess *p = process (9, "python3", 'R', 1000, 1000);
+      JmemNvsmiApp *a = g_new0 (JmemNvsmiApp, 1);
 
-    s->gpu_stack = JMEM_GPU_STACK_UNIFIED;
-    p->gpu_kib = 400000;
-    g_ptr_array_add (s->processes, p);
-    g_assert_false (fires (s, "unexplained-large"));
-    p->gpu_kib = 399999;
-    g_assert_true (fires (s, "unexplained-large"));
-  }
+      s->gpu_stack = JMEM_GPU_STACK_UNIFIED;
+      a->pid = 9;
+      a->used_memory_mib = mib;
+      a->pid_exists = TRUE;
+      g_ptr_array_add (s->gpu_apps, a);
+      p->gpu_kib = mib * 1024;
+      g_ptr_array_add (s->processes, p);
+      g_assert_cmpint (fires (s, "unexplained-large"), ==, mib == 399);
+    }
 }
 
 static void
