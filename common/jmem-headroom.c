@@ -324,7 +324,7 @@ gpu_pool_term (JmemHeadroom *h, const JmemHeadroomInput *in)
             g_strdup (b->kib > 0
                       ? "drop_caches runs nvidia.ko's pool shrinker (nv_mem_pool_shrinker_scan), "
                         "which frees every pooled page; the pool's size is the accounting's "
-                        "estimate (docs/accounting.md)"
+                        "estimate, an upper bound"
                       : b->note));
 }
 
