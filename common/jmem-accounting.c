@@ -152,6 +152,7 @@ set_bucket (Ctx *c, JmemBucketId id, gint64 kib, const char *source, const char 
 
   b->kib = kib;
   b->source = source;
+  g_free (b->fields);
   b->fields = g_strdup (fields);
   g_free (b->note);
   b->note = note_owned;
