@@ -537,7 +537,7 @@ gpu_bucket (Ctx *c)
 }
 
 /* The pool nvidia.ko keeps after processes free their memory cannot be
- * read without root (its shrinker's count is in debugfs): before r39, with
+ * read by a user (R38's code for it is not public): before r39, with
  * no live process holding GPU memory, the remainder is taken as the pool,
  * an upper bound that includes drivers' and firmware's own allocations. */
 static void
@@ -577,11 +577,10 @@ gpu_pool_bucket (Ctx *c)
       }
   set_bucket (c, JMEM_BUCKET_GPU_POOL, MAX (a->unexplained_kib, 0), "estimate", fields,
               g_strdup ("no live process holds GPU memory, and before L4T r39 the "
-                        "driver keeps the pages exited processes freed pooled (nv-vm.c "
-                        "nv_mem_pool_*); its size is readable only by root (the shrinker "
-                        "nv-sysmem-alloc-node-N-order-M in debugfs), so the remainder is taken "
-                        "as the pool, an upper bound that includes drivers' own memory; "
-                        "drop_caches returns it (the shrinker)"));
+                        "driver keeps the pages exited processes freed pooled; no file a user "
+                        "can read gives its size, so the remainder is taken as the pool, an "
+                        "upper bound that includes drivers' own memory; drop_caches returns it "
+                        "(NVIDIA's jetson-memory-audit skill)"));
   a->buckets[JMEM_BUCKET_GPU_POOL].estimate = TRUE;
 }
 

@@ -311,9 +311,10 @@ swap_term (JmemHeadroom *h, const JmemHeadroomInput *in)
                                                        "measure)" : " (zram's mm_stat)"));
 }
 
-/* drop_caches runs every shrinker (drop_slab), nvidia.ko's pool's among
- * them (nv-vm.c nv_mem_pool_shrinker_scan): the accounting's gpu_pool,
- * with its source, an estimate where it is one. */
+/* drop_caches returns what R38's nvidia.ko keeps pooled (NVIDIA's
+ * jetson-memory-audit skill; the 590 driver's pool has a shrinker,
+ * nv_mem_pool_shrinker_scan): the accounting's gpu_pool, with its source,
+ * an estimate where it is one. */
 static void
 gpu_pool_term (JmemHeadroom *h, const JmemHeadroomInput *in)
 {
@@ -322,9 +323,10 @@ gpu_pool_term (JmemHeadroom *h, const JmemHeadroomInput *in)
   set_term (h, JMEM_HEADROOM_TERM_GPU_POOL, b->kib, b->source != NULL ? b->source : "estimate",
             "the accounting's gpu_pool",
             g_strdup (b->kib > 0
-                      ? "drop_caches runs nvidia.ko's pool shrinker (nv_mem_pool_shrinker_scan), "
-                        "which frees every pooled page; the pool's size is the accounting's "
-                        "estimate, an upper bound"
+                      ? "before L4T r39 drop_caches returns the pages nvidia.ko keeps pooled "
+                        "(NVIDIA's jetson-memory-audit skill; from 590 its shrinker, "
+                        "nv_mem_pool_shrinker_scan, frees them); the pool's size is the "
+                        "accounting's estimate, an upper bound"
                       : b->note));
 }
 

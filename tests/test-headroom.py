@@ -156,7 +156,7 @@ def r38_pool_counts_in_after_reclaim():
     h, status = doc('thor-r38-pool', '--need', '70G')
     pool = term(h, 'gpu_pool')
     assert pool['source'] == 'estimate' and pool['kib'] == 20 * GIB + 307200, pool
-    assert pool['part'] == 'reclaim' and 'nv_mem_pool_shrinker_scan' in pool['note'], pool
+    assert pool['part'] == 'reclaim' and 'jetson-memory-audit' in pool['note'], pool
     assert h['drop_caches_kib'] >= pool['kib'], h['drop_caches_kib']
     assert h['allocatable_now_kib'] < 70 * GIB <= h['allocatable_after_reclaim_kib'], h
     assert status == 1 and h['verdict'] == 'fits-after-reclaim', (status, h['verdict'])
