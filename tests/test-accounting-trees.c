@@ -352,6 +352,22 @@ test_thor_r38_pool (void)
   g_assert_cmpint (a->unexplained_kib, ==, 0);
 }
 
+/* The same board on R39.2: the driver returned the pages itself, so no
+ * pool is taken out of the remainder, which keeps the drivers' 300 MiB. */
+static void
+test_thor_r39 (void)
+{
+  g_autofree char *root = tree ("thor-r39");
+  g_autoptr(JmemSnapshot) s = collect (root);
+  const JmemAccounting *a = s->accounting;
+
+  assert_adds_up (s);
+  g_assert_cmpint (bucket (s, JMEM_BUCKET_GPU), ==, 0);
+  g_assert_cmpint (bucket (s, JMEM_BUCKET_GPU_POOL), ==, 0);
+  g_assert_false (a->buckets[JMEM_BUCKET_GPU_POOL].estimate);
+  g_assert_cmpint (a->unexplained_kib, ==, 307200);
+}
+
 /* The vLLM board: meminfo's NvMap lines and debugfs agree; Xorg maps a
  * buffer of 8100 KiB, 4050 of it in its PSS. */
 static void
@@ -404,6 +420,7 @@ main (int argc, char **argv)
   g_test_add_func ("/accounting-trees/thor", test_thor);
   g_test_add_func ("/accounting-trees/thor-churn", test_thor_churn);
   g_test_add_func ("/accounting-trees/thor-r38-pool", test_thor_r38_pool);
+  g_test_add_func ("/accounting-trees/thor-r39", test_thor_r39);
   g_test_add_func ("/accounting-trees/orin", test_orin);
   g_test_add_func ("/accounting-trees/hostile", test_hostile);
   return g_test_run ();

@@ -25,6 +25,7 @@ TREES = {
     "thor-churn": {4012: 60 * GIB, 6100: 8 * GIB, 6200: 4 * GIB, 5210: 2 * GIB, 2450: None,
                    1: 0, 5300: 0},
     "thor-r38-pool": {6300: 0, 2450: None, 1: 0, 5300: 0},
+    "thor-r39": {6300: 0, 2450: None, 1: 0, 5300: 0},
 }
 # the accounting's gpu and gpu_pool buckets (None: unknown): what the driver
 # reports, exited PIDs it still counts included (thor-churn's 512 MiB), and
@@ -33,6 +34,7 @@ BUCKETS = {
     "thor-unified": {"gpu": 62 * GIB, "gpu_pool": None},
     "thor-churn": {"gpu": 74 * GIB + GIB // 2, "gpu_pool": None},
     "thor-r38-pool": {"gpu": 0, "gpu_pool": 20 * GIB + 307200},
+    "thor-r39": {"gpu": 0, "gpu_pool": 0},
 }
 LABELS = {"gpu": "GPU (nvidia.ko)", "gpu_pool": "~GPU driver pool"}
 results = []
