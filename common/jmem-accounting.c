@@ -560,11 +560,19 @@ gpu_pool_bucket (Ctx *c)
                             "themselves"));
       return;
     }
-  if (in->l4t_major < 0)
+  if (in->l4t_major <= 0)
     {
       unknown_bucket (c, JMEM_BUCKET_GPU_POOL, "estimate", fields,
                       "the L4T release is unknown: whether the driver pools freed pages is "
                       "unknown, and any pooled pages are in unexplained");
+      return;
+    }
+  /* the remainder holds the processes' GPU memory too while that is unknown */
+  if (a->buckets[JMEM_BUCKET_GPU].kib < 0)
+    {
+      unknown_bucket (c, JMEM_BUCKET_GPU_POOL, "estimate", fields,
+                      "the GPU memory processes hold is unknown, so the remainder cannot be "
+                      "taken as the pool");
       return;
     }
   for (guint i = 0; i < in->n_processes; i++)
