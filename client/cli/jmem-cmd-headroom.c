@@ -48,10 +48,11 @@ jmem_cmd_headroom (int argc, char **argv)
   g_option_context_set_description (context,
     "Allocatable now: MemFree less CMA and the kernel's reserve, plus NvMap's pool\n"
     "and a GPU carveout's free huge pages. After reclaim: plus the unmapped page\n"
-    "cache and half the reclaimable slab (what drop-caches frees) and what swap can\n"
-    "take. The largest free block comes from /proc/buddyinfo. Then the gate each\n"
-    "framework reads (vLLM, SGLang, TensorRT, PyTorch, Ollama, llama.cpp), whether SIZE\n"
-    "fits by it, and what closes a gap with jmem's verdict. See jmem(1).\n"
+    "cache, half the reclaimable slab and the GPU driver's pool (L4T R38, an\n"
+    "estimate) (what drop-caches frees) and what swap can take. The largest free\n"
+    "block comes from /proc/buddyinfo. Then the gate each framework reads (vLLM,\n"
+    "SGLang, TensorRT, PyTorch, Ollama, llama.cpp), whether SIZE fits by it, and\n"
+    "what closes a gap with jmem's verdict. See jmem(1).\n"
     "Exit status with --need: 0 fits now, 1 fits after reclaim, 2 does not fit;\n"
     "without it 0. Errors: 64 usage error (a bad SIZE), 69 no data or no helper,\n"
     "70 internal error, 75 rate-limited, 77 not authorized to drop caches.");

@@ -74,6 +74,7 @@ add_buckets (GString *out, const JmemAccounting *a, guint width)
   guint bar = width == 0 ? BAR_MAX : CLAMP ((gint) width - FIXED_COLS, BAR_MIN, BAR_MAX);
   g_autoptr(GString) zero = g_string_new (NULL);
   g_autoptr(GString) unknown = g_string_new (NULL);
+  const JmemBucket *estimated = NULL;
 
   for (guint i = 0; i < JMEM_N_BUCKETS; i++)
     {
@@ -84,6 +85,13 @@ add_buckets (GString *out, const JmemAccounting *a, guint width)
         g_string_append_printf (unknown, "%s%s", unknown->len ? ", " : "", label);
       else if (b->kib == 0)
         g_string_append_printf (zero, "%s%s", zero->len ? ", " : "", label);
+      else if (b->estimate)
+        {
+          g_autofree char *marked = g_strdup_printf ("~%s", label);
+
+          bar_line (out, marked, b->kib, a->mem_total_kib, bar);
+          estimated = b;
+        }
       else
         bar_line (out, label, b->kib, a->mem_total_kib, bar);
     }
@@ -98,6 +106,12 @@ add_buckets (GString *out, const JmemAccounting *a, guint width)
   if (zero->len > 0)
     {
       g_autofree char *line = g_strdup_printf ("none: %s", zero->str);
+
+      text_line (out, line, width);
+    }
+  if (estimated != NULL)
+    {
+      g_autofree char *line = g_strdup_printf ("~ an estimate, not a reading: %s", estimated->note);
 
       text_line (out, line, width);
     }
@@ -118,11 +132,14 @@ add_reconciliation (GString *out, const JmemAccounting *a, guint width)
   g_autofree char *held = jmem_text_size (ABS (r->held_by_no_process_kib));
   g_autofree char *line1 = NULL, *line2 = NULL, *line3 = NULL;
 
+  g_autofree char *gpu_size = jmem_text_size (r->gpu_kib);
+  g_autofree char *gpu = r->gpu_kib >= 0 ? g_strdup_printf (", GPU memory %s", gpu_size) : NULL;
+
   if (r->kernel_mapped_kib >= 0)
-    line1 = g_strdup_printf ("processes' PSS without NvMap %s; the kernel counts %s mapped "
-                             "(AnonPages + Mapped)", pss, mapped);
+    line1 = g_strdup_printf ("processes' PSS without NvMap %s%s; the kernel counts %s mapped "
+                             "(AnonPages + Mapped)", pss, gpu ? gpu : "", mapped);
   else
-    line1 = g_strdup_printf ("processes' PSS without NvMap %s", pss);
+    line1 = g_strdup_printf ("processes' PSS without NvMap %s%s", pss, gpu ? gpu : "");
   text_line (out, line1, width);
   if (r->n_without_pss > 0)
     {
@@ -138,11 +155,24 @@ add_reconciliation (GString *out, const JmemAccounting *a, guint width)
       line2 = g_strdup_printf ("processes' NvMap shares %s of %s NvMap in use", shares, nvmap);
       text_line (out, line2, width);
     }
-  if (r->gpu_kib >= 0)
+  if (a->gpu_reported_kib >= 0)
     {
-      g_autofree char *gpu = jmem_text_size (r->gpu_kib);
-      g_autofree char *line = g_strdup_printf ("GPU memory nvidia-smi reports %s (in no "
-                                               "meminfo field: see unexplained)", gpu);
+      g_autofree char *reported = jmem_text_size (a->gpu_reported_kib);
+      g_autofree char *exited = jmem_text_size (a->gpu_exited_kib);
+      g_autofree char *overlap = jmem_text_size (MAX (a->gpu_hugetlb_overlap_kib, 0));
+      g_autofree char *line = g_strdup_printf ("GPU memory the driver reports %s%s%s%s: the "
+                                               "gpu bucket%s%s%s",
+                                               reported,
+                                               a->gpu_exited_kib > 0 ? " (" : "",
+                                               a->gpu_exited_kib > 0 ? exited : "",
+                                               a->gpu_exited_kib > 0 ? " for PIDs with no process)"
+                                                                     : "",
+                                               a->gpu_hugetlb_overlap_kib > 0 ? "; " : "",
+                                               a->gpu_hugetlb_overlap_kib > 0 ? overlap : "",
+                                               a->gpu_hugetlb_overlap_kib > 0
+                                               ? " of hugetlb's pages in use may be the same pages, "
+                                                 "and are taken out of hugetlb"
+                                               : "");
 
       text_line (out, line, width);
     }

@@ -97,8 +97,19 @@ drop_line (GString *out, const JmemOpsHeadroom *r, guint width)
       g_autofree char *before = size_or_na (r->before->allocatable_now_kib);
       g_autofree char *after = size_or_na (r->headroom->allocatable_now_kib);
 
+      const JmemHeadroomTerm *pool = &r->before->terms[JMEM_HEADROOM_TERM_GPU_POOL];
+      g_autofree char *pool_before = size_or_na (pool->kib);
+      g_autofree char *pool_after = size_or_na (r->headroom->terms[JMEM_HEADROOM_TERM_GPU_POOL].kib);
+      /* what the GPU driver's pool gave back shows in its two readings */
+      g_autofree char *returned = pool->kib > 0
+                                  ? g_strdup_printf ("; the GPU driver's pool %s before, %s after%s",
+                                                     pool_before, pool_after,
+                                                     g_strcmp0 (pool->source, "estimate") == 0
+                                                     ? " (the accounting's estimate)" : "")
+                                  : g_strdup ("");
+
       line = g_strdup_printf ("Dropped caches (level 3), as %s: allocatable now %s before, "
-                              "%s after.", r->drop_reason, before, after);
+                              "%s after%s.", r->drop_reason, before, after, returned);
     }
   else
     line = g_strdup_printf ("Caches not dropped: %s.", r->drop_reason);
@@ -149,6 +160,10 @@ figures (GString *out, const JmemHeadroom *h, guint width)
   g_string_append (reclaim, "now");
   append_term (reclaim, &h->terms[JMEM_HEADROOM_TERM_PAGE_CACHE], "unmapped page cache");
   append_term (reclaim, &h->terms[JMEM_HEADROOM_TERM_SLAB], "slab");
+  append_term (reclaim, &h->terms[JMEM_HEADROOM_TERM_GPU_POOL],
+               h->terms[JMEM_HEADROOM_TERM_GPU_POOL].kib > 0 &&
+               g_strcmp0 (h->terms[JMEM_HEADROOM_TERM_GPU_POOL].source, "estimate") == 0
+               ? "GPU driver pool (estimate)" : "GPU driver pool");
   append_term (reclaim, &h->terms[JMEM_HEADROOM_TERM_SWAP], "swap");
   figure (out, "After reclaim", h->allocatable_after_reclaim_kib, reclaim->str, width);
 

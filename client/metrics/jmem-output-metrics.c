@@ -15,7 +15,7 @@
  * silent, so an alert can tell "fine" from "not collected". */
 static const char *const known_rules[] = {
   "gpu-dominates", "single-process-dominates", "desktop-nvmap", "nvmap-orphan",
-  "unexplained-large", "cuda-pool-retained", "swap-heavy", "cma-exhausted",
+  "unexplained-large", "cuda-pool-retained", "gpu-managed-unreported", "swap-heavy", "cma-exhausted",
   "thermal-hot", "lfb-fragmented", "headroom-low", "fragmented",
 };
 

@@ -41,7 +41,7 @@ take_snapshot (const JmemOpsHeadroomOptions *o, GError **error)
   return jmem_ops_snapshot (&options, error);
 }
 
-/* Drops caches only where the page cache and slab they free make the need
+/* Drops caches only where the page cache, slab and GPU pool they free make the need
  * fit: not when it fits already, nor when even they would not do. */
 static char *
 drop_decision (const JmemHeadroom *h, gboolean *drop)
@@ -57,10 +57,11 @@ drop_decision (const JmemHeadroom *h, gboolean *drop)
       return g_strdup ("it does not fit even after reclaim: dropping caches would not make it fit");
     case JMEM_HEADROOM_FITS_AFTER_RECLAIM:
       if (h->allocatable_now_kib + h->drop_caches_kib < h->need_kib)
-        return g_strdup_printf ("the page cache and slab hold up to %s, not enough: the rest "
-                                "would have to come from swap", freed);
+        return g_strdup_printf ("the %s hold up to %s, not enough: the rest "
+                                "would have to come from swap", jmem_headroom_drop_caches_what (h), freed);
       *drop = TRUE;
-      return g_strdup_printf ("the page cache and slab held up to %s, enough to make it fit", freed);
+      return g_strdup_printf ("the %s held up to %s, enough to make it fit",
+                              jmem_headroom_drop_caches_what (h), freed);
     case JMEM_HEADROOM_UNKNOWN:
     case JMEM_HEADROOM_NO_NEED:
       break;

@@ -30,6 +30,8 @@ static const struct {
   { "zswap", 'w', JMEM_TOP_BUCKET_PROCESS },
   { "nvmap", 'n', JMEM_TOP_BUCKET_GPU },
   { "nvmap_pool", 'N', JMEM_TOP_BUCKET_GPU },
+  { "gpu", 'g', JMEM_TOP_BUCKET_GPU },
+  { "gpu_pool", 'G', JMEM_TOP_BUCKET_GPU },
   { "unexplained", '?', JMEM_TOP_BUCKET_UNEXPLAINED },
 };
 

@@ -31,6 +31,8 @@ static const struct {
   [JMEM_BUCKET_ZSWAP] = { "zswap", "zswap pool" },
   [JMEM_BUCKET_NVMAP] = { "nvmap", "NvMap in use" },
   [JMEM_BUCKET_NVMAP_POOL] = { "nvmap_pool", "NvMap page pool" },
+  [JMEM_BUCKET_GPU] = { "gpu", "GPU (nvidia.ko)" },
+  [JMEM_BUCKET_GPU_POOL] = { "gpu_pool", "GPU driver pool" },
 };
 
 const char *
@@ -150,6 +152,7 @@ set_bucket (Ctx *c, JmemBucketId id, gint64 kib, const char *source, const char 
 
   b->kib = kib;
   b->source = source;
+  g_free (b->fields);
   b->fields = g_strdup (fields);
   g_free (b->note);
   b->note = note_owned;
@@ -480,6 +483,115 @@ nvmap_buckets (Ctx *c)
                 g_strdup ("no NvMap"));
 }
 
+/* ---- the unified stack's GPU memory ---- */
+
+/* What the driver reports per process (NVML, or nvidia-smi's rows that
+ * count), exited PIDs it still counts included: pages nvidia.ko allocated
+ * (alloc_pages in nv-vm.c), in no meminfo field. Whether libcuda backs any
+ * of it with the hugetlb pages nv_hugetlbfs_init reserves, the public
+ * sources do not say: up to the pool's used pages may be both, and that
+ * part stays in hugetlb, named as the overlap. */
+static void
+gpu_bucket (Ctx *c)
+{
+  JmemAccounting *a = c->acc;
+  const JmemAccountingInput *in = c->in;
+  const char *fields = "per-process used GPU memory";
+  gint64 reported = checked (c, "GPU memory", in->gpu_reported_kib);
+  gint64 huge = a->buckets[JMEM_BUCKET_HUGETLB].kib, huge_used, overlap;
+  const char *source = in->gpu_source != NULL ? in->gpu_source : "nvidia-smi";
+
+  if (!in->unified_gpu)
+    {
+      set_bucket (c, JMEM_BUCKET_GPU, 0, source, fields,
+                  g_strdup ("no unified GPU stack (nvidia.ko): a Jetson GPU's memory is NvMap's"));
+      return;
+    }
+  if (reported < 0)
+    {
+      unknown_bucket (c, JMEM_BUCKET_GPU, source, fields,
+                      "no per-process GPU answer that counts: the GPU's memory is in unexplained");
+      return;
+    }
+  a->gpu_reported_kib = reported;
+  a->gpu_exited_kib = MIN (MAX (in->gpu_exited_kib, 0), reported);
+  huge_used = huge >= 0 && a->hugetlb_free_kib >= 0 ? MAX (huge - a->hugetlb_free_kib, 0)
+              : MAX (huge, 0);
+  overlap = MIN (reported, huge_used);
+  a->gpu_hugetlb_overlap_kib = overlap;
+  set_bucket (c, JMEM_BUCKET_GPU, reported, source, fields,
+              g_strdup ("pages nvidia.ko allocated (nv-vm.c), in no meminfo field: what the driver "
+                        "reports per process, PIDs it still counts after they exited included"));
+  if (overlap > 0)
+    {
+      JmemBucket *h = &a->buckets[JMEM_BUCKET_HUGETLB];
+      g_autofree char *o = jmem_text_size (overlap);
+      g_autofree char *f = g_strdup_printf ("%s - GPU memory that may be its pages", h->fields);
+
+      set_bucket (c, JMEM_BUCKET_HUGETLB, huge - overlap, h->source, f,
+                  g_strdup_printf ("the GPU's carveout (nv_hugetlbfs_init); %s of its pages in use "
+                                   "may be GPU memory the driver reports (the sources do not say "
+                                   "whether CUDA allocates from this pool): counted once, in gpu "
+                                   "(gpu.hugetlb_overlap_kib)", o));
+    }
+}
+
+/* The pool nvidia.ko keeps after processes free their memory cannot be
+ * read by a user (R38's code for it is not public): before r39, with
+ * no live process holding GPU memory, the remainder is taken as the pool,
+ * an upper bound that includes drivers' and firmware's own allocations. */
+static void
+gpu_pool_bucket (Ctx *c)
+{
+  JmemAccounting *a = c->acc;
+  const JmemAccountingInput *in = c->in;
+  const char *fields = "MemTotal - the other buckets";
+
+  if (!in->unified_gpu)
+    {
+      set_bucket (c, JMEM_BUCKET_GPU_POOL, 0, "estimate", fields,
+                  g_strdup ("no unified GPU stack (nvidia.ko)"));
+      return;
+    }
+  if (in->l4t_major >= JMEM_ACCOUNTING_GPU_POOL_FIXED_MAJOR)
+    {
+      set_bucket (c, JMEM_BUCKET_GPU_POOL, 0, "estimate", fields,
+                  g_strdup ("L4T r39 and later return the pages of exited processes by "
+                            "themselves"));
+      return;
+    }
+  if (in->l4t_major <= 0)
+    {
+      unknown_bucket (c, JMEM_BUCKET_GPU_POOL, "estimate", fields,
+                      "the L4T release is unknown: whether the driver pools freed pages is "
+                      "unknown, and any pooled pages are in unexplained");
+      return;
+    }
+  /* the remainder holds the processes' GPU memory too while that is unknown */
+  if (a->buckets[JMEM_BUCKET_GPU].kib < 0)
+    {
+      unknown_bucket (c, JMEM_BUCKET_GPU_POOL, "estimate", fields,
+                      "the GPU memory processes hold is unknown, so the remainder cannot be "
+                      "taken as the pool");
+      return;
+    }
+  for (guint i = 0; i < in->n_processes; i++)
+    if (in->processes[i].gpu_kib >= JMEM_ACCOUNTING_GPU_LIVE_MIN_KIB)
+      {
+        unknown_bucket (c, JMEM_BUCKET_GPU_POOL, "estimate", fields,
+                        "a live process holds GPU memory, and pooled pages cannot be told "
+                        "from the driver's other memory: any are in unexplained");
+        return;
+      }
+  set_bucket (c, JMEM_BUCKET_GPU_POOL, MAX (a->unexplained_kib, 0), "estimate", fields,
+              g_strdup ("no live process holds GPU memory, and before L4T r39 the "
+                        "driver keeps the pages exited processes freed pooled; no file a user "
+                        "can read gives its size, so the remainder is taken as the pool, an "
+                        "upper bound that includes drivers' own memory; drop_caches returns it "
+                        "(NVIDIA's jetson-memory-audit skill)"));
+  a->buckets[JMEM_BUCKET_GPU_POOL].estimate = TRUE;
+}
+
 /* ---- physical RAM and what firmware kept ---- */
 
 static void
@@ -522,6 +634,7 @@ reconcile (Ctx *c)
   JmemAccounting *a = c->acc;
   JmemReconciliation *r = &a->reconciliation;
   gint64 anon = field (c, "AnonPages"), mapped = field (c, "Mapped"), free_kib = field (c, "MemFree");
+  gint64 gpu_beyond_nvmap = 0;
 
   *r = (JmemReconciliation) { 0 };
   r->kernel_mapped_kib = sum_known (anon, mapped);
@@ -553,9 +666,13 @@ reconcile (Ctx *c)
       if (p->nvmap_kib > 0)
         r->nvmap_shares_kib += p->nvmap_kib;
       if (p->gpu_kib > 0)
-        r->gpu_kib = MAX (r->gpu_kib, 0) + p->gpu_kib;
+        {
+          r->gpu_kib = MAX (r->gpu_kib, 0) + p->gpu_kib;
+          /* the footprint's max (NvMap share, GPU): a page once */
+          gpu_beyond_nvmap += MAX (p->gpu_kib - MAX (p->nvmap_kib, 0), 0);
+        }
     }
-  r->by_processes_kib = r->pss_kib + r->rss_without_pss_kib + r->nvmap_shares_kib;
+  r->by_processes_kib = r->pss_kib + r->rss_without_pss_kib + r->nvmap_shares_kib + gpu_beyond_nvmap;
   r->held_by_no_process_kib = r->used_kib >= 0 ? r->used_kib - r->by_processes_kib : -1;
 }
 
@@ -585,6 +702,7 @@ jmem_accounting_compute (const JmemAccountingInput *input)
   a->physical_kib = a->firmware_reserved_kib = -1;
   a->nvmap_total_kib = a->nvmap_hugetlbfs_kib = a->nvmap_iovmm_allocatable_kib = -1;
   a->hugetlb_free_kib = a->cma_total_kib = a->cma_free_kib = -1;
+  a->gpu_reported_kib = a->gpu_hugetlb_overlap_kib = -1;
   for (guint i = 0; i < JMEM_N_BUCKETS; i++)
     {
       a->buckets[i].id = i;
@@ -604,6 +722,7 @@ jmem_accounting_compute (const JmemAccountingInput *input)
   kernel_buckets (&c);
   pool_buckets (&c);
   nvmap_buckets (&c);
+  gpu_bucket (&c);
   a->cma_total_kib = field (&c, "CmaTotal");
   a->cma_free_kib = field (&c, "CmaFree");
 
@@ -612,14 +731,21 @@ jmem_accounting_compute (const JmemAccountingInput *input)
     if (a->buckets[i].kib >= 0)
       a->accounted_kib += a->buckets[i].kib;
   a->unexplained_kib = total - a->accounted_kib;
+  gpu_pool_bucket (&c);
+  if (a->buckets[JMEM_BUCKET_GPU_POOL].kib > 0)
+    {
+      a->accounted_kib += a->buckets[JMEM_BUCKET_GPU_POOL].kib;
+      a->unexplained_kib -= a->buckets[JMEM_BUCKET_GPU_POOL].kib;
+    }
 
   if (a->cma_total_kib > 0)
     note (a->notes, "CMA (%" G_GINT64_FORMAT " KiB) has no bucket of its own: its free pages are "
           "in free, pages lent to movable allocations in the LRU buckets, and what drivers took "
           "with dma_alloc in unexplained (meminfo does not split them)", a->cma_total_kib);
   if (input->unified_gpu)
-    note (a->notes, "the unified GPU stack (nvidia.ko) allocates its own memory; the sources show "
-          "no meminfo field for it beyond the hugetlb pool, so the rest is in unexplained");
+    note (a->notes, "the unified GPU stack (nvidia.ko) allocates its own memory, in no meminfo "
+          "field: the gpu bucket is what the driver reports per process; memory CUDA manages "
+          "(cudaMallocManaged) is under-reported there and lands in the process's RSS (anon)");
   if (a->unexplained_kib < 0)
     note (a->notes, "the buckets add up to more than MemTotal: pages are counted twice (Percpu's "
           "first chunk lies outside MemTotal; NvMap handles made from process memory, "

@@ -32,8 +32,16 @@ typedef enum {
   JMEM_BUCKET_ZSWAP,
   JMEM_BUCKET_NVMAP,
   JMEM_BUCKET_NVMAP_POOL,
+  JMEM_BUCKET_GPU,         /* nvidia.ko's GPU memory, as NVML or nvidia-smi report it */
+  JMEM_BUCKET_GPU_POOL,    /* what nvidia.ko keeps pooled after processes exit: an estimate */
   JMEM_N_BUCKETS
 } JmemBucketId;
+
+/* Before L4T r39 (JetPack 7.2) nvidia.ko keeps the pages exited CUDA
+ * processes freed pooled; with no live process holding this much GPU
+ * memory, the remainder is taken as that pool (an estimate). */
+#define JMEM_ACCOUNTING_GPU_POOL_FIXED_MAJOR 39
+#define JMEM_ACCOUNTING_GPU_LIVE_MIN_KIB (256 * 1024)
 
 /* Fields past this are refused (no board has 4 EiB): every sum then fits
  * 64 bits, in KiB and in bytes. */
@@ -43,8 +51,9 @@ typedef struct {
   JmemBucketId id;
   gint64       kib;      /* -1: unknown (absent or refused inputs): not in the sum */
   char        *fields;   /* the arithmetic, in the source's names: "Active(file) + Inactive(file)" */
-  const char  *source;   /* "meminfo", "nvmap", "zram" */
+  const char  *source;   /* "meminfo", "nvmap", "zram", "nvml", "nvidia-smi", "estimate" */
   char        *note;     /* the overlap rule applied, or why it is unknown; NULL */
+  gboolean     estimate; /* inferred, not read: the note gives the reasoning */
 } JmemBucket;
 
 typedef struct {
@@ -55,9 +64,10 @@ typedef struct {
   gint64 kernel_mapped_kib;      /* AnonPages + Mapped: what processes map, as the kernel counts it */
   gint64 nvmap_shares_kib;       /* sum of the processes' NvMap shares */
   gint64 nvmap_kib;              /* NvMap in use (the bucket before FROM_HUGETLBFS), -1 unknown */
-  gint64 gpu_kib;                /* sum of nvidia-smi per-process memory, -1 none */
+  gint64 gpu_kib;                /* sum of the live processes' GPU memory, -1 none */
   gint64 used_kib;               /* MemTotal - MemFree */
-  gint64 by_processes_kib;       /* pss + rss_without_pss + nvmap_shares */
+  gint64 by_processes_kib;       /* pss + rss_without_pss + each process's larger of
+                                  * its NvMap share and its GPU memory */
   gint64 held_by_no_process_kib; /* used - by_processes (negative: processes counted twice) */
 } JmemReconciliation;
 
@@ -77,6 +87,10 @@ typedef struct {
   gint64      nvmap_hugetlbfs_kib; /* of it, pages from the hugetlb pool (FROM_HUGETLBFS); -1 unknown */
   gint64      nvmap_iovmm_allocatable_kib; /* iovmm/free_size; -1 unknown */
   gint64      hugetlb_free_kib;    /* of the hugetlb bucket, pages free in the pool; -1 unknown */
+  gint64      gpu_reported_kib;    /* GPU memory the driver reports, every counted row; -1 none */
+  gint64      gpu_exited_kib;      /* of it, rows of PIDs with no process */
+  gint64      gpu_hugetlb_overlap_kib; /* of it, what may be hugetlb pages in use: counted
+                                        * there, not in gpu (docs/accounting.md); -1 none */
   gint64      cma_total_kib;       /* CMA is inside free and the LRU: context only */
   gint64      cma_free_kib;
 
@@ -92,13 +106,18 @@ typedef struct {
   gint64 rss_kib;
   gint64 nvmap_kib;         /* NvMap share, -1 unknown */
   gint64 nvmap_mapped_kib;  /* NvMap pages inside the base (PSS or RSS), -1 unknown */
-  gint64 gpu_kib;
+  gint64 gpu_kib;           /* GPU memory the driver reports for it, -1 unknown */
 } JmemAccountingProcess;
 
 typedef struct {
   const JmemMeminfo *meminfo;          /* NULL: nothing accounted */
   const char        *kernel_release;   /* "5.15.148-tegra": which overlap rules hold; NULL unknown */
   gboolean           unified_gpu;      /* nvidia.ko stack (Thor) */
+  gint64             gpu_reported_kib; /* the rows that count, one figure per PID, exited
+                                        * PIDs' included; -1 no answer that counts */
+  gint64             gpu_exited_kib;   /* of it, PIDs with no process */
+  const char        *gpu_source;       /* "nvml", "nvidia-smi" */
+  gint64             l4t_major;        /* 38 for R38.4; -1 unknown */
 
   gint64             nvmap_total_kib;  /* iovmm/clients total line; -1 unread */
   gboolean           nvmap_absent;     /* this kernel has no NvMap at all (not merely unread) */

@@ -20,6 +20,7 @@ static const struct {
   [JMEM_HEADROOM_TERM_GPU_CARVEOUT] = { "gpu_carveout", "GPU carveout" },
   [JMEM_HEADROOM_TERM_PAGE_CACHE] = { "page_cache", "page cache" },
   [JMEM_HEADROOM_TERM_SLAB] = { "slab", "slab" },
+  [JMEM_HEADROOM_TERM_GPU_POOL] = { "gpu_pool", "GPU driver pool" },
   [JMEM_HEADROOM_TERM_SWAP] = { "swap", "swap" },
 };
 
@@ -28,6 +29,18 @@ jmem_headroom_term_name (JmemHeadroomTermId id)
 {
   g_return_val_if_fail (id < JMEM_HEADROOM_N_TERMS, "unknown");
   return term_names[id].name;
+}
+
+const char *
+jmem_headroom_drop_caches_what (const JmemHeadroom *h)
+{
+  const JmemHeadroomTerm *pool = &h->terms[JMEM_HEADROOM_TERM_GPU_POOL];
+
+  if (pool->kib <= 0)
+    return "page cache and slab";
+  return pool->source != NULL && g_str_equal (pool->source, "estimate")
+         ? "page cache, slab and the GPU driver's pool (an estimate)"
+         : "page cache, slab and the GPU driver's pool";
 }
 
 const char *
@@ -298,6 +311,25 @@ swap_term (JmemHeadroom *h, const JmemHeadroomInput *in)
                                                        "measure)" : " (zram's mm_stat)"));
 }
 
+/* drop_caches returns what R38's nvidia.ko keeps pooled (NVIDIA's
+ * jetson-memory-audit skill; the 590 driver's pool has a shrinker,
+ * nv_mem_pool_shrinker_scan): the accounting's gpu_pool, with its source,
+ * an estimate where it is one. */
+static void
+gpu_pool_term (JmemHeadroom *h, const JmemHeadroomInput *in)
+{
+  const JmemBucket *b = &in->accounting->buckets[JMEM_BUCKET_GPU_POOL];
+
+  set_term (h, JMEM_HEADROOM_TERM_GPU_POOL, b->kib, b->source != NULL ? b->source : "estimate",
+            "the accounting's gpu_pool",
+            g_strdup (b->kib > 0
+                      ? "before L4T r39 drop_caches returns the pages nvidia.ko keeps pooled "
+                        "(NVIDIA's jetson-memory-audit skill; from 590 its shrinker, "
+                        "nv_mem_pool_shrinker_scan, frees them); the pool's size is the "
+                        "accounting's estimate, an upper bound"
+                      : b->note));
+}
+
 static void
 reclaim_terms (JmemHeadroom *h, const JmemHeadroomInput *in)
 {
@@ -325,10 +357,12 @@ reclaim_terms (JmemHeadroom *h, const JmemHeadroomInput *in)
               "(SReclaimable + KReclaimable - SReclaimable) / 2",
               g_strdup ("half, as the kernel's MemAvailable counts it (si_mem_available): "
                         "objects in use cannot be freed"));
+  gpu_pool_term (h, in);
   swap_term (h, in);
 
   h->drop_caches_kib = known (h->terms[JMEM_HEADROOM_TERM_PAGE_CACHE].kib) +
-                       known (h->terms[JMEM_HEADROOM_TERM_SLAB].kib);
+                       known (h->terms[JMEM_HEADROOM_TERM_SLAB].kib) +
+                       known (h->terms[JMEM_HEADROOM_TERM_GPU_POOL].kib);
   if (h->allocatable_now_kib >= 0)
     h->allocatable_after_reclaim_kib = h->allocatable_now_kib + h->drop_caches_kib +
                                        known (h->terms[JMEM_HEADROOM_TERM_SWAP].kib);
@@ -587,12 +621,14 @@ actions (JmemHeadroom *h, const JmemHeadroomInput *in)
       g_autofree char *swapped = jmem_text_size (swap);
       g_autofree char *need = jmem_size_option_text (h->need_kib);
 
+      const char *what = jmem_headroom_drop_caches_what (h);
+
       /* the command as one types it: --drop acts only with the need */
       if (h->drop_caches_kib > 0 && h->allocatable_now_kib + h->drop_caches_kib >= h->need_kib)
-        add_line (h->actions, "jmem drop-caches: frees up to %s of page cache and slab (enough: "
-                  "jmem headroom --need %s --drop does it)", drop, need);
+        add_line (h->actions, "jmem drop-caches: frees up to %s of %s (enough: "
+                  "jmem headroom --need %s --drop does it)", drop, what, need);
       else if (h->drop_caches_kib > 0)
-        add_line (h->actions, "jmem drop-caches: frees up to %s of page cache and slab", drop);
+        add_line (h->actions, "jmem drop-caches: frees up to %s of %s", drop, what);
       if (h->allocatable_now_kib + h->drop_caches_kib < h->need_kib && swap > 0)
         add_line (h->actions, "the rest comes from swap: the kernel pushes up to %s of "
                   "anonymous memory out as the allocation needs it (slower for what it swaps)",
@@ -686,7 +722,10 @@ jmem_headroom_compute (const JmemHeadroomInput *in)
     }
   h->cma_total_kib = a->cma_total_kib;
   h->cma_free_kib = a->cma_free_kib;
-  h->hugetlb_total_kib = a->buckets[JMEM_BUCKET_HUGETLB].kib;
+  /* the pool whole: the accounting counts its pages in use that may be
+   * GPU memory in gpu */
+  h->hugetlb_total_kib = a->buckets[JMEM_BUCKET_HUGETLB].kib < 0 ? -1
+                         : a->buckets[JMEM_BUCKET_HUGETLB].kib + MAX (a->gpu_hugetlb_overlap_kib, 0);
   h->hugetlb_free_kib = a->hugetlb_free_kib;
   h->nvmap_free_size_kib = a->nvmap_iovmm_allocatable_kib;
   /* the pool is the GPU's on the unified stack (nv_hugetlbfs_init), and

@@ -59,6 +59,7 @@ typedef enum {
   JMEM_HEADROOM_TERM_GPU_CARVEOUT, /* + free hugetlb pages of a GPU carveout */
   JMEM_HEADROOM_TERM_PAGE_CACHE,   /* + unmapped page cache: what drop-caches frees */
   JMEM_HEADROOM_TERM_SLAB,         /* + half the reclaimable kernel memory */
+  JMEM_HEADROOM_TERM_GPU_POOL,     /* + nvidia.ko's pool (R38): its shrinker gives it back */
   JMEM_HEADROOM_TERM_SWAP,         /* + anonymous memory swap can take, less zram's cost */
   JMEM_HEADROOM_N_TERMS
 } JmemHeadroomTermId;
@@ -109,7 +110,8 @@ typedef struct {
 
   gint64           allocatable_now_kib;            /* -1 unknown */
   gint64           allocatable_after_reclaim_kib;  /* -1 unknown */
-  gint64           drop_caches_kib;  /* page cache + slab: what `jmem drop-caches` gives back */
+  gint64           drop_caches_kib;  /* page cache + slab + the GPU driver's pool: what
+                                      * `jmem drop-caches` gives back */
   JmemHeadroomTerm terms[JMEM_HEADROOM_N_TERMS];
 
   gint64      page_size;              /* bytes; -1 unknown */
@@ -179,6 +181,10 @@ const char *jmem_headroom_term_label (JmemHeadroomTermId id);  /* "page cache" *
 /* The services holding the most, as the actions name them: "ollama.service
  * (3.1 GiB), gdm3.service (1.2 GiB, the desktop)"; "" for none. */
 char *jmem_headroom_services_text (const JmemHeadroom *headroom);
+
+/* What drop_caches_kib is made of, in words: "page cache and slab", and
+ * the GPU driver's pool where it holds any. */
+const char *jmem_headroom_drop_caches_what (const JmemHeadroom *headroom);
 
 /* The process exit status of `jmem headroom` for @verdict: 0 fits now (or
  * nothing asked), 1 fits after reclaim, 2 does not fit; -1 unknown. */

@@ -12,6 +12,57 @@ module_kib (const JmemIdentity *id)
   return jmem_identity_module_ram_kib (id);
 }
 
+/* The GPU memory the driver reports, from the rows that count (a row that
+ * may be forged counts for nothing): one figure per PID (NVML merged the
+ * compute and graphics lists already), exited PIDs it still counts
+ * included. -1 when no answer counts. */
+static void
+gpu_reported (const JmemSnapshot *s, JmemAccountingInput *in)
+{
+  gint64 sum = 0, exited = 0;
+  guint counted = 0, in_doubt = 0;
+
+  in->gpu_reported_kib = in->gpu_exited_kib = -1;
+  if (s->gpu_stack != JMEM_GPU_STACK_UNIFIED || s->gpu_apps == NULL)
+    return;
+  for (guint i = 0; i < s->gpu_apps->len; i++)
+    {
+      const JmemNvsmiApp *a = g_ptr_array_index (s->gpu_apps, i);
+      gint64 kib;
+
+      if (a->in_doubt)
+        {
+          in_doubt++;
+          continue;
+        }
+      if (a->nvml_lists != 0)
+        in->gpu_source = "nvml";
+      if (a->used_memory_mib < 0)
+        continue;
+      kib = MIN (a->used_memory_mib, JMEM_ACCOUNTING_MAX_KIB / 1024) * 1024;
+      sum = MIN (sum + kib, JMEM_ACCOUNTING_MAX_KIB + 1);
+      if (!a->pid_exists)
+        exited += kib;
+      counted++;
+    }
+  if (in_doubt > 0 && counted == 0)
+    return;
+  in->gpu_reported_kib = sum;
+  in->gpu_exited_kib = MIN (exited, sum);
+}
+
+static gint64
+l4t_major (const JmemSnapshot *s)
+{
+  char *end = NULL;
+  gint64 major;
+
+  if (s->release == NULL || s->release->major == NULL)
+    return -1;
+  major = g_ascii_strtoll (s->release->major, &end, 10);
+  return end == s->release->major || major <= 0 ? -1 : major;
+}
+
 JmemAccounting *
 jmem_snapshot_accounting_new (const JmemSnapshot *s)
 {
@@ -21,6 +72,8 @@ jmem_snapshot_accounting_new (const JmemSnapshot *s)
     .meminfo = s->meminfo,
     .kernel_release = s->kernel_release,
     .unified_gpu = s->gpu_stack == JMEM_GPU_STACK_UNIFIED,
+    .gpu_source = "nvidia-smi",
+    .l4t_major = l4t_major (s),
     .nvmap_total_kib = -1,
     .nvmap_absent = s->nvmap_absent,
     .nvmap_pool_pages = s->nvmap_extras.pool_pages,
@@ -38,6 +91,7 @@ jmem_snapshot_accounting_new (const JmemSnapshot *s)
 
   if (s->meminfo == NULL)
     return NULL;
+  gpu_reported (s, &in);
   if (s->nvmap_readable && s->nvmap_clients != NULL && s->nvmap_clients->has_total &&
       s->nvmap_clients->total_kib <= G_MAXINT64)
     in.nvmap_total_kib = (gint64) s->nvmap_clients->total_kib;

@@ -703,6 +703,7 @@ add_accounting (JmemJsonWriter       *b,
       add_string (b, "fields", bk->fields);
       add_string (b, "source", bk->source);
       add_string (b, "note", bk->note);
+      add_bool (b, "estimate", bk->estimate);
       jmem_json_writer_end_object (b);
     }
   jmem_json_writer_end_array (b);
@@ -719,6 +720,12 @@ add_accounting (JmemJsonWriter       *b,
   add_int_or_null (b, "iovmm_allocatable_kib", a->nvmap_iovmm_allocatable_kib);
   jmem_json_writer_end_object (b);
   add_int_or_null (b, "hugetlb_free_kib", a->hugetlb_free_kib);
+  jmem_json_writer_set_member_name (b, "gpu");
+  jmem_json_writer_begin_object (b);
+  add_int_or_null (b, "reported_kib", a->gpu_reported_kib);
+  add_int_or_null (b, "exited_kib", a->gpu_reported_kib >= 0 ? a->gpu_exited_kib : -1);
+  add_int_or_null (b, "hugetlb_overlap_kib", a->gpu_hugetlb_overlap_kib);
+  jmem_json_writer_end_object (b);
   add_int_or_null (b, "cma_total_kib", a->cma_total_kib);
   add_int_or_null (b, "cma_free_kib", a->cma_free_kib);
   add_reconciliation (b, &a->reconciliation);

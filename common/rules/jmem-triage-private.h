@@ -38,6 +38,7 @@ void jmem_triage_rule_desktop_nvmap (JmemTriage *t);
 void jmem_triage_rule_nvmap_orphan (JmemTriage *t);
 void jmem_triage_rule_unexplained_large (JmemTriage *t);
 void jmem_triage_rule_cuda_pool (JmemTriage *t);
+void jmem_triage_rule_gpu_managed (JmemTriage *t);
 void jmem_triage_rule_swap_heavy (JmemTriage *t);
 void jmem_triage_rule_cma_exhausted (JmemTriage *t);
 void jmem_triage_rule_thermal_hot (JmemTriage *t);

@@ -298,6 +298,8 @@ jmem_triage_rule_cuda_pool (JmemTriage *t)
     {
       gap = MAX (t->accounting->unexplained_kib, 0);
       pool = MAX (t->accounting->buckets[JMEM_BUCKET_NVMAP_POOL].kib, 0);
+      /* the accounting's estimate of nvidia.ko's pool is the remainder it took */
+      gap = MAX (gap, t->accounting->buckets[JMEM_BUCKET_GPU_POOL].kib);
     }
   unattributed = MAX (s->nvmap_unattributed_kib, 0);
   retained = MAX (MAX (gap, unattributed), pool);
@@ -320,4 +322,47 @@ jmem_triage_rule_cuda_pool (JmemTriage *t)
   jmem_finding_add_number (f, "nvmap_pool_kib", (double) pool, "KiB");
   jmem_finding_add_number (f, "unexplained_kib", (double) gap, "KiB");
   jmem_finding_add_number (f, "l4t_major", (double) major, "count");
+}
+
+void
+jmem_triage_rule_gpu_managed (JmemTriage *t)
+{
+  const JmemTriageHolder *found = NULL;
+  const JmemProcess *fp = NULL;
+  g_autofree char *who = NULL, *rss = NULL, *gpu = NULL;
+  JmemFinding *f;
+
+  if (t->snapshot->gpu_stack != JMEM_GPU_STACK_UNIFIED)
+    return;
+  /* the listed process whose RSS is furthest above its GPU figure */
+  for (guint i = 0; i < t->holders->len; i++)
+    {
+      const JmemTriageHolder *h = &g_array_index (t->holders, JmemTriageHolder, i);
+      const JmemProcess *p = h->pid_exists ? jmem_triage_process (t, h->pid) : NULL;
+
+      if (p == NULL || p->gpu_kib < 0 || p->rss_kib < JMEM_TRIAGE_MANAGED_MIN_RSS_KIB ||
+          (guint64) p->rss_kib / JMEM_TRIAGE_MANAGED_RSS_FACTOR <= h->smi_kib)
+        continue;
+      if (fp == NULL || p->rss_kib - (gint64) MIN (h->smi_kib, (guint64) G_MAXINT64) >
+                        fp->rss_kib - (gint64) MIN (found->smi_kib, (guint64) G_MAXINT64))
+        found = h, fp = p;
+    }
+  if (fp == NULL)
+    return;
+
+  who = jmem_triage_describe (t, fp->pid, found->name);
+  rss = jmem_triage_size ((guint64) fp->rss_kib);
+  gpu = jmem_triage_size (found->smi_kib);
+  f = jmem_triage_add (t, "gpu-managed-unreported", JMEM_SEVERITY_INFO, JMEM_ACTION_ANY_USER,
+                       "Read its footprint (PSS), not its GPU figure, for what it holds; for the "
+                       "managed part, ask the framework (e.g. torch.cuda.memory_stats) or "
+                       "cudaMemGetInfo inside the process.",
+                       "%s is a GPU process with an RSS of %s, more than twice the %s of GPU "
+                       "memory the driver reports for it: memory CUDA manages (cudaMallocManaged) "
+                       "is under-reported by NVML on this stack and lands in the process's RSS "
+                       "(and in the accounting's remainder)",
+                       who, rss, gpu);
+  jmem_finding_add_number (f, "pid", (double) fp->pid, "count");
+  jmem_finding_add_number (f, "rss_kib", (double) fp->rss_kib, "KiB");
+  jmem_finding_add_number (f, "gpu_kib", (double) found->smi_kib, "KiB");
 }

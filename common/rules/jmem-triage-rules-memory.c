@@ -18,7 +18,10 @@ jmem_triage_rule_unexplained_large (JmemTriage *t)
   if (a == NULL || a->mem_total_kib <= 0 || a->unexplained_kib <= 0)
     return;
   remainder = a->unexplained_kib;
-  if (s->gpu_stack == JMEM_GPU_STACK_UNIFIED && a->reconciliation.gpu_kib > 0)
+  /* the GPU memory the driver reports is the gpu bucket; only while that is
+   * unknown can the processes' figure be taken out of the remainder */
+  if (s->gpu_stack == JMEM_GPU_STACK_UNIFIED && a->buckets[JMEM_BUCKET_GPU].kib < 0 &&
+      a->reconciliation.gpu_kib > 0)
     gpu = MIN (a->reconciliation.gpu_kib, remainder);
   residual = remainder - gpu;
   if (!jmem_triage_above ((guint64) residual, (guint64) a->mem_total_kib,

@@ -16,6 +16,7 @@ static const JmemTriageRule rules[] = {
   jmem_triage_rule_nvmap_orphan,
   jmem_triage_rule_unexplained_large,
   jmem_triage_rule_cuda_pool,
+  jmem_triage_rule_gpu_managed,
   jmem_triage_rule_swap_heavy,
   jmem_triage_rule_cma_exhausted,
   jmem_triage_rule_headroom_low,

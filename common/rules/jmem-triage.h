@@ -41,9 +41,17 @@ G_BEGIN_DECLS
  * pages a CUDA process freed pooled after it exits. With no live process
  * holding at least 256 MiB of GPU memory, a gap of a tenth of RAM beyond what
  * processes and the kernel's own counters explain is that pool. */
-#define JMEM_TRIAGE_CUDA_POOL_FIXED_MAJOR 39
-#define JMEM_TRIAGE_CUDA_LIVE_MIN_KIB (256 * 1024)
+#define JMEM_TRIAGE_CUDA_POOL_FIXED_MAJOR JMEM_ACCOUNTING_GPU_POOL_FIXED_MAJOR
+#define JMEM_TRIAGE_CUDA_LIVE_MIN_KIB JMEM_ACCOUNTING_GPU_LIVE_MIN_KIB
 #define JMEM_TRIAGE_CUDA_POOL_PERCENT 10
+
+/* gpu-managed-unreported: NVML under-reports memory CUDA manages
+ * (cudaMallocManaged) on the unified stack; the UVM driver maps it into the
+ * process, so it shows in its RSS. A listed GPU process whose RSS is at
+ * least 1 GiB and more than twice the GPU memory reported for it points to
+ * such memory. */
+#define JMEM_TRIAGE_MANAGED_MIN_RSS_KIB (1024 * 1024)
+#define JMEM_TRIAGE_MANAGED_RSS_FACTOR 2
 
 /* swap-heavy: past half of swap in use, pages are being pushed out under
  * pressure, and on eMMC/SD swap that stalls everything. */

@@ -5,7 +5,9 @@ Thor trees (thor-churn: one listed process exited, fixtures/trees/thor-churn)
 and on a GB10 that is no Jetson (gb10-spark):
 the JSON snapshot, the human view, the Prometheus metrics, the MCP snapshot
 tool and jmem top (its golden screen, which test-top.py checks against the
-live screen). Prints TAP.
+live screen); and the accounting's gpu and gpu_pool buckets are the same in
+the JSON, MCP, metrics, human view, summary and top, with thor-r38-pool's
+driver pool (no process holding GPU memory) beside them. Prints TAP.
 
 Usage: test-gpu-faces.py JMEM FIXTURES GOLDEN_DIR
 """
@@ -23,17 +25,34 @@ TREES = {
     "thor-unified": {4012: 60 * GIB, 5210: 2 * GIB, 2450: None, 1: 0, 5300: 0},
     "thor-churn": {4012: 60 * GIB, 6100: 8 * GIB, 6200: 4 * GIB, 5210: 2 * GIB, 2450: None,
                    1: 0, 5300: 0},
+    "thor-r38-pool": {6300: 0, 2450: None, 1: 0, 5300: 0},
     "thor-r39": {4012: 60 * GIB, 5210: 2 * GIB, 2450: None, 1: 0, 5300: 0},
+    "thor-r39-idle": {6300: 0, 2450: None, 1: 0, 5300: 0},
     # a GB10, no Jetson: the same faces, the same figures
     "gb10-spark": {121004: 38554 * 1024, 114687: 19135 * 1024, 1: 0, 2: 0},
 }
 # what kind of system each is (identity.platform), and the name a face gives it
+THOR = ("jetson", "NVIDIA Jetson AGX Thor Developer Kit")
 PLATFORMS = {
-    "thor-unified": ("jetson", "NVIDIA Jetson AGX Thor Developer Kit"),
-    "thor-churn": ("jetson", "NVIDIA Jetson AGX Thor Developer Kit"),
-    "thor-r39": ("jetson", "NVIDIA Jetson AGX Thor Developer Kit"),
+    "thor-unified": THOR,
+    "thor-churn": THOR,
+    "thor-r38-pool": THOR,
+    "thor-r39": THOR,
+    "thor-r39-idle": THOR,
     "gb10-spark": ("unified-memory", "NVIDIA_DGX_Spark"),
 }
+# the accounting's gpu and gpu_pool buckets (None: unknown): what the driver
+# reports, exited PIDs it still counts included (thor-churn's 512 MiB), and
+# R38's pool, estimated where no process holds GPU memory
+BUCKETS = {
+    "thor-unified": {"gpu": 62 * GIB, "gpu_pool": None},
+    "thor-churn": {"gpu": 74 * GIB + GIB // 2, "gpu_pool": None},
+    "thor-r38-pool": {"gpu": 0, "gpu_pool": 20 * GIB + 307200},
+    "thor-r39": {"gpu": 62 * GIB, "gpu_pool": 0},
+    "thor-r39-idle": {"gpu": 0, "gpu_pool": 0},
+    "gb10-spark": {"gpu": (19135 + 38554) * 1024, "gpu_pool": None},
+}
+LABELS = {"gpu": "GPU (nvidia.ko)", "gpu_pool": "~GPU driver pool"}
 results = []
 
 
@@ -122,9 +141,38 @@ for tree, want in TREES.items():
     ok(got == want, "%s: MCP snapshot gpu_kib" % tree, "%r" % got)
     ok(mcp["identity"]["platform"]["kind"] == kind, "%s: MCP platform" % tree)
 
-    with open(os.path.join(GOLDEN, "top-%s-132x43.txt" % tree), encoding="utf-8") as f:
+    buckets = BUCKETS[tree]
+    got = {b["name"]: b["kib"] for b in doc["accounting"]["buckets"] if b["name"] in buckets}
+    ok(got == buckets, "%s: JSON gpu buckets" % tree, "%r" % got)
+    ok(doc["accounting"]["gpu"]["reported_kib"] == buckets["gpu"],
+       "%s: JSON accounting.gpu.reported_kib" % tree, "%r" % doc["accounting"]["gpu"])
+    got = {b["name"]: b["kib"] for b in mcp["accounting"]["buckets"] if b["name"] in buckets}
+    ok(got == buckets, "%s: MCP gpu buckets" % tree, "%r" % got)
+    samples = {m.group(1): int(m.group(2)) for m in
+               re.finditer(r'^jmem_memory_bucket_bytes\{bucket="(gpu|gpu_pool)"\} (\d+)$', metrics, re.M)}
+    ok(samples == {k: v * 1024 for k, v in buckets.items() if v is not None},
+       "%s: jmem_memory_bucket_bytes gpu buckets" % tree, "%r" % samples)
+    # the human view: a bar per bucket that holds memory
+    where = human[human.index("Where the RAM is"):human.index("each bucket's fields")]
+    for bucket, kib in buckets.items():
+        m = re.search(r"^  %s +(\S+ \S?iB) " % re.escape(LABELS[bucket]), where, re.M)
+        ok((m.group(1) if m else None) == (human_size(kib) if kib else None),
+           "%s: human %s bar" % (tree, bucket), where)
+    summary = jmem("summary", "--sysroot", sysroot)
+    m = re.search(r", GPU (\S+ \S?iB),", summary)
+    ok(m is not None and m.group(1) == human_size(buckets["gpu"]) or
+       (m is None and buckets["gpu"] == 0), "%s: summary GPU" % tree, summary)
+
+    golden = os.path.join(GOLDEN, "top-%s-132x43.txt" % tree)
+    if not os.path.exists(golden):
+        continue
+    with open(golden, encoding="utf-8") as f:
         screen = f.read().splitlines()
     ok(("  %s  L4T " % name) in screen[0], "%s: jmem top names the system" % tree, screen[0])
+    legend = "\n".join(screen)
+    if buckets["gpu"]:
+        ok("GPU (nvidia.ko) %s" % top_size(buckets["gpu"]) in legend,
+           "%s: jmem top gpu bucket" % tree, legend)
     head = next(i for i, line in enumerate(screen) if line.lstrip().startswith("PID "))
     gpu_at = screen[head].index("    GPU") + 4
     shown = {}

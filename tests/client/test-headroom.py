@@ -150,6 +150,24 @@ def thor_counts_its_gpu_carveout():
 
 
 @test
+def r38_pool_counts_in_after_reclaim():
+    """thor-r38-pool: 20 GiB stays pooled by R38's driver after the model
+    exited; dropping caches returns it (its shrinker), so 70G fits after
+    reclaim instead of falling 9.7 GiB short."""
+    h, status = doc('thor-r38-pool', '--need', '70G')
+    pool = term(h, 'gpu_pool')
+    assert pool['source'] == 'estimate' and pool['kib'] == 20 * GIB + 307200, pool
+    assert pool['part'] == 'reclaim' and 'jetson-memory-audit' in pool['note'], pool
+    assert h['drop_caches_kib'] >= pool['kib'], h['drop_caches_kib']
+    assert h['allocatable_now_kib'] < 70 * GIB <= h['allocatable_after_reclaim_kib'], h
+    assert status == 1 and h['verdict'] == 'fits-after-reclaim', (status, h['verdict'])
+    r = human('thor-r38-pool', '--need', '70G')
+    text = ' '.join(r.stdout.split())
+    assert 'GPU driver pool (estimate) 20.3 GiB' in text, r.stdout
+    assert "slab and the GPU driver's pool (an estimate)" in text, r.stdout
+
+
+@test
 def no_need_is_no_verdict():
     for tree in sorted(os.listdir(TREES)):
         if not os.path.isdir(os.path.join(TREES, tree)):

@@ -286,8 +286,10 @@ test_r39_hugetlbfs (gconstpointer name)
   g_assert_cmpint (a->unexplained_kib, ==, 200000);
 }
 
-/* Thor: the carveout is hugetlb; nvidia.ko's memory is the remainder,
- * shown beside what nvidia-smi reports. */
+/* Thor: the carveout is hugetlb; nvidia.ko's memory is the gpu bucket,
+ * what the driver reports per process. The 4 GiB of huge pages in use may
+ * be the same pages (the sources do not say): counted once, in gpu, and
+ * named as the overlap. */
 static void
 test_thor (void)
 {
@@ -296,12 +298,74 @@ test_thor (void)
   const JmemAccounting *a = s->accounting;
 
   assert_adds_up (s);
-  g_assert_cmpint (bucket (s, JMEM_BUCKET_HUGETLB), ==, 3072 * 2048);
+  g_assert_cmpint (bucket (s, JMEM_BUCKET_GPU), ==, (60 + 2) << 20);
+  g_assert_cmpstr (a->buckets[JMEM_BUCKET_GPU].source, ==, "nvidia-smi");
+  g_assert_cmpint (a->gpu_hugetlb_overlap_kib, ==, 2048 * 2048);
+  g_assert_cmpint (bucket (s, JMEM_BUCKET_HUGETLB), ==, (3072 - 2048) * 2048);
   /* no NvMap on the unified stack: none, not unknown */
   g_assert_cmpint (bucket (s, JMEM_BUCKET_NVMAP), ==, 0);
+  /* R38 with a live GPU process: the pool cannot be told apart */
+  g_assert_cmpint (bucket (s, JMEM_BUCKET_GPU_POOL), ==, -1);
   g_assert_cmpint (a->reconciliation.gpu_kib, ==, (60 + 2) * 1024 * 1024);
-  g_assert_cmpint (a->unexplained_kib, ==, (62 << 20) + 307200);
+  g_assert_cmpint (a->unexplained_kib, ==, (4 << 20) + 307200);
   g_assert_cmpstr (a->physical_source, ==, "device-tree");
+  /* what processes hold counts their GPU memory: used less it */
+  g_assert_cmpint (a->reconciliation.by_processes_kib, ==,
+                   a->reconciliation.pss_kib + a->reconciliation.rss_without_pss_kib + ((60 + 2) << 20));
+}
+
+/* One listed PID gone, another still counted by the driver: the bucket is
+ * the driver's whole figure (74.5 GiB, every face's GPU total), the
+ * processes hold 74 GiB of it, and the 512 MiB of the exited PID is named. */
+static void
+test_thor_churn (void)
+{
+  g_autofree char *root = tree ("thor-churn");
+  g_autoptr(JmemSnapshot) s = collect (root);
+  const JmemAccounting *a = s->accounting;
+
+  assert_adds_up (s);
+  g_assert_cmpint (bucket (s, JMEM_BUCKET_GPU), ==, (74 << 20) + (1 << 19));
+  g_assert_cmpint (a->gpu_reported_kib, ==, (74 << 20) + (1 << 19));
+  g_assert_cmpint (a->gpu_exited_kib, ==, 1 << 19);
+  g_assert_cmpint (a->reconciliation.gpu_kib, ==, 74 << 20);
+  g_assert_cmpint (a->unexplained_kib, ==, (4 << 20) + 307200);
+}
+
+/* R38 after the model exited: no process holds GPU memory, and the 20 GiB
+ * the driver keeps pooled is the gpu_pool bucket, an estimate named as
+ * such, instead of the remainder. */
+static void
+test_thor_r38_pool (void)
+{
+  g_autofree char *root = tree ("thor-r38-pool");
+  g_autoptr(JmemSnapshot) s = collect (root);
+  const JmemAccounting *a = s->accounting;
+
+  assert_adds_up (s);
+  g_assert_cmpint (bucket (s, JMEM_BUCKET_GPU), ==, 0);
+  g_assert_cmpint (a->gpu_hugetlb_overlap_kib, ==, 0);
+  g_assert_cmpint (bucket (s, JMEM_BUCKET_HUGETLB), ==, 3072 * 2048);
+  g_assert_cmpint (bucket (s, JMEM_BUCKET_GPU_POOL), ==, (20 << 20) + 307200);
+  g_assert_true (a->buckets[JMEM_BUCKET_GPU_POOL].estimate);
+  g_assert_cmpstr (a->buckets[JMEM_BUCKET_GPU_POOL].source, ==, "estimate");
+  g_assert_cmpint (a->unexplained_kib, ==, 0);
+}
+
+/* The same board on R39.2: the driver returned the pages itself, so no
+ * pool is taken out of the remainder, which keeps the drivers' 300 MiB. */
+static void
+test_thor_r39_idle (void)
+{
+  g_autofree char *root = tree ("thor-r39-idle");
+  g_autoptr(JmemSnapshot) s = collect (root);
+  const JmemAccounting *a = s->accounting;
+
+  assert_adds_up (s);
+  g_assert_cmpint (bucket (s, JMEM_BUCKET_GPU), ==, 0);
+  g_assert_cmpint (bucket (s, JMEM_BUCKET_GPU_POOL), ==, 0);
+  g_assert_false (a->buckets[JMEM_BUCKET_GPU_POOL].estimate);
+  g_assert_cmpint (a->unexplained_kib, ==, 307200);
 }
 
 /* The vLLM board: meminfo's NvMap lines and debugfs agree; Xorg maps a
@@ -354,6 +418,9 @@ main (int argc, char **argv)
                         test_r39_hugetlbfs);
   g_test_add_func ("/accounting-trees/footprint-stripped-maps", test_footprint_stripped_maps);
   g_test_add_func ("/accounting-trees/thor", test_thor);
+  g_test_add_func ("/accounting-trees/thor-churn", test_thor_churn);
+  g_test_add_func ("/accounting-trees/thor-r38-pool", test_thor_r38_pool);
+  g_test_add_func ("/accounting-trees/thor-r39-idle", test_thor_r39_idle);
   g_test_add_func ("/accounting-trees/orin", test_orin);
   g_test_add_func ("/accounting-trees/hostile", test_hostile);
   return g_test_run ();

@@ -49,6 +49,9 @@ input_for (const JmemMeminfo *m, const char *kernel)
     .zram_bytes = -1,
     .device_tree_bytes = -1,
     .module_kib = -1,
+    .gpu_reported_kib = -1,
+    .gpu_exited_kib = -1,
+    .l4t_major = -1,
   };
   return in;
 }
@@ -499,12 +502,107 @@ test_names (void)
     }
 }
 
+/* The unified stack: 1000 MiB of GPU memory reported, 200 MiB of it for an
+ * exited PID; 512 MiB of huge pages, 256 MiB of them in use and so perhaps
+ * the same pages: counted in gpu, out of hugetlb. The driver's pool is
+ * estimated only on R38 with the GPU figure known and no live process
+ * holding 256 MiB. */
+static const char thor_meminfo[] =
+  "MemTotal:        4194304 kB\n"
+  "MemFree:         1048576 kB\n"
+  "HugePages_Total:     256\n"
+  "HugePages_Free:      128\n"
+  "Hugepagesize:       2048 kB\n"
+  "Hugetlb:          524288 kB\n";
+
+static void
+test_unified_gpu (void)
+{
+  g_autoptr(JmemMeminfo) m = meminfo (thor_meminfo);
+  JmemAccountingProcess live = { .pid = 7, .pss_kib = 1000, .rss_kib = 1000, .nvmap_kib = -1,
+                                 .nvmap_mapped_kib = -1, .gpu_kib = 800 * 1024 };
+  JmemAccountingInput in = input_for (m, "6.8.12-tegra");
+
+  in.unified_gpu = TRUE;
+  in.gpu_reported_kib = 1000 * 1024;
+  in.gpu_exited_kib = 200 * 1024;
+  in.gpu_source = "nvml";
+  in.l4t_major = 38;
+  in.processes = &live;
+  in.n_processes = 1;
+  {
+    g_autoptr(JmemAccounting) a = jmem_accounting_compute (&in);
+
+    assert_adds_up (a);
+    g_assert_cmpint (bucket (a, JMEM_BUCKET_GPU), ==, 1000 * 1024);
+    g_assert_cmpstr (a->buckets[JMEM_BUCKET_GPU].source, ==, "nvml");
+    g_assert_cmpint (a->gpu_hugetlb_overlap_kib, ==, 256 * 1024);
+    g_assert_cmpint (bucket (a, JMEM_BUCKET_HUGETLB), ==, 256 * 1024);
+    g_assert_cmpint (a->gpu_exited_kib, ==, 200 * 1024);
+    /* a live process holds GPU memory: the pool cannot be told apart */
+    g_assert_cmpint (bucket (a, JMEM_BUCKET_GPU_POOL), ==, -1);
+    /* its GPU memory is held by a process; the exited PID's is not */
+    g_assert_cmpint (a->reconciliation.gpu_kib, ==, 800 * 1024);
+    g_assert_cmpint (a->reconciliation.by_processes_kib, ==, 1000 + 800 * 1024);
+  }
+
+  /* no live GPU process on R38: the remainder is the pool, an estimate */
+  live.gpu_kib = 0;
+  {
+    g_autoptr(JmemAccounting) a = jmem_accounting_compute (&in);
+
+    assert_adds_up (a);
+    g_assert_cmpint (a->unexplained_kib, ==, 0);
+    g_assert_cmpint (bucket (a, JMEM_BUCKET_GPU_POOL), ==,
+                     4194304 - 1048576 - 256 * 1024 - 1000 * 1024);
+    g_assert_true (a->buckets[JMEM_BUCKET_GPU_POOL].estimate);
+  }
+
+  /* the GPU figure unknown: the remainder holds it, so no pool is taken */
+  in.gpu_reported_kib = -1;
+  {
+    g_autoptr(JmemAccounting) a = jmem_accounting_compute (&in);
+
+    assert_adds_up (a);
+    g_assert_cmpint (bucket (a, JMEM_BUCKET_GPU), ==, -1);
+    g_assert_cmpint (bucket (a, JMEM_BUCKET_GPU_POOL), ==, -1);
+    g_assert_cmpint (bucket (a, JMEM_BUCKET_HUGETLB), ==, 512 * 1024);
+  }
+
+  /* the release unknown, or r39: no estimate */
+  in.gpu_reported_kib = 0;
+  in.l4t_major = -1;
+  {
+    g_autoptr(JmemAccounting) a = jmem_accounting_compute (&in);
+
+    g_assert_cmpint (bucket (a, JMEM_BUCKET_GPU_POOL), ==, -1);
+  }
+  in.l4t_major = 39;
+  {
+    g_autoptr(JmemAccounting) a = jmem_accounting_compute (&in);
+
+    assert_adds_up (a);
+    g_assert_cmpint (bucket (a, JMEM_BUCKET_GPU_POOL), ==, 0);
+    g_assert_cmpint (a->unexplained_kib, >, 0);
+  }
+
+  /* off the unified stack both are none */
+  in.unified_gpu = FALSE;
+  {
+    g_autoptr(JmemAccounting) a = jmem_accounting_compute (&in);
+
+    g_assert_cmpint (bucket (a, JMEM_BUCKET_GPU), ==, 0);
+    g_assert_cmpint (bucket (a, JMEM_BUCKET_GPU_POOL), ==, 0);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/accounting/lru", test_lru);
+  g_test_add_func ("/accounting/unified-gpu", test_unified_gpu);
   g_test_add_func ("/accounting/locked-cache", test_locked_cache);
   g_test_add_func ("/accounting/r32", test_r32);
   g_test_add_func ("/accounting/vmalloc-rules", test_vmalloc_rules);

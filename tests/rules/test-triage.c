@@ -358,18 +358,57 @@ test_boundary_unexplained (void)
         g_assert_cmpint (jmem_triage_find (s->findings, "unexplained-large")->severity, ==,
                          JMEM_SEVERITY_INFO);
     }
-  /* on the unified stack the GPU memory nvidia-smi reports is taken out */
-  {
-    g_autoptr(JmemSnapshot) s = with_meminfo ("MemTotal: 1000000 kB\nMemFree: 500000 kB\n");
-    JmemProcess *p = process (9, "python3", 'R', 1000, 1000);
+  /* on the unified stack the GPU memory the driver reports is the gpu
+   * bucket, out of the remainder */
+  for (int mib = 399; mib <= 400; mib++)
+    {
+      g_autoptr(JmemSnapshot) s = with_meminfo ("MemTotal: 1024000 kB\nMemFree: 512000 kB\n");
+      JmemProcess *p = process (9, "python3", 'R', 1000, 1000);
+      JmemNvsmiApp *a = g_new0 (JmemNvsmiApp, 1);
 
-    s->gpu_stack = JMEM_GPU_STACK_UNIFIED;
-    p->gpu_kib = 400000;
-    g_ptr_array_add (s->processes, p);
-    g_assert_false (fires (s, "unexplained-large"));
-    p->gpu_kib = 399999;
-    g_assert_true (fires (s, "unexplained-large"));
-  }
+      s->gpu_stack = JMEM_GPU_STACK_UNIFIED;
+      a->pid = 9;
+      a->used_memory_mib = mib;
+      a->pid_exists = TRUE;
+      g_ptr_array_add (s->gpu_apps, a);
+      p->gpu_kib = mib * 1024;
+      g_ptr_array_add (s->processes, p);
+      g_assert_cmpint (fires (s, "unexplained-large"), ==, mib == 399);
+    }
+}
+
+/* gpu-managed-unreported: a listed GPU process whose RSS is above 1 GiB and
+ * more than twice what NVML reports for it (managed memory lands in RSS);
+ * twice exactly, or off the unified stack, says nothing. */
+static void
+test_boundary_gpu_managed (void)
+{
+  static const struct { gint64 rss_kib; gint64 gpu_mib; gboolean unified; gboolean fires; } cases[] = {
+    { 6 << 20, 1024, TRUE, TRUE },
+    { 2 << 20, 1024, TRUE, FALSE },           /* twice exactly */
+    { (2 << 20) + 4, 1024, TRUE, TRUE },
+    { (1 << 20) - 1, 0, TRUE, FALSE },        /* below 1 GiB */
+    { 6 << 20, 1024, FALSE, FALSE },          /* NvMap's stack: NVML has no figure */
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JmemSnapshot) s = with_meminfo ("MemTotal: 16777216 kB\nMemFree: 8388608 kB\n");
+      JmemProcess *p = process (40, "python3", 'R', cases[i].rss_kib, cases[i].rss_kib);
+      JmemNvsmiApp *a = g_new0 (JmemNvsmiApp, 1);
+
+      s->gpu_stack = cases[i].unified ? JMEM_GPU_STACK_UNIFIED : JMEM_GPU_STACK_NVGPU;
+      a->pid = 40;
+      a->used_memory_mib = cases[i].gpu_mib;
+      a->pid_exists = TRUE;
+      g_ptr_array_add (s->gpu_apps, a);
+      p->gpu_kib = cases[i].gpu_mib * 1024;
+      g_ptr_array_add (s->processes, p);
+      g_assert_cmpint (fires (s, "gpu-managed-unreported"), ==, cases[i].fires);
+      if (cases[i].fires)
+        g_assert_nonnull (strstr (jmem_triage_find (s->findings, "gpu-managed-unreported")->message,
+                                  "PID 40 (python3)"));
+    }
 }
 
 static void
@@ -808,6 +847,7 @@ main (int argc, char **argv)
   g_test_add_func ("/triage/orphan-gone", test_orphan_gone);
   g_test_add_func ("/triage/untrusted-gpu-apps", test_untrusted_gpu_apps);
   g_test_add_func ("/triage/advice-off-jetson", test_advice_off_jetson);
+  g_test_add_func ("/triage/boundary/gpu-managed", test_boundary_gpu_managed);
   g_test_add_func ("/triage/cuda-release", test_cuda_release);
   g_test_add_func ("/triage/hostile", test_hostile);
   g_test_add_func ("/triage/command/json", test_command_json);
