@@ -37,12 +37,15 @@ async function call(name, args) {
   return result;
 }
 
-// A result that ran: structuredContent valid, the text block the same JSON.
+// A result that ran: structuredContent valid, the text block its summary
+// and key figures, not the document again.
 async function callOk(name, args) {
   const result = await call(name, args);
   assert.notEqual(result.isError, true, `${name} failed: ${result.content[0].text}`);
   validate(tools.find((t) => t.name === name), result.structuredContent);
-  assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
+  assert.equal(typeof result.structuredContent.summary, 'string');
+  assert.ok(result.content[0].text.startsWith(result.structuredContent.summary), result.content[0].text);
+  assert.throws(() => JSON.parse(result.content[0].text));
   return result.structuredContent;
 }
 
@@ -142,7 +145,7 @@ test('headroom: the verdict for a need given as a size or as bytes', async () =>
 
 test('allocations: the largest handles, and every handle by process and by tag', async () => {
   const whole = await callOk('allocations', {});
-  const n = whole.summary.handles;
+  const n = whole.totals.handles;
   assert.equal(whole.omitted, undefined);
   assert.equal(whole.clients.reduce((a, c) => a + c.handles.length, 0), n);
   const cut = await callOk('allocations', { limit: 2 });
@@ -152,13 +155,13 @@ test('allocations: the largest handles, and every handle by process and by tag',
   // the two largest of all, whoever holds them
   const sizes = whole.clients.flatMap((c) => c.handles.map((h) => h.size_kib)).sort((a, b) => b - a);
   assert.deepEqual(shown.map((h) => h.size_kib).sort((a, b) => b - a), sizes.slice(0, 2));
-  assert.deepEqual(cut.summary, whole.summary);
-  assert.equal(cut.summary.by_process.reduce((a, p) => a + p.handles, 0) + cut.summary.other_processes.handles, n);
-  assert.equal(cut.summary.by_tag.reduce((a, t) => a + t.handles, 0) + cut.summary.other_tags.handles, n);
-  assert.match(cut.summary.by_process[0].process, /^VLLM::EngineCor/);
+  assert.deepEqual(cut.totals, whole.totals);
+  assert.equal(cut.totals.by_process.reduce((a, p) => a + p.handles, 0) + cut.totals.other_processes.handles, n);
+  assert.equal(cut.totals.by_tag.reduce((a, t) => a + t.handles, 0) + cut.totals.other_tags.handles, n);
+  assert.match(cut.totals.by_process[0].process, /^VLLM::EngineCor/);
   const one = await callOk('allocations', { pid: 1731 });
   assert.deepEqual([...new Set(one.clients.map((c) => c.pid))], [1731]);
-  assert.deepEqual(one.summary.by_process.map((p) => p.pid), [1731]);
+  assert.deepEqual(one.totals.by_process.map((p) => p.pid), [1731]);
 });
 
 test('drop_caches and audit refuse on a capture', async () => {
