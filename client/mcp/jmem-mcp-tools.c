@@ -60,6 +60,7 @@ typedef struct {
   const char * const *cut_lists;  /* what jmem_mcp_fit() may shorten */
   const char * const *spare;      /* what a budgeted result empties first */
   const char * const *asks_more;  /* arguments that lift the budget */
+  const char         *more;       /* which of them gives the whole document */
   gsize               budget;     /* what a default result gives a model at most */
 } Tool;
 
@@ -397,8 +398,7 @@ static const char * const audit_lists[] = {
  * derivations and host facts the summary and the other tools give. */
 static const char * const snapshot_spare[] = {
   "headroom.terms", "memory.fields_kib", "services", "disks", "thermal", "headroom.zones",
-  "nvmap.by_pid", "headroom.holders", "headroom.notes", "accounting.notes", "accounting.buckets",
-  "findings", NULL,
+  "nvmap.by_pid", "headroom.holders", "headroom.notes", "accounting.notes", "accounting.buckets", NULL,
 };
 static const char * const audit_spare[] = {
   "before.headroom.terms", "after.headroom.terms", "before.memory.fields_kib",
@@ -410,7 +410,8 @@ static const char * const audit_spare[] = {
   "before.processes.list", "after.processes.list", "before.accounting.buckets", "after.accounting.buckets", "before.findings", "after.findings", NULL,
 };
 static const char * const headroom_spare[] = { "headroom.terms", "headroom.zones", NULL };
-static const char * const snapshot_asks_more[] = { "top", "all", NULL };
+/* a process asked for is asked for with its rows */
+static const char * const snapshot_asks_more[] = { "top", "all", "pid", NULL };
 static const char * const allocations_asks_more[] = { "limit", NULL };
 static const char * const audit_asks_more[] = { "top", NULL };
 
@@ -420,31 +421,33 @@ static const Tool tool_table[] = {
     "What holds memory on this Jetson now: processes, GPU memory (nvidia-smi), NvMap (CUDA, "
     "video and camera buffers, invisible to top), where the RAM is (accounting), warnings with "
     "their fix, and the triage findings.",
-    snapshot_args, TRUE, run_snapshot, snapshot_lists, snapshot_spare, snapshot_asks_more, RESULT_BUDGET_BYTES },
+    snapshot_args, TRUE, run_snapshot, snapshot_lists, snapshot_spare, snapshot_asks_more, "top or all",
+    RESULT_BUDGET_BYTES },
   { "triage", "Memory triage",
     "What needs attention (one process holding most GPU memory, NvMap held for exited "
     "processes, CMA exhausted, swap, heat, ...): each finding with its numbers and its action; "
     "admin: true marks an administrator's step.",
-    no_args, TRUE, run_triage, triage_lists, NULL, NULL, RESULT_BUDGET_BYTES },
+    no_args, TRUE, run_triage, triage_lists, NULL, NULL, NULL, RESULT_BUDGET_BYTES },
   { "headroom", "Memory headroom",
     "How much a new GPU allocation (CUDA, a model, a TensorRT build) can still get, now and "
     "after reclaim, and the largest free block. Call it before "
     "suggesting a model, batch size or context length: with need, headroom.verdict says whether "
     "it fits and headroom.actions what makes room or stands in the way.",
-    headroom_args, TRUE, run_headroom, headroom_lists, headroom_spare, NULL, RESULT_BUDGET_BYTES },
+    headroom_args, TRUE, run_headroom, headroom_lists, headroom_spare, NULL, NULL, RESULT_BUDGET_BYTES },
   { "allocations", "NvMap allocations",
     "The largest NvMap handles of each process (size, flags, refs, tag), and a summary of all "
     "of them by process and by tag: what a GPU-memory leak is made of.",
-    allocations_args, TRUE, run_allocations, allocations_lists, NULL, allocations_asks_more, RESULT_BUDGET_BYTES },
+    allocations_args, TRUE, run_allocations, allocations_lists, NULL, allocations_asks_more,
+    "limit", RESULT_BUDGET_BYTES },
   { "drop_caches", "Drop kernel caches",
     "Drops the page cache and/or dentries and inodes through jmem-helper (after sync; nothing "
     "is lost) and reports memory before and after. At most once per 10 s. Needs the jmem "
     "group's polkit grant; never asks for a password.",
-    drop_caches_args, FALSE, run_drop_caches, drop_caches_lists, NULL, NULL, RESULT_BUDGET_BYTES },
+    drop_caches_args, FALSE, run_drop_caches, drop_caches_lists, NULL, NULL, NULL, RESULT_BUDGET_BYTES },
   { "audit", "Memory audit",
     "Snapshot, drop caches at level (or wait wait_seconds without dropping), snapshot again, and "
     "compare: what each process and the system gained or lost.",
-    audit_args, FALSE, run_audit, audit_lists, audit_spare, audit_asks_more,
+    audit_args, FALSE, run_audit, audit_lists, audit_spare, audit_asks_more, "top",
     AUDIT_RESULT_BUDGET_BYTES },
 };
 
@@ -856,6 +859,15 @@ jmem_mcp_tools_call (JmemMcpTools   *tools,
   json_object_set_string_member (json_node_get_object (doc), "summary", summary);
   figures = jmem_mcp_brief_figures (t->name, json_node_get_object (doc));
   call.figures = figures;
+  /* what a model reads says how to get the rest */
+  if (call.budget && t->more != NULL && measure_result (doc, &call) > call.limit)
+    {
+      g_autofree char *hint = g_strdup_printf ("%s Shortened to %" G_GSIZE_FORMAT " bytes (cut); "
+                                               "call with %s for the whole.", summary, call.limit,
+                                               t->more);
+
+      json_object_set_string_member (json_node_get_object (doc), "summary", hint);
+    }
   if (call.budget)
     jmem_mcp_fit_spare (doc, t->spare, call.limit, measure_result, &call);
   if (!jmem_mcp_fit (doc, t->cut_lists, call.limit, measure_result, &call))

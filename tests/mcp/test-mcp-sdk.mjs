@@ -93,9 +93,15 @@ test('snapshot: the capture, NvMap rows and the vLLM engine on top', async () =>
   assert.equal(s.nvmap.readable, true);
   assert.equal(s.nvmap.via, 'sysroot');
   assert.ok(s.processes.list.length <= 10);
-  const top = s.nvmap.by_pid[0];
+  assert.match(s.processes.list[0].name, /^VLLM::EngineCor/);
+  // held to its budget, it names what it left out, and says how to get it
+  assert.ok(s.cut.lists.some((l) => l.list === 'nvmap.by_pid' && l.kept === 0), JSON.stringify(s.cut));
+  assert.match(s.summary, /call with top or all for the whole/);
+  const whole = await callOk('snapshot', { top: 10 });
+  assert.equal(whole.cut, undefined);
+  const top = whole.nvmap.by_pid[0];
   assert.match(top.process, /^VLLM::EngineCor/);
-  assert.equal(s.processes.list[0].pid, top.pid);
+  assert.equal(whole.processes.list[0].pid, top.pid);
 });
 
 test('snapshot: all and top', async () => {
