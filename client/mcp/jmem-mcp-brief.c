@@ -65,6 +65,20 @@ append_process (GString *out, JsonObject *p, const char *size_member)
                           jmem_json_member_size (p, "pid"), size);
 }
 
+/* "\n@label name (PID n) size, ..." for the first BRIEF_ENTRIES of @list;
+ * nothing for an empty one. */
+static void
+append_processes (GString *out, const char *label, JsonArray *list, const char *size_member)
+{
+  if (length (list) > 0)
+    g_string_append_printf (out, "\n%s:", label);
+  for (guint i = 0; i < MIN (length (list), BRIEF_ENTRIES); i++)
+    {
+      g_string_append (out, i > 0 ? ", " : " ");
+      append_process (out, entry (list, i), size_member);
+    }
+}
+
 /* A message for one line of the text, cut at BRIEF_MESSAGE_BYTES. */
 static char *
 message_of (JsonObject *o, const char *name)
@@ -200,6 +214,7 @@ snapshot_text (JsonObject *doc)
   g_autofree char *unattributed = size_of (nvmap, "unattributed_kib");
   g_autofree char *unexplained = size_of (accounting, "unexplained_kib");
   g_autofree char *nvmap_error = jmem_json_member_string (nvmap, "error");
+  g_autofree char *label = NULL;
   GString *out = g_string_new (NULL);
 
   g_string_append_printf (out, "\nmemory: used %s, page cache %s, swap used %s; unexplained by the "
@@ -214,13 +229,9 @@ snapshot_text (JsonObject *doc)
       g_string_append (out, "\nheadroom: ");
       append_headroom (out, headroom);
     }
-  g_string_append_printf (out, "\nlargest of %" G_GINT64_FORMAT " processes (footprint):",
-                          jmem_json_member_size (processes, "total"));
-  for (guint i = 0; i < MIN (length (list), BRIEF_ENTRIES); i++)
-    {
-      g_string_append (out, i > 0 ? ", " : " ");
-      append_process (out, entry (list, i), "footprint_kib");
-    }
+  label = g_strdup_printf ("largest of %" G_GINT64_FORMAT " processes (footprint)",
+                           jmem_json_member_size (processes, "total"));
+  append_processes (out, label, list, "footprint_kib");
   append_findings (out, jmem_json_member_array (doc, "findings"));
   g_string_append_printf (out, "\nwarnings (sources not read): %u",
                           length (jmem_json_member_array (doc, "warnings")));
@@ -289,13 +300,7 @@ headroom_text (JsonObject *doc)
       g_string_append_printf (out, "\n- to do%s: %s", jmem_json_member_true (entry (actions, i), "admin") ?
                               " (an administrator's step)" : "", action);
     }
-  if (length (holders) > 0)
-    g_string_append (out, "\nlargest holders (footprint):");
-  for (guint i = 0; i < MIN (length (holders), BRIEF_ENTRIES); i++)
-    {
-      g_string_append (out, i > 0 ? ", " : " ");
-      append_process (out, entry (holders, i), "footprint_kib");
-    }
+  append_processes (out, "largest holders (footprint)", holders, "footprint_kib");
   for (guint i = 0; i < length (notes); i++)
     {
       JsonNode *n = json_array_get_element (notes, i);
@@ -349,12 +354,7 @@ allocations_text (JsonObject *doc)
 
   for (guint i = 0; i < length (clients); i++)
     shown += length (jmem_json_member_array (entry (clients, i), "handles"));
-  g_string_append_printf (out, "\nby process:");
-  for (guint i = 0; i < MIN (length (by_process), BRIEF_ENTRIES); i++)
-    {
-      g_string_append (out, i > 0 ? ", " : " ");
-      append_process (out, entry (by_process, i), "size_kib");
-    }
+  append_processes (out, "by process", by_process, "size_kib");
   g_string_append_printf (out, "\nby tag:");
   for (guint i = 0; i < MIN (length (by_tag), BRIEF_ENTRIES); i++)
     {
