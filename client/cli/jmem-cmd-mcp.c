@@ -38,7 +38,9 @@ jmem_cmd_mcp (int argc, char **argv)
     "Speaks newline-delimited JSON-RPC 2.0 on stdin and stdout, MCP revisions\n"
     "2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25 (chosen by initialize) and\n"
     "2026-07-28 (named in each request's _meta) (" JMEM_DOCDIR "/mcp.md).\n"
-    "Tools: %s.\n"
+    "Tools: %s. Each result holds its document once, with a summary; a call\n"
+    "without top, all, pid or limit stays within 8 KiB (an audit 16 KiB), naming\n"
+    "what it left out in cut.\n"
     "Never asks for a password. Diagnostics go to stderr.\n"
     "Exit status: 0 at the end of the input, 64 usage error, 69 --sysroot is not a\n"
     "directory, 70 internal error, 73 stdout could not be written.", jmem_mcp_tools_names ());

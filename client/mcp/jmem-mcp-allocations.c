@@ -372,7 +372,7 @@ jmem_mcp_allocations_json (JmemMcpAllocations       *a,
       jmem_json_writer_end_object (b);
     }
 
-  jmem_json_writer_set_member_name (b, "summary");
+  jmem_json_writer_set_member_name (b, "totals");
   jmem_json_writer_begin_object (b);
   jmem_json_writer_set_member_name (b, "handles");
   jmem_json_writer_add_int_value (b, (gint64) a->handles);

@@ -12,7 +12,7 @@
 
 G_BEGIN_DECLS
 
-/* The processes and the tags summary.by_process and summary.by_tag name;
+/* The processes and the tags totals.by_process and totals.by_tag name;
  * the rest is one line each (other_processes, other_tags). */
 #define JMEM_MCP_ALLOCATIONS_PROCESSES 16
 #define JMEM_MCP_ALLOCATIONS_TAGS 10
@@ -34,7 +34,7 @@ gboolean jmem_mcp_allocations_add_all (JmemMcpAllocations       *a,
 
 /* The document (docs/allocations.schema.json) listing the @shown largest
  * handles (at most the @keep given), the others counted in "omitted", and
- * "summary" over every handle; the file's own facts (via, layout, total)
+ * "totals" over every handle; the file's own facts (via, layout, total)
  * from @read. */
 JsonNode *jmem_mcp_allocations_json (JmemMcpAllocations       *a,
                                      guint                     shown,

@@ -19,28 +19,31 @@ list_clear (List *l)
   json_array_unref (l->whole);
 }
 
+/* The object holding the member at dotted @path beneath @root, and the
+ * member's name in it; NULL where a step is not an object. */
+static JsonObject *
+parent_of (JsonObject *root, const char *path, const char **member)
+{
+  g_auto(GStrv) parts = g_strsplit (path, ".", -1);
+  JsonObject *object = root;
+
+  for (guint i = 0; object != NULL && parts[i + 1] != NULL; i++)
+    {
+      JsonNode *node = json_object_get_member (object, parts[i]);
+
+      object = node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+    }
+  *member = strrchr (path, '.') != NULL ? strrchr (path, '.') + 1 : path;
+  return object;
+}
+
 /* The array at dotted @path beneath @root, with the object holding it. */
 static gboolean
 find_list (JsonObject *root, const char *path, List *list)
 {
-  const char *dot = strrchr (path, '.');
-  JsonObject *object = root;
-  JsonNode *node;
+  JsonObject *object = parent_of (root, path, &list->member);
+  JsonNode *node = object != NULL ? json_object_get_member (object, list->member) : NULL;
 
-  if (dot != NULL)
-    {
-      g_auto(GStrv) parts = g_strsplit (path, ".", -1);
-
-      for (guint i = 0; parts[i + 1] != NULL; i++)
-        {
-          node = json_object_get_member (object, parts[i]);
-          if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-            return FALSE;
-          object = json_node_get_object (node);
-        }
-    }
-  list->member = dot != NULL ? dot + 1 : path;
-  node = json_object_get_member (object, list->member);
   if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))
     return FALSE;
   list->path = path;
@@ -206,4 +209,51 @@ jmem_mcp_fit (JsonNode           *doc,
   strings += cap_strings (doc, NULL, JMEM_MCP_FIT_STRING_BYTES);
   keep (root, prior, found, lo, limit, strings);
   return measure (doc, user_data) <= limit;
+}
+
+void
+jmem_mcp_fit_spare (JsonNode           *doc,
+                    const char * const *spare,
+                    gsize               limit,
+                    JmemMcpMeasure      measure,
+                    gpointer            user_data)
+{
+  JsonObject *root = json_node_get_object (doc);
+
+  for (gsize i = 0; spare != NULL && spare[i] != NULL && measure (doc, user_data) > limit; i++)
+    {
+      const char *member;
+      JsonObject *parent = parent_of (root, spare[i], &member);
+      JsonNode *node = parent != NULL ? json_object_get_member (parent, member) : NULL;
+      JsonObject *cut, *entry;
+      guint total;
+
+      if (node == NULL || (!JSON_NODE_HOLDS_ARRAY (node) && !JSON_NODE_HOLDS_OBJECT (node)))
+        continue;
+      total = JSON_NODE_HOLDS_ARRAY (node) ? json_array_get_length (json_node_get_array (node)) :
+                                             json_object_get_size (json_node_get_object (node));
+      if (total == 0)
+        continue;
+      if (JSON_NODE_HOLDS_ARRAY (node))
+        json_object_set_array_member (parent, member, json_array_new ());
+      else
+        json_object_set_object_member (parent, member, json_object_new ());
+      /* the count of a list beside it (processes.shown) stays true */
+      if (json_object_has_member (parent, "shown"))
+        json_object_set_int_member (parent, "shown", 0);
+      if (!json_object_has_member (root, "cut"))
+        {
+          cut = json_object_new ();
+          json_object_set_int_member (cut, "limit_bytes", (gint64) limit);
+          json_object_set_array_member (cut, "lists", json_array_new ());
+          json_object_set_int_member (cut, "strings", 0);
+          json_object_set_object_member (root, "cut", cut);
+        }
+      cut = json_object_get_object_member (root, "cut");
+      entry = json_object_new ();
+      json_object_set_string_member (entry, "list", spare[i]);
+      json_object_set_int_member (entry, "kept", 0);
+      json_object_set_int_member (entry, "total", total);
+      json_array_add_object_element (json_object_get_array_member (cut, "lists"), entry);
+    }
 }

@@ -32,4 +32,14 @@ gboolean jmem_mcp_fit (JsonNode           *doc,
                        JmemMcpMeasure      measure,
                        gpointer            user_data);
 
+/* Before jmem_mcp_fit(), for a result held to a budget smaller than the
+ * limit: empties the arrays or objects at the dotted paths of @spare, in
+ * their order (what a model needs least first), until @measure says the
+ * result takes at most @limit bytes, each named in "cut" with kept 0. */
+void jmem_mcp_fit_spare (JsonNode           *doc,
+                         const char * const *spare,
+                         gsize               limit,
+                         JmemMcpMeasure      measure,
+                         gpointer            user_data);
+
 G_END_DECLS

@@ -9,6 +9,7 @@
 #include "jmem-framework-gates.h"
 #include "jmem-json-writer.h"
 #include "jmem-mcp-allocations.h"
+#include "jmem-mcp-brief.h"
 #include "jmem-mcp-fit.h"
 #include "jmem-mcp-revision.h"
 #include "jmem-mcp-schemas.h"
@@ -30,6 +31,12 @@
 /* No handle takes fewer bytes in a result (its JSON twice, the text's
  * escaped): no more can ever fit in a limit of N bytes than N / this. */
 #define MIN_HANDLE_RESULT_BYTES 200
+/* What a call that asks for nothing more gives a model at most, the larger
+ * of its text block and its structuredContent (docs/mcp.md, "What the model
+ * receives"): a client gives its model one of the two. An audit holds two
+ * snapshots and their comparison. */
+#define RESULT_BUDGET_BYTES (8 * 1024)
+#define AUDIT_RESULT_BUDGET_BYTES (16 * 1024)
 /* A tools/call blocks its client: the official SDK gives up after 60 s. */
 #define MAX_WAIT_SECONDS 50
 
@@ -55,6 +62,10 @@ typedef struct {
   gboolean            read_only;
   JsonNode         *(*run) (Call *call, JsonObject *args, GError **error);
   const char * const *cut_lists;  /* what jmem_mcp_fit() may shorten */
+  const char * const *spare;      /* what a budgeted result empties first */
+  const char * const *asks_more;  /* arguments that lift the budget */
+  const char         *more;       /* which of them gives the whole document */
+  gsize               budget;     /* what a default result gives a model at most */
 } Tool;
 
 struct _JmemMcpTools {
@@ -68,6 +79,10 @@ struct _JmemMcpTools {
 /* One tools/call as it runs. */
 struct _Call {
   JmemMcpTools   *tools;
+  const Tool     *tool;
+  gsize           limit;  /* the most its result takes */
+  gboolean        budget; /* limit is the tool's budget, on what a model reads */
+  char           *figures; /* the text's key figures, of the whole document */
   JmemMcpFeatures features;
   GCancellable   *cancellable;
 };
@@ -205,7 +220,7 @@ run_allocations (Call *call, JsonObject *args, GError **error)
     }
   /* no more handles are kept than could ever fit in a result */
   summary = jmem_mcp_allocations_new (arg_int (args, "pid", -1),
-                                      (guint) MIN (limit, (gint64) (tools->max_result_bytes /
+                                      (guint) MIN (limit, (gint64) (call->limit /
                                                                     MIN_HANDLE_RESULT_BYTES)));
   if (!jmem_mcp_allocations_add_all (summary, read, error))
     return NULL;
@@ -215,19 +230,19 @@ run_allocations (Call *call, JsonObject *args, GError **error)
   for (;;)
     {
       g_autoptr(JsonNode) doc = jmem_mcp_allocations_json (summary, shown, read);
-      JsonObject *sum = json_object_get_object_member (json_node_get_object (doc), "summary");
+      JsonObject *sum = json_object_get_object_member (json_node_get_object (doc), "totals");
       gint64 wanted = MIN (limit, json_object_get_int_member (sum, "handles"));
       gsize size;
       guint fewer;
 
       /* fewer than the caller asked for is a cut, and says so */
       if ((gint64) shown < wanted)
-        mark_handles_cut (doc, shown, wanted, tools->max_result_bytes);
+        mark_handles_cut (doc, shown, wanted, call->limit);
       size = measure_result (doc, call);
 
-      if (size <= tools->max_result_bytes || shown == 0)
+      if (size <= call->limit || shown == 0)
         return g_steal_pointer (&doc);
-      fewer = (guint) ((double) shown * (double) tools->max_result_bytes / (double) size * 0.95);
+      fewer = (guint) ((double) shown * (double) call->limit / (double) size * 0.95);
       shown = MIN (fewer, shown - 1);
     }
 }
@@ -348,7 +363,7 @@ static const ToolArg headroom_args[] = {
 };
 static const ToolArg allocations_args[] = {
   { "pid", ARG_INTEGER, 0, G_MAXUINT32, "Only this process's handles (0: the kernel's)" },
-  { "limit", ARG_INTEGER, 0, 1000000, "At most this many of the largest handles (default 100; fewer past the result limit)" },
+  { "limit", ARG_INTEGER, 0, 1000000, "The N largest handles (default 100; fewer past the size limit)" },
   { NULL },
 };
 static const ToolArg drop_caches_args[] = {
@@ -376,7 +391,7 @@ static const char * const headroom_lists[] = {
   "headroom.holders", "headroom.services", "headroom.zones", "headroom.actions", "headroom.notes", NULL,
 };
 static const char * const allocations_lists[] = {
-  "summary.by_tag", "summary.by_process", "clients", NULL,
+  "totals.by_tag", "totals.by_process", "clients", NULL,
 };
 static const char * const drop_caches_lists[] = { "notes", NULL };
 static const char * const audit_lists[] = {
@@ -389,37 +404,60 @@ static const char * const audit_lists[] = {
   "diff.processes.changed", "diff.processes.appeared", "diff.processes.exited", NULL,
 };
 
+/* What a budgeted snapshot leaves out first, least needed first: the
+ * derivations and host facts the summary and the other tools give. */
+static const char * const snapshot_spare[] = {
+  "headroom.terms", "memory.fields_kib", "services", "disks", "thermal", "headroom.zones",
+  "nvmap.by_pid", "headroom.holders", "headroom.notes", "accounting.notes", "accounting.buckets", NULL,
+};
+static const char * const audit_spare[] = {
+  "before.headroom.terms", "after.headroom.terms", "before.memory.fields_kib",
+  "after.memory.fields_kib", "before.services", "after.services", "before.disks", "after.disks",
+  "before.thermal", "after.thermal", "before.headroom.zones", "after.headroom.zones",
+  "before.nvmap.by_pid", "after.nvmap.by_pid", "before.headroom.holders", "after.headroom.holders",
+  "before.headroom.notes", "after.headroom.notes", "before.accounting.notes", "after.accounting.notes",
+  /* the diff has every process, before and after */
+  "before.processes.list", "after.processes.list", "before.accounting.buckets", "after.accounting.buckets", "before.findings", "after.findings", NULL,
+};
+static const char * const headroom_spare[] = { "headroom.terms", "headroom.zones", NULL };
+/* a process asked for is asked for with its rows */
+static const char * const snapshot_asks_more[] = { "top", "all", "pid", NULL };
+static const char * const allocations_asks_more[] = { "limit", NULL };
+static const char * const audit_asks_more[] = { "top", NULL };
+
 /* The order tools/list gives. */
 static const Tool tool_table[] = {
   { "snapshot", "Memory snapshot",
-    "What holds memory on this Jetson now: processes, GPU memory (nvidia-smi), NvMap (CUDA, "
-    "video and camera buffers, invisible to top), where the RAM is (accounting), warnings with "
-    "their fix, and the triage findings.",
-    snapshot_args, TRUE, run_snapshot, snapshot_lists },
+    "What holds memory now: processes, GPU memory, NvMap (CUDA, video and camera buffers top "
+    "cannot see), where the RAM is, warnings with their fix, and triage findings.",
+    snapshot_args, TRUE, run_snapshot, snapshot_lists, snapshot_spare, snapshot_asks_more, "top or all",
+    RESULT_BUDGET_BYTES },
   { "triage", "Memory triage",
     "What needs attention (one process holding most GPU memory, NvMap held for exited "
     "processes, CMA exhausted, swap, heat, ...): each finding with its numbers and its action; "
     "admin: true marks an administrator's step.",
-    no_args, TRUE, run_triage, triage_lists },
+    no_args, TRUE, run_triage, triage_lists, NULL, NULL, NULL, RESULT_BUDGET_BYTES },
   { "headroom", "Memory headroom",
-    "How much a new GPU allocation (CUDA, a model, a TensorRT build) can still get, now and "
-    "after reclaim, and the largest free block. Call it before suggesting a model, batch size "
-    "or context length: with need, headroom.verdict says whether it fits, headroom.actions what "
-    "makes room, gates what each framework (vLLM, Ollama, ...) checks.",
-    headroom_args, TRUE, run_headroom, headroom_lists },
+    "How much a new GPU allocation (a model, a TensorRT build) can get now and after reclaim, "
+    "and the largest free block. Call it before suggesting a model, batch or context size: with "
+    "need, headroom.verdict says if it fits, headroom.actions what makes room, gates what each "
+    "framework checks.",
+    headroom_args, TRUE, run_headroom, headroom_lists, headroom_spare, NULL, NULL, RESULT_BUDGET_BYTES },
   { "allocations", "NvMap allocations",
-    "The largest NvMap handles of each process (size, flags, refs, tag), and a summary of all "
-    "of them by process and by tag: what a GPU-memory leak is made of.",
-    allocations_args, TRUE, run_allocations, allocations_lists },
+    "The largest NvMap handles of each process (size, flags, refs, tag), and totals of all of "
+    "them by process and by tag: what a GPU-memory leak is made of.",
+    allocations_args, TRUE, run_allocations, allocations_lists, NULL, allocations_asks_more,
+    "limit", RESULT_BUDGET_BYTES },
   { "drop_caches", "Drop kernel caches",
     "Drops the page cache and/or dentries and inodes through jmem-helper (after sync; nothing "
-    "is lost) and reports memory before and after. At most once per 10 s. Needs the jmem "
-    "group's polkit grant; never asks for a password.",
-    drop_caches_args, FALSE, run_drop_caches, drop_caches_lists },
+    "is lost) and reports memory before and after. At most once per 10 s; needs the jmem "
+    "group's polkit grant, never a password.",
+    drop_caches_args, FALSE, run_drop_caches, drop_caches_lists, NULL, NULL, NULL, RESULT_BUDGET_BYTES },
   { "audit", "Memory audit",
     "Snapshot, drop caches at level (or wait wait_seconds without dropping), snapshot again, and "
     "compare: what each process and the system gained or lost.",
-    audit_args, FALSE, run_audit, audit_lists },
+    audit_args, FALSE, run_audit, audit_lists, audit_spare, audit_asks_more, "top",
+    AUDIT_RESULT_BUDGET_BYTES },
 };
 
 const char *
@@ -773,23 +811,56 @@ jmem_mcp_tools_error_result (const char *text)
   return text_result (text, NULL, TRUE);
 }
 
-/* The result of a tool that ran: the document as its one text block, and
- * as structuredContent where the revision has it. */
+/* The result of a tool that ran. A client gives its model either the text
+ * block or structuredContent: where the revision has structuredContent it
+ * holds the document and the text its summary and key figures; before, the
+ * text is the document. */
 static JsonNode *
 document_result (Call *call, JsonNode *doc)
 {
-  g_autofree char *text = json_to_string (doc, FALSE);
+  g_autofree char *text = NULL;
 
-  return text_result (text, call->features & JMEM_MCP_STRUCTURED ? json_node_copy (doc) : NULL,
-                      FALSE);
+  if (!(call->features & JMEM_MCP_STRUCTURED))
+    {
+      text = json_to_string (doc, FALSE);
+      return text_result (text, NULL, FALSE);
+    }
+  text = jmem_mcp_brief_text (json_node_get_object (doc), call->figures);
+  return text_result (text, json_node_copy (doc), FALSE);
+}
+
+/* Whether @args ask for more than a default result: the budget then gives
+ * way to the server's result limit. */
+static gboolean
+asks_more (const Tool *t, JsonObject *args)
+{
+  for (gsize i = 0; t->asks_more != NULL && t->asks_more[i] != NULL; i++)
+    if (arg_given (args, t->asks_more[i]))
+      return TRUE;
+  return FALSE;
 }
 
 static gsize
 measure_result (JsonNode *doc, gpointer data)
 {
+  Call *call = data;
   g_autoptr(JsonNode) result = document_result (data, doc);
   g_autoptr(JmemJsonWriter) writer = jmem_json_writer_new (FALSE);
   g_autofree char *text = NULL;
+
+  if (call->budget)
+    {
+      JsonObject *r = json_node_get_object (result);
+      JsonArray *content = json_object_get_array_member (r, "content");
+      gsize text_bytes = strlen (json_object_get_string_member (json_array_get_object_element (content, 0), "text"));
+
+      if (json_object_has_member (r, "structuredContent"))
+        {
+          jmem_json_writer_add_node (writer, json_object_get_member (r, "structuredContent"));
+          text = jmem_json_writer_free_to_string (g_steal_pointer (&writer));
+        }
+      return MAX (text_bytes, text != NULL ? strlen (text) : 0);
+    }
 
   /* as jmem-mcp.c sends it */
   jmem_mcp_revision_finish_result (result, ((Call *) data)->features);
@@ -806,22 +877,44 @@ jmem_mcp_tools_call (JmemMcpTools   *tools,
                      GCancellable   *cancellable)
 {
   const Tool *t = find_tool (name);
-  Call call = { tools, features, cancellable };
+  Call call = { .tools = tools, .tool = t, .limit = tools->max_result_bytes, .features = features,
+                .cancellable = cancellable };
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) doc = NULL;
+  g_autofree char *summary = NULL;
+  g_autofree char *figures = NULL;
 
   g_return_val_if_fail (t != NULL, NULL);
   if (!check_args (t, arguments, &error))
     return text_result (error->message, NULL, TRUE);
+  call.budget = !asks_more (t, arguments);
+  if (call.budget)
+    call.limit = MIN (call.limit, t->budget);
   doc = t->run (&call, arguments, &error);
   if (doc == NULL)
     return text_result (error->message, NULL, TRUE);
-  if (!jmem_mcp_fit (doc, t->cut_lists, tools->max_result_bytes, measure_result, &call))
+  /* of the whole document, before anything is cut */
+  summary = jmem_mcp_brief_summary (t->name, json_node_get_object (doc));
+  json_object_set_string_member (json_node_get_object (doc), "summary", summary);
+  figures = jmem_mcp_brief_figures (t->name, json_node_get_object (doc));
+  call.figures = figures;
+  /* what a model reads says how to get the rest */
+  if (call.budget && t->more != NULL && measure_result (doc, &call) > call.limit)
+    {
+      g_autofree char *hint = g_strdup_printf ("%s Shortened to %" G_GSIZE_FORMAT " bytes (cut); "
+                                               "call with %s for the whole.", summary, call.limit,
+                                               t->more);
+
+      json_object_set_string_member (json_node_get_object (doc), "summary", hint);
+    }
+  if (call.budget)
+    jmem_mcp_fit_spare (doc, t->spare, call.limit, measure_result, &call);
+  if (!jmem_mcp_fit (doc, t->cut_lists, call.limit, measure_result, &call))
     {
       g_autofree char *text = g_strdup_printf (
         "the answer of %s takes more than %" G_GSIZE_FORMAT " bytes even with every list and "
         "string cut\nTo fix: ask for less (a pid, a smaller top or limit)", t->name,
-        tools->max_result_bytes);
+        call.limit);
 
       return text_result (text, NULL, TRUE);
     }

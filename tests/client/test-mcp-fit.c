@@ -160,10 +160,57 @@ test_cut_strings_marked (void)
     g_assert_cmpuint (shortened[i], >, 0);
 }
 
+/* Under a budget, the spare lists are emptied in their order and no more
+ * than needed, each named in cut with kept 0, a "shown" beside one made 0;
+ * the lists after them, and the rest of the document, stay whole. */
+static void
+test_spare_in_order (void)
+{
+  g_autoptr(JsonNode) doc = document ();
+  const char * const spare[] = { "nothing.here", "warnings", "processes.list", "summary", NULL };
+  JsonObject *root = json_node_get_object (doc);
+  JsonObject *processes = json_object_get_object_member (root, "processes");
+  JsonArray *lists;
+  JsonObject *entry;
+  gsize limit;
+
+  /* room for everything but the warnings */
+  json_object_set_array_member (root, "warnings", json_array_new ());
+  limit = measure (doc, NULL) + 200;
+  g_clear_pointer (&doc, json_node_unref);
+  doc = document ();
+  root = json_node_get_object (doc);
+  processes = json_object_get_object_member (root, "processes");
+
+  jmem_mcp_fit_spare (doc, spare, limit, measure, NULL);
+  g_assert_cmpuint (measure (doc, NULL), <=, limit);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "warnings")), ==, 0);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (processes, "list")), ==, 40);
+  g_assert_cmpint (json_object_get_int_member (processes, "shown"), ==, 40);
+  lists = json_object_get_array_member (json_object_get_object_member (root, "cut"), "lists");
+  g_assert_cmpuint (json_array_get_length (lists), ==, 1);
+  entry = json_array_get_object_element (lists, 0);
+  g_assert_cmpstr (json_object_get_string_member (entry, "list"), ==, "warnings");
+  g_assert_cmpint (json_object_get_int_member (entry, "kept"), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (entry, "total"), ==, 3);
+
+  /* a smaller budget empties the next one too, and its count with it */
+  jmem_mcp_fit_spare (doc, spare, 1024, measure, NULL);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (processes, "list")), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (processes, "shown"), ==, 0);
+  g_assert_cmpuint (json_array_get_length (lists), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (lists, 1), "list"), ==,
+                   "processes.list");
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (lists, 1), "total"), ==, 40);
+  /* a string is no list: it stays */
+  g_assert_cmpstr (json_object_get_string_member (root, "summary"), ==, "a short line stays whole");
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/mcp-fit/cut-strings-marked", test_cut_strings_marked);
+  g_test_add_func ("/mcp-fit/spare-in-order", test_spare_in_order);
   return g_test_run ();
 }

@@ -7,6 +7,13 @@ schemas say. TAP output.
 - each output schema is a valid draft 2020-12 schema that needs no other
   document, and every structuredContent, on every fixture tree, is valid
   against it and against the published schema of its document;
+- a result carries its document once: structuredContent is the document
+  with a short "summary", the text block that summary and the key figures
+  (under 2025-03-26, without structuredContent, the text is the document);
+- every tool's default result (no argument asking for more) gives a model
+  at most 8 KiB (8,192 bytes: the larger of its text and its
+  structuredContent) on every fixture tree and on this system (audit), and
+  every list or object shorter than in the whole document is named in cut;
 - every tools/call result takes at most the result limit (64 KiB, or
   --max-result-kib), also on generated worst cases: 60,000 NvMap handles
   with distinct tags, 5,000 NvMap clients, 3,000 processes with 4 KiB
@@ -36,6 +43,12 @@ RESULT_LIMIT = 64 * 1024
 # what a 2026-07-28 client puts in every request instead of a handshake
 MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                "io.modelcontextprotocol/clientCapabilities": {}}
+# what a default call gives a model (docs/mcp.md, "What the model receives"); an
+# audit holds two snapshots and their comparison
+BUDGET = 8192
+AUDIT_BUDGET = 16384
+# a sentence, not a document
+SUMMARY_LIMIT = 400
 
 spec = importlib.util.spec_from_file_location("validate_json", os.path.join(tests_dir, "validate-json.py"))
 validate_json = importlib.util.module_from_spec(spec)
@@ -87,6 +100,14 @@ class Server:
         return self.proc.wait()
 
 
+def cli_json(*args):
+    r = subprocess.run([jmem, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+    try:
+        return json.loads(r.stdout)
+    except json.JSONDecodeError:
+        return None
+
+
 def validator_for(schema, store=None):
     cls = jsonschema.validators.validator_for({"$schema": "https://json-schema.org/draft/2020-12/schema"})
     cls.check_schema(schema)
@@ -120,6 +141,69 @@ def refs_in(node):
     return set()
 
 
+def compact(doc):
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def model_bytes(result):
+    """What a model reads of @result: the larger of the text block (all an
+    @ai-sdk/mcp model gets) and structuredContent (all a Claude Code model
+    gets where it is present)."""
+    text = len(result["content"][0]["text"].encode())
+    return max(text, len(compact(result["structuredContent"])) if "structuredContent" in result else 0)
+
+
+def check_text(result, what):
+    """The document once: a summary to quote, and a text block that is that
+    summary and a few lines of figures, not the document again."""
+    doc = result["structuredContent"]
+    text = result["content"][0]["text"]
+    summary = doc.get("summary")
+    ok(isinstance(summary, str) and 0 < len(summary.encode()) <= SUMMARY_LIMIT and "\n" not in summary,
+       f"{what}: structuredContent has a one-line summary of at most {SUMMARY_LIMIT} bytes", repr(summary))
+    ok(isinstance(summary, str) and text.startswith(summary + "\n") or text == summary,
+       f"{what}: the text block starts with the summary", text[:200])
+    try:
+        json.loads(text)
+        ok(False, f"{what}: the text block is not the document again", text[:200])
+    except json.JSONDecodeError:
+        ok(len(text.encode()) * 3 < len(compact(doc)) or len(text.encode()) < 2048,
+           f"{what}: the text block ({len(text.encode())} bytes) is the figures, not the document "
+           f"({len(compact(doc))} bytes)")
+
+
+def lengths(node, path=""):
+    """The length of every array and object beneath the objects of @node, by
+    dotted path, as cut names them."""
+    out = {}
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k in ("cut", "summary"):
+                continue
+            p = f"{path}.{k}" if path else k
+            if isinstance(v, (list, dict)):
+                out[p] = len(v)
+            if isinstance(v, dict):
+                out.update(lengths(v, p))
+    return out
+
+
+def check_budget(result, whole, what):
+    """@result, a default call's, gives a model at most BUDGET bytes, and
+    every list or object shorter than in @whole (the same answer without the
+    budget) is named in cut, with what it kept of how many."""
+    doc = result["structuredContent"]
+    size = model_bytes(result)
+    ok(size <= BUDGET, f"{what}: gives a model {size} bytes, at most {BUDGET}")
+    named = {c["list"]: c for c in doc.get("cut", {}).get("lists", [])}
+    have = lengths(doc)
+    unnamed = [f"{p} {have.get(p)} of {n}" for p, n in lengths(whole).items()
+               if have.get(p, 0) < n and named.get(p, {}).get("kept") != have.get(p, 0)]
+    ok(not unnamed, f"{what}: every shortening is named in cut", "; ".join(unnamed[:5]))
+    wrong = [json.dumps(c) for p, c in named.items() if p in lengths(whole) and c["total"] != lengths(whole)[p]]
+    ok(not wrong, f"{what}: cut gives each list's whole length", "; ".join(wrong[:5]))
+
+
 def check_call(server, tools, tool, arguments, what, limit=RESULT_LIMIT):
     """Calls @tool; checks the result's size and its document against both
     schemas. Returns the structuredContent (None when isError)."""
@@ -129,7 +213,7 @@ def check_call(server, tools, tool, arguments, what, limit=RESULT_LIMIT):
     if result.get("isError"):
         return None
     doc = result["structuredContent"]
-    ok(json.loads(result["content"][0]["text"]) == doc, f"{what}: {tool}'s text is its structuredContent")
+    check_text(result, f"{what}: {tool} {json.dumps(arguments)}")
     schema = next(t["outputSchema"] for t in tools if t["name"] == tool)
     errs = errors_of(validator_for(schema), doc)
     ok(not errs, f"{what}: {tool} {json.dumps(arguments)} meets its outputSchema", "; ".join(errs[:5]))
@@ -180,6 +264,20 @@ print(f"# tools/list under 2026-07-28: {size} bytes")
 ok(answer["result"]["tools"] == tools, "tools/list under 2026-07-28 gives the same tools")
 server.close()
 
+# ---- a client of 2025-03-26 has no structuredContent: its text is the document ----
+
+server = Server("--sysroot", os.path.join(fixtures, "trees", "orin-agx-nvgpu"))
+server.initialize("2025-03-26")
+answer, _ = server.request("tools/call", {"name": "triage", "arguments": {}})
+result = answer["result"]
+try:
+    doc = json.loads(result["content"][0]["text"])
+except json.JSONDecodeError:
+    doc = None
+ok("structuredContent" not in result and isinstance(doc, dict) and doc.get("schema") == "jmem-triage" and
+   isinstance(doc.get("summary"), str), "2025-03-26: the text block is the document, with its summary")
+server.close()
+
 # ---- every fixture tree: every result valid, within the limit ----
 
 trees = sorted(d for d in os.listdir(os.path.join(fixtures, "trees"))
@@ -197,6 +295,18 @@ for tree in trees:
         ok(all(isinstance(f.get("admin"), bool) for f in triage["findings"]), f"{tree}: every finding says admin")
     check_call(server, tools, "allocations", {}, tree)
     check_call(server, tools, "allocations", {"limit": 1}, tree)
+    # each default call against the same answer without the budget
+    for tool, whole_args in (("snapshot", {"top": 10}), ("triage", None), ("headroom", None),
+                             ("allocations", {"limit": 100})):
+        answer, _ = server.request("tools/call", {"name": tool, "arguments": {}})
+        result = answer["result"]
+        if result.get("isError"):
+            continue
+        if whole_args is None:
+            whole = cli_json(tool, "--json", "--sysroot", os.path.join(fixtures, "trees", tree))
+        else:
+            whole = server.request("tools/call", {"name": tool, "arguments": whole_args})[0]["result"]["structuredContent"]
+        check_budget(result, whole, f"{tree}: {tool} by default")
     ok(server.close() == 0, f"{tree}: the server exits 0")
 
 
@@ -240,14 +350,6 @@ def check_admin(doc, what):
         elif not finding and admin != ("sudo " in text):
             ok(False, f"{what}: {path} says admin: {admin}", text)
     return n
-
-
-def cli_json(*args):
-    r = subprocess.run([jmem, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
-    try:
-        return json.loads(r.stdout)
-    except json.JSONDecodeError:
-        return None
 
 
 seen = {"admin": 0, "not admin": 0}
@@ -322,7 +424,7 @@ with scratch.TemporaryDirectory(prefix="jmem-mcp-outputs-") as tmp:
             ok(False, "60,000 handles: allocations answers")
             continue
         shown = [h["size_kib"] for c in doc["clients"] for h in c["handles"]]
-        s = doc["summary"]
+        s = doc["totals"]
         total = 60000 if "pid" not in args else s["handles"]
         ok(len(shown) > 0 and len(shown) + doc["omitted"]["handles"] == s["handles"] == total,
            f"60,000 handles {json.dumps(args)}: {len(shown)} shown, the rest in omitted",
@@ -363,7 +465,7 @@ with scratch.TemporaryDirectory(prefix="jmem-mcp-outputs-") as tmp:
     tools = tools_list(server)
     doc = check_call(server, tools, "allocations", {"limit": 1000000}, "5,000 clients")
     if ok(doc is not None, "5,000 clients: allocations answers"):
-        s = doc["summary"]
+        s = doc["totals"]
         ok(s["handles"] == 10000 and len(s["by_process"]) == 16 and s["other_processes"]["count"] == 4984,
            "5,000 clients: the 16 largest processes, the rest in one line", json.dumps(s["other_processes"]))
         ok(s["by_process"][0]["process"] == "worker-4999", "5,000 clients: the largest process first")
@@ -415,6 +517,18 @@ tools = tools_list(server)
 doc = check_call(server, tools, "audit", {"top": 100000}, "live audit", limit=48 * 1024)
 if ok(doc is not None, "live audit under 48 KiB answers"):
     ok("cut" in doc and doc["cut"]["limit_bytes"] == 48 * 1024, "live audit under 48 KiB: says what it cut")
+answer, _ = server.request("tools/call", {"name": "audit", "arguments": {}})
+if ok(not answer["result"].get("isError"), "live audit by default answers"):
+    audit = answer["result"]
+    check_text(audit, "live audit by default")
+    doc = audit["structuredContent"]
+    # two audits are two moments, so no whole one to compare with: each list
+    # cut names holds what cut says it kept
+    ok(model_bytes(audit) <= AUDIT_BUDGET,
+       f"live audit by default: gives a model {model_bytes(audit)} bytes, at most {AUDIT_BUDGET}")
+    have = lengths(doc)
+    wrong = [json.dumps(c) for c in doc.get("cut", {}).get("lists", []) if have.get(c["list"]) != c["kept"]]
+    ok("cut" in doc and not wrong, "live audit by default: each list cut names keeps what cut says", "; ".join(wrong))
 server.close()
 for bad in ("31", "1048577", "x"):
     run = subprocess.run([jmem, "mcp", "--max-result-kib", bad], stdin=subprocess.DEVNULL,

@@ -362,9 +362,10 @@ test_sysroot_refusals (void)
   server_finish (s);
 }
 
-/* The text of the tools/call of @tool with @arguments (JSON) that succeeded. */
+/* The document of the tools/call of @tool with @arguments (JSON) that
+ * succeeded, its structuredContent as JSON. */
 static char *
-call_text (Server *s, const char *tool, const char *arguments)
+call_document (Server *s, const char *tool, const char *arguments)
 {
   g_autofree char *line = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":\"c\",\"method\":\"tools/call\","
                                            "\"params\":{\"name\":\"%s\",\"arguments\":%s}}",
@@ -377,8 +378,7 @@ call_text (Server *s, const char *tool, const char *arguments)
   result = json_object_get_object_member (reply, "result");
   g_assert_nonnull (result);
   g_assert_false (json_object_get_boolean_member (result, "isError"));
-  return g_strdup (json_object_get_string_member (
-    json_array_get_object_element (json_object_get_array_member (result, "content"), 0), "text"));
+  return json_to_string (json_object_get_member (result, "structuredContent"), FALSE);
 }
 
 /* A need given as "4GB" is read as 4 GiB and the notes say so once; "4G"
@@ -387,9 +387,9 @@ static void
 test_need_unit_note (void)
 {
   g_autoptr(Server) s = server_start ("r36-orin-nano");
-  g_autofree char *gb = call_text (s, "headroom", "{\"need\":\"4GB\"}");
-  g_autofree char *g = call_text (s, "headroom", "{\"need\":\"4G\"}");
-  g_autofree char *bytes = call_text (s, "headroom", "{\"need\":4294967296}");
+  g_autofree char *gb = call_document (s, "headroom", "{\"need\":\"4GB\"}");
+  g_autofree char *g = call_document (s, "headroom", "{\"need\":\"4G\"}");
+  g_autofree char *bytes = call_document (s, "headroom", "{\"need\":4294967296}");
   const char *note = strstr (gb, "\"4 GB read as 4 GiB\"");
 
   g_assert_nonnull (note);
@@ -496,6 +496,7 @@ test_revisions (void)
       g_autoptr(JsonObject) call = NULL;
       JsonArray *tools;
       JsonObject *result;
+      const char *text;
 
       initialize (s, cases[i].revision);
       server_send_line (s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
@@ -520,10 +521,20 @@ test_revisions (void)
       result = json_object_get_object_member (call, "result");
       g_assert_false (json_object_get_boolean_member (result, "isError"));
       g_assert_cmpint (json_object_has_member (result, "structuredContent"), ==, cases[i].structured);
-      /* the document is the text in every revision */
-      g_assert_nonnull (strstr (json_object_get_string_member (
-        json_array_get_object_element (json_object_get_array_member (result, "content"), 0), "text"),
-        "\"schema\":\"jmem-triage\""));
+      text = json_object_get_string_member (
+        json_array_get_object_element (json_object_get_array_member (result, "content"), 0), "text");
+      /* the document once: the text where there is no structuredContent,
+       * else its summary and figures */
+      if (cases[i].structured)
+        {
+          const char *summary = json_object_get_string_member (
+            json_object_get_object_member (result, "structuredContent"), "summary");
+
+          g_assert_true (g_str_has_prefix (text, summary));
+          g_assert_null (strstr (text, "\"schema\":\"jmem-triage\""));
+        }
+      else
+        g_assert_nonnull (strstr (text, "\"schema\":\"jmem-triage\""));
       server_finish (s);
     }
 }

@@ -3,7 +3,8 @@
 // it: a result that ran has a structuredContent valid against its tool's
 // outputSchema (ajv in strict draft 2020-12 mode, which also checks the
 // schema itself: an unknown keyword, a keyword without its type, a required
-// property the schema does not define) and the same JSON as its text block;
+// property the schema does not define) and a one-sentence summary, which
+// the text block starts with: the key figures, not the document again;
 // a refusal is isError with the reason in its text and no structuredContent.
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -42,7 +43,9 @@ export function toolCalls(session) {
     const result = await call(name, args);
     assert.notEqual(result.isError, true, `${name} failed: ${result.content[0].text}`);
     validate(session().tools.find((t) => t.name === name), result.structuredContent);
-    assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
+    assert.equal(typeof result.structuredContent.summary, 'string');
+    assert.ok(result.content[0].text.startsWith(result.structuredContent.summary), result.content[0].text);
+    assert.throws(() => JSON.parse(result.content[0].text));
     return result.structuredContent;
   }
 

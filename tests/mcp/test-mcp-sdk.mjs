@@ -50,9 +50,15 @@ test('snapshot: the capture, NvMap rows and the vLLM engine on top', async () =>
   assert.equal(s.nvmap.readable, true);
   assert.equal(s.nvmap.via, 'sysroot');
   assert.ok(s.processes.list.length <= 10);
-  const top = s.nvmap.by_pid[0];
+  assert.match(s.processes.list[0].name, /^VLLM::EngineCor/);
+  // held to its budget, it names what it left out, and says how to get it
+  assert.ok(s.cut.lists.some((l) => l.list === 'nvmap.by_pid' && l.kept === 0), JSON.stringify(s.cut));
+  assert.match(s.summary, /call with top or all for the whole/);
+  const whole = await callOk('snapshot', { top: 10 });
+  assert.equal(whole.cut, undefined);
+  const top = whole.nvmap.by_pid[0];
   assert.match(top.process, /^VLLM::EngineCor/);
-  assert.equal(s.processes.list[0].pid, top.pid);
+  assert.equal(whole.processes.list[0].pid, top.pid);
 });
 
 test('snapshot: all and top', async () => {
@@ -102,7 +108,7 @@ test('headroom: the verdict for a need given as a size or as bytes', async () =>
 
 test('allocations: the largest handles, and every handle by process and by tag', async () => {
   const whole = await callOk('allocations', {});
-  const n = whole.summary.handles;
+  const n = whole.totals.handles;
   assert.equal(whole.omitted, undefined);
   assert.equal(whole.clients.reduce((a, c) => a + c.handles.length, 0), n);
   const cut = await callOk('allocations', { limit: 2 });
@@ -112,13 +118,13 @@ test('allocations: the largest handles, and every handle by process and by tag',
   // the two largest of all, whoever holds them
   const sizes = whole.clients.flatMap((c) => c.handles.map((h) => h.size_kib)).sort((a, b) => b - a);
   assert.deepEqual(shown.map((h) => h.size_kib).sort((a, b) => b - a), sizes.slice(0, 2));
-  assert.deepEqual(cut.summary, whole.summary);
-  assert.equal(cut.summary.by_process.reduce((a, p) => a + p.handles, 0) + cut.summary.other_processes.handles, n);
-  assert.equal(cut.summary.by_tag.reduce((a, t) => a + t.handles, 0) + cut.summary.other_tags.handles, n);
-  assert.match(cut.summary.by_process[0].process, /^VLLM::EngineCor/);
+  assert.deepEqual(cut.totals, whole.totals);
+  assert.equal(cut.totals.by_process.reduce((a, p) => a + p.handles, 0) + cut.totals.other_processes.handles, n);
+  assert.equal(cut.totals.by_tag.reduce((a, t) => a + t.handles, 0) + cut.totals.other_tags.handles, n);
+  assert.match(cut.totals.by_process[0].process, /^VLLM::EngineCor/);
   const one = await callOk('allocations', { pid: 1731 });
   assert.deepEqual([...new Set(one.clients.map((c) => c.pid))], [1731]);
-  assert.deepEqual(one.summary.by_process.map((p) => p.pid), [1731]);
+  assert.deepEqual(one.totals.by_process.map((p) => p.pid), [1731]);
 });
 
 test('drop_caches and audit refuse on a capture', async () => {
