@@ -573,6 +573,29 @@ jmem_triage_history_project (const JmemTriageHistory *h,
                              (double) MAX (h->need_kib, 0), projection, missing);
 }
 
+char *
+jmem_triage_history_projection_text (const JmemTriageHistory *h, gboolean brief)
+{
+  JmemTrend tr;
+  JmemProjection p;
+  g_autofree char *missing = NULL;
+  g_autofree char *target = NULL, *date = NULL, *high = NULL, *what = NULL;
+
+  if (!jmem_triage_history_project (h, &tr, &p, &missing))
+    return brief ? NULL : g_strdup_printf ("No projection: %s.", missing);
+  target = h->need_kib > 0 ? jmem_triage_size ((guint64) h->need_kib) : NULL;
+  high = isfinite (p.seconds_high) ? g_strdup_printf ("%.1f", p.seconds_high / 86400) : g_strdup ("never");
+  if (brief)
+    return g_strdup_printf ("%s in %.1f d (%.1f-%s, projected)", target ? "below need" : "out of memory",
+                            p.seconds / 86400, p.seconds_low / 86400, high);
+  date = describe_date (p.at_unix);
+  what = target ? g_strdup_printf ("less than %s allocatable (--need)", target)
+                : g_strdup ("out of memory");
+  return g_strdup_printf ("Projection: %s in %.1f days (95 %% range %.1f to %s), about %s, "
+                          "at the trend of the last %.1f days.", what, p.seconds / 86400,
+                          p.seconds_low / 86400, high, date, (tr.t_last - tr.t_first) / 86400);
+}
+
 /* memory-exhaustion-projected: where the allocatable memory falls, when
  * it reaches zero (or the need); allocatable-falling when it falls but the
  * history is too short to say when. */
@@ -598,7 +621,7 @@ rule_projection (JmemTriage *t, const JmemTriageHistory *h)
       f = jmem_triage_add (t, "memory-exhaustion-projected",
                            p.seconds_low < 7 * 86400.0 ? JMEM_SEVERITY_CRITICAL : JMEM_SEVERITY_WARNING,
                            JMEM_ACTION_ADMIN,
-                           "Find what takes it: the growing findings above name the holders that rise; "
+                           "Find what takes it: the growing findings name the holders that rise; "
                            "plan a restart of the leaking service before then, and report the leak with "
                            "this history attached.",
                            "Projection: at the trend of the last %s, the memory allocatable after reclaim "

@@ -56,6 +56,14 @@ gboolean jmem_triage_history_project (const JmemTriageHistory *history,
                                       JmemProjection          *projection,
                                       char                   **missing);
 
+/* The projection in a sentence for jmem summary and the end of jmem top's
+ * replay ("Projection: out of memory in 15.1 days (95 % range 14.2 to
+ * 16.0), about 2026-12-21 10:00 UTC, ..."; "No projection: <what is
+ * missing>."), or @brief for a header ("out of memory in 15.1 d (14.2-16.0,
+ * projected)"; NULL when there is none). */
+char *jmem_triage_history_projection_text (const JmemTriageHistory *history,
+                                           gboolean                 brief);
+
 /* The findings (JmemFinding, jmem-triage.h) of the rules over time: the
  * projection first, then the steepest growth first within a rule; empty
  * when nothing fired. */

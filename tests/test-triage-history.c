@@ -733,24 +733,17 @@ test_command (void)
   }
 }
 
-/* The projection through the command, to a --need, in JSON that passes the
- * schema; --need without --history is a usage error. */
+/* A history at @path: 4 GiB allocatable after reclaim falling 20 MiB an
+ * hour, exactly, sampled hourly for 24 h. */
 static void
-test_command_need (void)
+write_falling (const char *path)
 {
-  g_autofree char *path = g_build_filename (tmpdir, "falling.jsonl", NULL);
   g_autoptr(JmemHistoryWriter) w = NULL;
   g_autoptr(GError) error = NULL;
-  g_auto(JmemTestRun) r = { 0 };
-  g_autoptr(JsonNode) doc = NULL;
-  const char *args[] = { "triage", "--history", path, "--json", "--need", "1G", NULL };
-  const char *no_history[] = { "triage", "--need", "1G", NULL };
-  gint64 seconds;
 
+  g_unlink (path);
   w = jmem_history_writer_open (path, JMEM_HISTORY_DEFAULT_MAX_BYTES, &error);
   g_assert_no_error (error);
-  /* 4 GiB falling 20 MiB an hour, exactly, for 24 h: 3,616 MiB left, 1 GiB
-   * of which is left 129.6 h later */
   for (guint i = 0; i < 25; i++)
     {
       g_autoptr(JsonNode) s = board_sample (T0 + 3600 * (gint64) i, 4096 * MIB - 20 * MIB * (gint64) i,
@@ -758,7 +751,74 @@ test_command_need (void)
       g_autofree char *line = json_to_string (s, FALSE);
 
       g_assert_true (jmem_history_writer_append (w, line, &error));
+      g_assert_no_error (error);
     }
+}
+
+/* Every face of a history gives the one projection: 3,616 MiB left at
+ * 20 MiB an hour, 180.8 h (7.5 days) after the last sample. */
+static void
+test_faces_agree (void)
+{
+  g_autofree char *path = g_build_filename (tmpdir, "faces.jsonl", NULL);
+  g_autofree char *svg = g_build_filename (tmpdir, "faces.svg", NULL);
+  const char *triage[] = { "triage", "--history", path, "--json", NULL };
+  const char *summary[] = { "summary", "--history", path, NULL };
+  const char *top[] = { "top", "--replay", path, NULL };
+  const char *plot[] = { "plot", path, "-o", svg, NULL };
+  const char *dumb[] = { "TERM=dumb", NULL };
+  g_autoptr(JsonNode) doc = NULL;
+  g_autofree char *picture = NULL;
+  JmemTestRun r = { 0 };
+
+  write_falling (path);
+  jmem_test_run_jmem_within (&r, 60, NULL, triage);
+  g_assert_cmpint (r.status, ==, 0);
+  doc = json_from_string (r.out, NULL);
+  g_assert_nonnull (doc);
+  g_assert_cmpint (finding_number (doc, "memory-exhaustion-projected", "exhaustion_seconds"), ==,
+                   180.8 * 3600);
+  jmem_test_run_clear (&r);
+
+  jmem_test_run_jmem_within (&r, 60, NULL, summary);
+  g_assert_cmpint (r.status, ==, 0);
+  if (strstr (r.out, "\nProjection: out of memory in 7.5 days (95 % range 7.5 to 7.5), about ") == NULL)
+    g_error ("summary: %s", r.out);
+  jmem_test_run_clear (&r);
+
+  /* no terminal: a line a sample, then the projection */
+  jmem_test_run_jmem_within (&r, 60, dumb, top);
+  g_assert_cmpint (r.status, ==, 0);
+  if (!g_str_has_suffix (r.out, "\nout of memory in 7.5 d (7.5-7.5, projected)\n"))
+    g_error ("top: %s", r.out);
+  jmem_test_run_clear (&r);
+
+  jmem_test_run_jmem_within (&r, 60, NULL, plot);
+  g_assert_cmpint (r.status, ==, 0);
+  if (strstr (r.out, "Projection: out of memory in 7.5 days") == NULL ||
+      strstr (r.out, "drawn red, dashed past the last sample") == NULL)
+    g_error ("plot: %s", r.out);
+  g_assert_true (g_file_get_contents (svg, &picture, NULL, NULL));
+  /* the fitted line and its projection, in their red */
+  g_assert_nonnull (strstr (picture, "rgb(84%,15%,16%)"));
+  jmem_test_run_clear (&r);
+}
+
+/* The projection through the command, to a --need, in JSON that passes the
+ * schema; --need without --history is a usage error. */
+static void
+test_command_need (void)
+{
+  g_autofree char *path = g_build_filename (tmpdir, "falling.jsonl", NULL);
+  g_autoptr(GError) error = NULL;
+  g_auto(JmemTestRun) r = { 0 };
+  g_autoptr(JsonNode) doc = NULL;
+  const char *args[] = { "triage", "--history", path, "--json", "--need", "1G", NULL };
+  const char *no_history[] = { "triage", "--need", "1G", NULL };
+  gint64 seconds;
+
+  /* 3,616 MiB left, 1 GiB of which is left 129.6 h later */
+  write_falling (path);
   jmem_test_run_jmem (&r, args);
   g_assert_cmpint (r.status, ==, 0);
   jmem_test_assert_valid (r.out, "triage.schema.json");
@@ -1017,6 +1077,7 @@ main (int argc, char **argv)
   g_test_add_func ("/triage-history/projection", test_projection);
   g_test_add_func ("/triage-history/command", test_command);
   g_test_add_func ("/triage-history/command-need", test_command_need);
+  g_test_add_func ("/triage-history/faces-agree", test_faces_agree);
   g_test_add_func ("/triage-history/unchecked-rows", test_unchecked_rows);
   g_test_add_func ("/triage-history/command-errors", test_command_errors);
   g_test_add_func ("/triage-history/damaged-lines", test_damaged_lines);

@@ -291,9 +291,37 @@ draw_stack (Canvas *cv, const JmemPlotPanel *panel, const JmemPlotSizeAxis *size
     }
 }
 
+/* The fitted line of the allocatable memory, solid over its window, then
+ * dashed past the last sample to where it reaches the target (or the
+ * picture's end). Red: the one thing drawn that is not measured. */
+static void
+draw_projection (Canvas *cv, const JmemPlotProjection *p, const JmemPlotSizeAxis *size,
+                 double y0, double y1)
+{
+  static const double dash[] = { 8.0, 5.0 };
+  cairo_t *cr = cv->cr;
+  double slope = p->t1 > p->t0 ? (p->level1 - p->level0) / (double) (p->t1 - p->t0) : 0;
+  gint64 end = p->projected ? MIN (p->t_end, cv->to) : cv->to;
+
+  cairo_set_source_rgb (cr, 0.84, 0.15, 0.16);
+  cairo_set_line_width (cr, 2.0);
+  cairo_move_to (cr, time_x (cv, p->t0), value_y (size, y0, y1, MAX (p->level0, 0)));
+  cairo_line_to (cr, time_x (cv, p->t1), value_y (size, y0, y1, MAX (p->level1, 0)));
+  cairo_stroke (cr);
+  if (end > p->t1)
+    {
+      cairo_set_dash (cr, dash, 2, 0);
+      cairo_move_to (cr, time_x (cv, p->t1), value_y (size, y0, y1, MAX (p->level1, 0)));
+      cairo_line_to (cr, time_x (cv, end),
+                     value_y (size, y0, y1, MAX (p->level1 + slope * (double) (end - p->t1), 0)));
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+    }
+}
+
 static void
 draw_panel (Canvas *cv, const JmemPlotPanel *panel, const JmemPlotTimeAxis *time,
-            double y0, double y1)
+            double y0, double y1, const JmemPlotProjection *projection)
 {
   cairo_t *cr = cv->cr;
   JmemPlotSizeAxis size;
@@ -337,6 +365,9 @@ draw_panel (Canvas *cv, const JmemPlotPanel *panel, const JmemPlotTimeAxis *time
       draw_line (cv, g_ptr_array_index (panel->lines, i), &size, y0, y1, 1.8);
     }
   cairo_set_dash (cr, NULL, 0, 0);
+  /* over the allocatable memory it was fitted on */
+  if (projection != NULL && projection->fitted && panel->lines->len > 0)
+    draw_projection (cv, projection, &size, y0, y1);
 }
 
 static void
@@ -520,6 +551,10 @@ draw (cairo_t *cr, const JmemPlotData *d, const JmemPlotOptions *o)
       cv.from -= 30;
       cv.to += 30;
     }
+  /* room for the projection past the last sample: up to where it reaches
+   * the target, at most as far again as the history is long */
+  if (o->projection != NULL && o->projection->projected && o->projection->t_end > cv.to)
+    cv.to = MIN (o->projection->t_end, cv.to + (cv.to - cv.from));
   jmem_plot_time_axis (&time, cv.from, cv.to, (guint) MAX (2.0, (cv.x1 - cv.x0) / 110.0));
 
   cairo_set_source_rgb (cr, 1, 1, 1);
@@ -529,7 +564,7 @@ draw (cairo_t *cr, const JmemPlotData *d, const JmemPlotOptions *o)
   for (guint p = 0; p < d->panels->len; p++)
     {
       y += PANEL_TITLE;
-      draw_panel (&cv, g_ptr_array_index (d->panels, p), &time, y, y + panel_h);
+      draw_panel (&cv, g_ptr_array_index (d->panels, p), &time, y, y + panel_h, o->projection);
       y += panel_h + PANEL_GAP;
     }
   draw_time_labels (&cv, &time, y - PANEL_GAP + 16);
@@ -640,6 +675,11 @@ jmem_plot_render (const JmemPlotOptions *o,
 
       g_string_append_printf (report, "Title: %s\n", title);
       report_series (report, d);
+      if (o->projection != NULL && o->projection->text != NULL)
+        g_string_append_printf (report, "%s%s\n", o->projection->text,
+                                o->projection->fitted && d->any_headroom
+                                  ? " The fitted line of the allocatable memory after reclaim is "
+                                    "drawn red, dashed past the last sample." : "");
     }
   return g_byte_array_free_to_bytes (g_steal_pointer (&out));
 }
