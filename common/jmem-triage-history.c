@@ -7,6 +7,7 @@
 
 #include "jmem-diff.h"
 #include "jmem-glib-compat.h"
+#include "jmem-history.h"
 #include "jmem-trend.h"
 
 #include "jmem-triage-private.h"
@@ -313,6 +314,23 @@ jmem_triage_history_add (JmemTriageHistory *h,
   add_accounting (h, member_object (root, "accounting"), t);
   board_add (h->allocatable, t, member_int (member_object (root, "headroom"),
                                             "allocatable_after_reclaim_kib"));
+}
+
+static gboolean
+add_sample (JsonNode *snapshot, guint line_number, gpointer data)
+{
+  jmem_triage_history_add (data, snapshot);
+  return TRUE;
+}
+
+JmemTriageHistory *
+jmem_triage_history_read (const char *path, GPtrArray *warnings, GError **error)
+{
+  g_autoptr(JmemTriageHistory) h = jmem_triage_history_new ();
+
+  if (!jmem_history_read (path, add_sample, h, warnings, error))
+    return NULL;
+  return g_steal_pointer (&h);
 }
 
 /* ---- the rules ---- */

@@ -41,6 +41,12 @@ void jmem_triage_history_add (JmemTriageHistory *history,
 
 guint jmem_triage_history_get_n_samples (const JmemTriageHistory *history);
 
+/* Every sample of the history file @path, read as jmem_history_read()
+ * reads it (its warnings and errors). */
+JmemTriageHistory *jmem_triage_history_read (const char *path,
+                                             GPtrArray  *warnings,
+                                             GError    **error);
+
 /* The projection runs to @need_kib (jmem triage --history --need) rather
  * than to zero. */
 void jmem_triage_history_set_need (JmemTriageHistory *history,

@@ -755,8 +755,10 @@ write_falling (const char *path)
     }
 }
 
-/* Every face of a history gives the one projection: 3,616 MiB left at
- * 20 MiB an hour, 180.8 h (7.5 days) after the last sample. */
+/* Every face of a history gives the one projection (triage --history,
+ * summary --history, top --replay, plot, the MCP triage tool of jmem mcp
+ * --history): 3,616 MiB left at 20 MiB an hour, 180.8 h (7.5 days) after
+ * the last sample. */
 static void
 test_faces_agree (void)
 {
@@ -802,6 +804,38 @@ test_faces_agree (void)
   /* the fitted line and its projection, in their red */
   g_assert_nonnull (strstr (picture, "rgb(84%,15%,16%)"));
   jmem_test_run_clear (&r);
+
+  /* the MCP triage tool of a server given the history */
+  {
+    g_autofree char *tree = jmem_test_fixture ("trees", "orin-agx-nvgpu", NULL);
+    const char *argv[] = {
+      "sh", "-c",
+      "printf '%s\\n' "
+      "'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+      "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}' "
+      "'{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}' "
+      "'{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"triage\","
+      "\"arguments\":{}}}' | \"$JMEM_EXE\" mcp --sysroot \"$0\" --history \"$1\"",
+      tree, path, NULL,
+    };
+    g_auto(GStrv) lines = NULL;
+    g_autoptr(JsonNode) reply = NULL;
+    JsonNode *content;
+    guint n;
+
+    jmem_test_run_spawn (&r, NULL, argv);
+    g_assert_cmpint (r.status, ==, 0);
+    lines = g_strsplit (r.out, "\n", -1);
+    n = g_strv_length (lines);
+    g_assert_cmpuint (n, >=, 3);
+    reply = json_from_string (lines[n - 2], NULL);
+    g_assert_nonnull (reply);
+    content = json_object_get_member (json_object_get_object_member (json_node_get_object (reply), "result"),
+                                      "structuredContent");
+    g_assert_cmpint (finding_number (content, "memory-exhaustion-projected", "exhaustion_seconds"), ==,
+                     180.8 * 3600);
+    jmem_test_run_clear (&r);
+  }
 }
 
 /* The projection through the command, to a --need, in JSON that passes the

@@ -39,26 +39,18 @@ print_findings (GPtrArray *findings, gboolean json, guint width)
   return JMEM_EXIT_OK;
 }
 
-static gboolean
-add_sample (JsonNode *snapshot, guint line_number, gpointer data)
-{
-  jmem_triage_history_add (data, snapshot);
-  return TRUE;
-}
-
 /* The rules over time on a history written by jmem watch. */
 static int
 triage_history (const char *path, gint64 need_kib, gboolean json, guint width)
 {
-  g_autoptr(JmemTriageHistory) history = jmem_triage_history_new ();
   g_autoptr(GPtrArray) findings = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
-  gboolean ok = jmem_history_read (path, add_sample, history, warnings, &error);
+  g_autoptr(JmemTriageHistory) history = jmem_triage_history_read (path, warnings, &error);
 
   for (guint i = 0; i < warnings->len; i++)
     jmem_cmd_printerr ("jmem triage: %s", (const char *) g_ptr_array_index (warnings, i));
-  if (!ok)
+  if (history == NULL)
     {
       jmem_cmd_printerr ("jmem triage: %s", error->message);
       if (error->domain == G_IO_ERROR)
