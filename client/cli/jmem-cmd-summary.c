@@ -3,7 +3,7 @@
 #include "jmem-cmd.h"
 #include "jmem-cmd-view.h"
 
-#include "jmem-error.h"
+#include "jmem-cmd-faces.h"
 #include "jmem-frame.h"
 #include "jmem-history.h"
 #include "jmem-triage-history.h"
@@ -87,16 +87,11 @@ summary_history (const char *path)
   g_autofree char *line = NULL, *projection = NULL, *out = NULL;
   gboolean ok = jmem_history_read (path, history_sample, &h, warnings, &error);
 
-  for (guint i = 0; i < warnings->len; i++)
-    jmem_cmd_printerr ("jmem summary: %s", (const char *) g_ptr_array_index (warnings, i));
+  jmem_cmd_faces_print_warnings ("jmem summary", warnings);
   if (!ok)
     {
       g_clear_pointer (&h.last, json_node_unref);
-      jmem_cmd_printerr ("jmem summary: %s", error->message);
-      if (error->domain == G_IO_ERROR)
-        return JMEM_EXIT_NO_INPUT;
-      return g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) ?
-               JMEM_EXIT_NO_DATA : JMEM_EXIT_DATA_ERR;
+      return jmem_cmd_faces_history_failed ("jmem summary", error);
     }
   frame = jmem_frame_from_json (h.last);
   g_clear_pointer (&h.last, json_node_unref);
