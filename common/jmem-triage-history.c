@@ -623,7 +623,7 @@ rule_projection (JmemTriage *t, const JmemTriageHistory *h)
   JmemTrend tr;
   JmemProjection p;
   g_autofree char *missing = NULL;
-  g_autofree char *growth = NULL, *target = NULL, *date = NULL, *early = NULL, *late = NULL;
+  g_autofree char *target = NULL, *date = NULL, *early = NULL, *late = NULL;
   g_autofree char *span = NULL, *now = NULL, *fall = NULL;
   JmemFinding *f;
 

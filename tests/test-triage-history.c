@@ -866,6 +866,23 @@ test_command_need (void)
   jmem_test_run_jmem (&r, no_history);
   g_assert_cmpint (r.status, ==, 64);
   g_assert_nonnull (strstr (r.err, "--need is for the projection of a --history"));
+  jmem_test_run_clear (&r);
+
+  /* nine samples: too few for a trend, and it is said */
+  {
+    g_autofree char *text = NULL;
+    char *end;
+
+    g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    end = text;
+    for (guint i = 0; i < 9; i++)
+      end = strchr (end, '\n') + 1;
+    g_assert_true (g_file_set_contents (path, text, end - text, NULL));
+    jmem_test_run_jmem (&r, args);
+    g_assert_cmpint (r.status, ==, 0);
+    g_assert_nonnull (strstr (r.err, "the history holds 9 samples; a trend needs 10 at least "
+                                     "(nvmap-orphaned 3)"));
+  }
 }
 
 /* Rows no check has seen (the rules are also fuzzed alone): rows that are

@@ -59,9 +59,9 @@ triage_history (const char *path, gint64 need_kib, gboolean json, guint width)
                JMEM_EXIT_NO_DATA : JMEM_EXIT_DATA_ERR;
     }
   if (jmem_triage_history_get_n_samples (history) < JMEM_TRIAGE_GROWING_MIN_SAMPLES)
-    jmem_cmd_printerr ("jmem triage: the history holds %u samples; the rules over time need %d at "
-                       "least", jmem_triage_history_get_n_samples (history),
-                       JMEM_TRIAGE_GROWING_MIN_SAMPLES);
+    jmem_cmd_printerr ("jmem triage: the history holds %u samples; a trend needs %d at least "
+                       "(nvmap-orphaned %d)", jmem_triage_history_get_n_samples (history),
+                       JMEM_TRIAGE_GROWING_MIN_SAMPLES, JMEM_TRIAGE_ORPHANED_MIN_SAMPLES);
   jmem_triage_history_set_need (history, need_kib);
   findings = jmem_triage_history_run (history);
   return print_findings (findings, json, width);
