@@ -787,6 +787,16 @@ test_faces_agree (void)
   if (strstr (r.out, "\nProjection: out of memory in 7.5 days (95 % range 7.5 to 7.5), about ") == NULL)
     g_error ("summary: %s", r.out);
   jmem_test_run_clear (&r);
+  /* a history that is not there: the status of the other faces */
+  {
+    g_autofree char *missing = g_build_filename (tmpdir, "missing-faces.jsonl", NULL);
+    const char *args[] = { "summary", "--history", missing, NULL };
+
+    jmem_test_run_jmem_within (&r, 60, NULL, args);
+    g_assert_cmpint (r.status, ==, 66);
+    g_assert_nonnull (strstr (r.err, "jmem summary: "));
+    jmem_test_run_clear (&r);
+  }
 
   /* no terminal: a line a sample, then the projection */
   jmem_test_run_jmem_within (&r, 60, dumb, top);

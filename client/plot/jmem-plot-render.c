@@ -64,6 +64,8 @@ static const struct {
 
 /* A bucket this jmem does not know (a newer history). */
 static const Color other_bucket = { 0.780, 0.780, 0.780 };
+/* The projection: the one thing drawn that is not measured. */
+static const Color projection_red = { 0.84, 0.15, 0.16 };
 
 static const Color *
 bucket_color (const char *name)
@@ -293,7 +295,7 @@ draw_stack (Canvas *cv, const JmemPlotPanel *panel, const JmemPlotSizeAxis *size
 
 /* The fitted line of the allocatable memory, solid over its window, then
  * dashed past the last sample to where it reaches the target (or the
- * picture's end). Red: the one thing drawn that is not measured. */
+ * picture's end). */
 static void
 draw_projection (Canvas *cv, const JmemPlotProjection *p, const JmemPlotSizeAxis *size,
                  double y0, double y1)
@@ -303,7 +305,7 @@ draw_projection (Canvas *cv, const JmemPlotProjection *p, const JmemPlotSizeAxis
   double slope = p->t1 > p->t0 ? (p->level1 - p->level0) / (double) (p->t1 - p->t0) : 0;
   gint64 end = p->projected ? MIN (p->t_end, cv->to) : cv->to;
 
-  cairo_set_source_rgb (cr, 0.84, 0.15, 0.16);
+  set_color (cr, &projection_red);
   cairo_set_line_width (cr, 2.0);
   cairo_move_to (cr, time_x (cv, p->t0), value_y (size, y0, y1, MAX (p->level0, 0)));
   cairo_line_to (cr, time_x (cv, p->t1), value_y (size, y0, y1, MAX (p->level1, 0)));
@@ -404,7 +406,7 @@ legend_entry_free (LegendEntry *e)
 }
 
 static GPtrArray *
-legend_entries (const JmemPlotData *d)
+legend_entries (const JmemPlotData *d, const JmemPlotProjection *projection)
 {
   GPtrArray *entries = g_ptr_array_new_with_free_func ((GDestroyNotify) legend_entry_free);
   g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
@@ -446,6 +448,16 @@ legend_entries (const JmemPlotData *d)
           e->style = i == 0 ? 2 : 3;
           g_ptr_array_add (entries, e);
         }
+    }
+  if (projection != NULL && projection->fitted && d->any_headroom)
+    {
+      LegendEntry *e = g_new0 (LegendEntry, 1);
+
+      e->label = g_strdup (projection->projected ? "trend of allocatable after reclaim, projected"
+                                                 : "trend of allocatable after reclaim");
+      e->color = &projection_red;
+      e->style = 2;
+      g_ptr_array_add (entries, e);
     }
   return entries;
 }
@@ -537,7 +549,7 @@ static void
 draw (cairo_t *cr, const JmemPlotData *d, const JmemPlotOptions *o)
 {
   Canvas cv = { cr, MARGIN_LEFT, o->width - MARGIN_RIGHT, d->from, d->to };
-  g_autoptr(GPtrArray) legend = legend_entries (d);
+  g_autoptr(GPtrArray) legend = legend_entries (d, o->projection);
   guint columns = (guint) MAX (1.0, (o->width - MARGIN_LEFT - MARGIN_RIGHT) / LEGEND_COLUMN);
   double legend_h = LEGEND_ROW * ((legend->len + columns - 1) / columns) + 8;
   double plots = o->height - MARGIN_TOP - AXIS_LABELS - legend_h -
