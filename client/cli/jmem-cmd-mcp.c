@@ -19,8 +19,10 @@ jmem_cmd_mcp (int argc, char **argv)
   JmemCmdNumber max_result_number = { "max-result-kib", JMEM_CMD_NUMBER_INT, &max_result_kib,
                                       JMEM_MCP_MIN_MAX_RESULT_BYTES / 1024, 1024 * 1024,
                                       "32 to 1048576 (KiB)" };
+  g_autofree char *history = NULL;
   GOptionEntry entries[] = {
     jmem_cmd_number_entry (&max_result_number, "Most KiB a tool result takes (default 64, min. 32)", "KIB"),
+    { "history", 0, 0, G_OPTION_ARG_FILENAME, &history, "The triage tool adds the rules over time on this history (growth, the projection)", "FILE" },
     { NULL },
   };
   const JmemViewHelp help = { .sysroot = "Every tool reads this tree written by jmem capture" };
@@ -47,6 +49,8 @@ jmem_cmd_mcp (int argc, char **argv)
   g_option_context_set_description (context, description);
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
     return view.status;
+  if (!jmem_cmd_check_name ("history", history, "a history written by jmem watch"))
+    return JMEM_EXIT_USAGE;
 
   tools = jmem_mcp_tools_new (view.sysroot, (gsize) max_result_kib * 1024, &error);
   if (tools == NULL)
@@ -54,6 +58,8 @@ jmem_cmd_mcp (int argc, char **argv)
       jmem_cmd_printerr ("jmem mcp: %s", error->message);
       return JMEM_EXIT_INTERNAL;
     }
+  if (history != NULL)
+    jmem_mcp_tools_set_history (tools, history);
 
   /* stdout carries only protocol: the channels move to private
    * descriptors, and whatever else would print to stdout reaches stderr */

@@ -79,6 +79,32 @@ read_history (const char *path, JmemHistoryFunc func, gpointer data, gboolean wa
   return ok;
 }
 
+static void
+projection_clear (JmemPlotProjection *p)
+{
+  g_clear_pointer (&p->text, g_free);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (JmemPlotProjection, projection_clear)
+
+/* The line triage --history fits to the allocatable memory, and its
+ * projection: the same computation, drawn. */
+static void
+plot_projection (const JmemTriageHistory *triage, JmemPlotProjection *p)
+{
+  JmemTrend trend;
+  JmemProjection projection;
+  g_autofree char *missing = NULL;
+
+  p->projected = jmem_triage_history_project (triage, &trend, &projection, &missing);
+  p->fitted = trend.n_points > 0;
+  p->t0 = (gint64) trend.t_first;
+  p->t1 = (gint64) trend.t_last;
+  p->level0 = trend.level_first;
+  p->level1 = trend.level_last;
+  p->t_end = p->projected ? (gint64) MIN (projection.at_unix, (double) G_MAXINT32 * 2) : 0;
+  p->text = jmem_triage_history_projection_text (triage, FALSE);
+}
+
 int
 jmem_cmd_plot (int argc, char **argv)
 {
@@ -113,6 +139,7 @@ jmem_cmd_plot (int argc, char **argv)
   g_autoptr(GString) report = g_string_new (NULL);
   g_autoptr(GError) error = NULL;
   JmemPlotOptions options = { 0 };
+  g_auto(JmemPlotProjection) projection = { 0 };
   Reading reading = { 0 };
   gint64 from = G_MININT64, to = G_MAXINT64, last = 0;
   guint64 n_shown;
@@ -122,7 +149,9 @@ jmem_cmd_plot (int argc, char **argv)
   g_option_context_set_description (context,
     "Draws a history written by jmem watch (" JMEM_DOCDIR "/watch.md): memory per process\n"
     "over time, the accounting and the headroom when the samples carry them, the\n"
-    "findings of jmem triage --history HISTORY marked on their series. Times are\n"
+    "findings of jmem triage --history HISTORY marked on their series, and the line\n"
+    "fitted to the memory allocatable after reclaim with its projection past the\n"
+    "last sample (red, dashed), as triage --history gives it. Times are\n"
     "local. A history longer than the picture is wide is read once and thinned:\n"
     "each pixel column draws its samples' minimum and maximum (spikes stay), the\n"
     "stacked accounting their mean; memory does not grow with the history.\n"
@@ -171,8 +200,10 @@ jmem_cmd_plot (int argc, char **argv)
       return JMEM_EXIT_NO_DATA;
     }
   findings = jmem_triage_history_run (triage);
+  plot_projection (triage, &projection);
 
   options.samples = samples;
+  options.projection = &projection;
   options.findings = findings;
   options.metric_set = metric != NULL;
   options.top = (guint) top;

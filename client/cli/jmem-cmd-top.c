@@ -50,7 +50,9 @@ jmem_cmd_top (int argc, char **argv)
   g_option_context_set_description (context,
     "Press ? on the screen for the keys (jmem(1) lists them). Where no screen can\n"
     "be drawn (TERM=dumb, not a terminal) it prints a `jmem summary` line per\n"
-    "sample instead.\n"
+    "sample instead. A replayed history's projection (when memory runs out at its\n"
+    "trend, as jmem triage --history gives it) ends the title once the history is\n"
+    "read, or the lines.\n"
     "Exit status: 0 ok, 64 usage error, 65 a --replay line is not a snapshot,\n"
     "66 --replay unreadable, 69 no data (an empty or missing --sysroot, an empty\n"
     "history), 70 internal error, 73 the lines cannot be written.");

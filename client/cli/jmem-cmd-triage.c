@@ -39,26 +39,18 @@ print_findings (GPtrArray *findings, gboolean json, guint width)
   return JMEM_EXIT_OK;
 }
 
-static gboolean
-add_sample (JsonNode *snapshot, guint line_number, gpointer data)
-{
-  jmem_triage_history_add (data, snapshot);
-  return TRUE;
-}
-
 /* The rules over time on a history written by jmem watch. */
 static int
-triage_history (const char *path, gboolean json, guint width)
+triage_history (const char *path, gint64 need_kib, gboolean json, guint width)
 {
-  g_autoptr(JmemTriageHistory) history = jmem_triage_history_new ();
   g_autoptr(GPtrArray) findings = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
-  gboolean ok = jmem_history_read (path, add_sample, history, warnings, &error);
+  g_autoptr(JmemTriageHistory) history = jmem_triage_history_read (path, warnings, &error);
 
   for (guint i = 0; i < warnings->len; i++)
     jmem_cmd_printerr ("jmem triage: %s", (const char *) g_ptr_array_index (warnings, i));
-  if (!ok)
+  if (history == NULL)
     {
       jmem_cmd_printerr ("jmem triage: %s", error->message);
       if (error->domain == G_IO_ERROR)
@@ -67,9 +59,10 @@ triage_history (const char *path, gboolean json, guint width)
                JMEM_EXIT_NO_DATA : JMEM_EXIT_DATA_ERR;
     }
   if (jmem_triage_history_get_n_samples (history) < JMEM_TRIAGE_GROWING_MIN_SAMPLES)
-    jmem_cmd_printerr ("jmem triage: the history holds %u samples; the rules over time need %d at "
-                       "least", jmem_triage_history_get_n_samples (history),
-                       JMEM_TRIAGE_GROWING_MIN_SAMPLES);
+    jmem_cmd_printerr ("jmem triage: the history holds %u samples; a trend needs %d at least "
+                       "(nvmap-orphaned %d)", jmem_triage_history_get_n_samples (history),
+                       JMEM_TRIAGE_GROWING_MIN_SAMPLES, JMEM_TRIAGE_ORPHANED_MIN_SAMPLES);
+  jmem_triage_history_set_need (history, need_kib);
   findings = jmem_triage_history_run (history);
   return print_findings (findings, json, width);
 }
@@ -80,8 +73,11 @@ jmem_cmd_triage (int argc, char **argv)
   int tegrastats = 0;
   JmemCmdNumber tegrastats_number = JMEM_CMD_TEGRASTATS (&tegrastats);
   g_autofree char *history = NULL;
+  g_autofree char *need_text = NULL;
+  guint64 need = 0;
   GOptionEntry entries[] = {
     { "history", 0, 0, G_OPTION_ARG_FILENAME, &history, "Run the rules over time on a history written by jmem watch", "FILE" },
+    { "need", 0, 0, G_OPTION_ARG_STRING, &need_text, "With --history: project when less than SIZE stays allocatable, not zero (6G, 6144M)", "SIZE" },
     jmem_cmd_number_entry (&tegrastats_number, "Read one tegrastats line for the lfb and GR3D rules (takes that long)", "SECONDS"),
     { NULL },
   };
@@ -97,14 +93,21 @@ jmem_cmd_triage (int argc, char **argv)
                   JMEM_VIEW_NO_ASK, 0, &help);
   g_option_context_set_description (context,
     "Prints only the findings of the triage rules (" JMEM_DOCDIR "/triage.md); with --history, only\n"
-    "those of the rules over time (nvmap-growing, pss-growing, nvmap-orphaned; " JMEM_DOCDIR "/watch.md).\n"
+    "those of the rules over time (memory-exhaustion-projected, nvmap-growing, gpu-growing,\n"
+    "pss-growing, nvmap-orphaned, unexplained-growing, slab-growing; " JMEM_DOCDIR "/watch.md).\n"
     "Exit status: 0 whether or not anything was found (read the findings, not the status),\n"
     "64 usage error, 65 no --history line is a jmem snapshot (a damaged line among good\n"
     "ones is skipped with a warning), 66 --history unreadable or not a regular file,\n"
     "69 no data (an empty or missing --sysroot, a history with no line), 70 internal error.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) ||
-      !jmem_cmd_check_name ("history", history, "a history written by jmem watch"))
+      !jmem_cmd_check_name ("history", history, "a history written by jmem watch") ||
+      !jmem_cmd_parse_size ("need", need_text, 1, &need))
     return JMEM_EXIT_USAGE;
+  if (need_text != NULL && history == NULL)
+    {
+      g_printerr ("jmem triage: --need is for the projection of a --history\n");
+      return JMEM_EXIT_USAGE;
+    }
   if (!jmem_view_check (&view))
     return view.status;
 
@@ -115,7 +118,9 @@ jmem_cmd_triage (int argc, char **argv)
           g_printerr ("jmem triage: --history reads a file and excludes --sysroot and --tegrastats\n");
           return JMEM_EXIT_USAGE;
         }
-      return triage_history (history, view.json, (guint) view.width);
+      /* read in KiB, rounded up: never smaller than asked */
+      return triage_history (history, need_text != NULL ? (gint64) ((need + 1023) / 1024) : 0,
+                             view.json, (guint) view.width);
     }
 
   options.sysroot = view.sysroot;

@@ -19,6 +19,7 @@
 #include "jmem-ops-headroom.h"
 #include "jmem-ops-snapshot.h"
 #include "jmem-ops-triage.h"
+#include "jmem-triage-history.h"
 
 #include "jmem-size.h"
 
@@ -70,6 +71,7 @@ typedef struct {
 
 struct _JmemMcpTools {
   char       *sysroot;
+  char       *history;    /* the triage tool's rules over time read it; NULL: none */
   char       *container;  /* per boot: the same for every call */
   JmemCollectBoot *boot;  /* board identity and GPU probe, read once per boot */
   gsize       max_result_bytes;
@@ -177,7 +179,25 @@ run_triage (Call *call, JsonObject *args, GError **error)
   g_autoptr(JmemSnapshot) snapshot = NULL;
 
   snapshot = jmem_ops_triage (&options, error);
-  return snapshot != NULL ? jmem_ops_triage_json (snapshot->findings) : NULL;
+  if (snapshot == NULL)
+    return NULL;
+  if (tools->history != NULL)
+    {
+      /* read again at each call: jmem watch appends to it */
+      g_autoptr(JmemTriageHistory) history = jmem_triage_history_read (tools->history, NULL, error);
+      g_autoptr(GPtrArray) over_time = NULL;
+
+      if (history == NULL)
+        {
+          g_prefix_error (error, "the history of jmem mcp --history: ");
+          return NULL;
+        }
+      over_time = jmem_triage_history_run (history);
+      for (guint i = 0; i < over_time->len; i++)
+        g_ptr_array_add (snapshot->findings, g_steal_pointer (&over_time->pdata[i]));
+      g_ptr_array_set_free_func (over_time, NULL);
+    }
+  return jmem_ops_triage_json (snapshot->findings);
 }
 
 /* The size in bytes of the result @doc gives this call, as sent. */
@@ -460,6 +480,13 @@ static const Tool tool_table[] = {
     AUDIT_RESULT_BUDGET_BYTES },
 };
 
+void
+jmem_mcp_tools_set_history (JmemMcpTools *tools, const char *path)
+{
+  g_free (tools->history);
+  tools->history = g_strdup (path);
+}
+
 const char *
 jmem_mcp_tools_names (void)
 {
@@ -600,6 +627,7 @@ jmem_mcp_tools_free (JmemMcpTools *tools)
   if (tools == NULL)
     return;
   g_free (tools->sysroot);
+  g_free (tools->history);
   g_free (tools->container);
   g_clear_pointer (&tools->boot, jmem_collect_boot_free);
   if (tools->list != NULL)

@@ -30,6 +30,11 @@ typedef enum {
 JmemMcpTools *jmem_mcp_tools_new (const char *sysroot,
                                   gsize       max_result_bytes,
                                   GError    **error);
+/* The triage tool adds the findings of the rules over time on the history
+ * at @path (jmem watch's, read at each call): growth and the projection of
+ * when memory runs out. The operator names it, never the agent. */
+void jmem_mcp_tools_set_history (JmemMcpTools *tools,
+                                 const char   *path);
 void jmem_mcp_tools_free (JmemMcpTools *tools);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemMcpTools, jmem_mcp_tools_free)
 

@@ -64,6 +64,8 @@ static const struct {
 
 /* A bucket this jmem does not know (a newer history). */
 static const Color other_bucket = { 0.780, 0.780, 0.780 };
+/* The projection: the one thing drawn that is not measured. */
+static const Color projection_red = { 0.84, 0.15, 0.16 };
 
 static const Color *
 bucket_color (const char *name)
@@ -291,9 +293,37 @@ draw_stack (Canvas *cv, const JmemPlotPanel *panel, const JmemPlotSizeAxis *size
     }
 }
 
+/* The fitted line of the allocatable memory, solid over its window, then
+ * dashed past the last sample to where it reaches the target (or the
+ * picture's end). */
+static void
+draw_projection (Canvas *cv, const JmemPlotProjection *p, const JmemPlotSizeAxis *size,
+                 double y0, double y1)
+{
+  static const double dash[] = { 8.0, 5.0 };
+  cairo_t *cr = cv->cr;
+  double slope = p->t1 > p->t0 ? (p->level1 - p->level0) / (double) (p->t1 - p->t0) : 0;
+  gint64 end = p->projected ? MIN (p->t_end, cv->to) : cv->to;
+
+  set_color (cr, &projection_red);
+  cairo_set_line_width (cr, 2.0);
+  cairo_move_to (cr, time_x (cv, p->t0), value_y (size, y0, y1, MAX (p->level0, 0)));
+  cairo_line_to (cr, time_x (cv, p->t1), value_y (size, y0, y1, MAX (p->level1, 0)));
+  cairo_stroke (cr);
+  if (end > p->t1)
+    {
+      cairo_set_dash (cr, dash, 2, 0);
+      cairo_move_to (cr, time_x (cv, p->t1), value_y (size, y0, y1, MAX (p->level1, 0)));
+      cairo_line_to (cr, time_x (cv, end),
+                     value_y (size, y0, y1, MAX (p->level1 + slope * (double) (end - p->t1), 0)));
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+    }
+}
+
 static void
 draw_panel (Canvas *cv, const JmemPlotPanel *panel, const JmemPlotTimeAxis *time,
-            double y0, double y1)
+            double y0, double y1, const JmemPlotProjection *projection)
 {
   cairo_t *cr = cv->cr;
   JmemPlotSizeAxis size;
@@ -337,6 +367,9 @@ draw_panel (Canvas *cv, const JmemPlotPanel *panel, const JmemPlotTimeAxis *time
       draw_line (cv, g_ptr_array_index (panel->lines, i), &size, y0, y1, 1.8);
     }
   cairo_set_dash (cr, NULL, 0, 0);
+  /* over the allocatable memory it was fitted on */
+  if (projection != NULL && projection->fitted && panel->lines->len > 0)
+    draw_projection (cv, projection, &size, y0, y1);
 }
 
 static void
@@ -373,7 +406,7 @@ legend_entry_free (LegendEntry *e)
 }
 
 static GPtrArray *
-legend_entries (const JmemPlotData *d)
+legend_entries (const JmemPlotData *d, const JmemPlotProjection *projection)
 {
   GPtrArray *entries = g_ptr_array_new_with_free_func ((GDestroyNotify) legend_entry_free);
   g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
@@ -415,6 +448,16 @@ legend_entries (const JmemPlotData *d)
           e->style = i == 0 ? 2 : 3;
           g_ptr_array_add (entries, e);
         }
+    }
+  if (projection != NULL && projection->fitted && d->any_headroom)
+    {
+      LegendEntry *e = g_new0 (LegendEntry, 1);
+
+      e->label = g_strdup (projection->projected ? "trend of allocatable after reclaim, projected"
+                                                 : "trend of allocatable after reclaim");
+      e->color = &projection_red;
+      e->style = 2;
+      g_ptr_array_add (entries, e);
     }
   return entries;
 }
@@ -506,7 +549,7 @@ static void
 draw (cairo_t *cr, const JmemPlotData *d, const JmemPlotOptions *o)
 {
   Canvas cv = { cr, MARGIN_LEFT, o->width - MARGIN_RIGHT, d->from, d->to };
-  g_autoptr(GPtrArray) legend = legend_entries (d);
+  g_autoptr(GPtrArray) legend = legend_entries (d, o->projection);
   guint columns = (guint) MAX (1.0, (o->width - MARGIN_LEFT - MARGIN_RIGHT) / LEGEND_COLUMN);
   double legend_h = LEGEND_ROW * ((legend->len + columns - 1) / columns) + 8;
   double plots = o->height - MARGIN_TOP - AXIS_LABELS - legend_h -
@@ -520,6 +563,10 @@ draw (cairo_t *cr, const JmemPlotData *d, const JmemPlotOptions *o)
       cv.from -= 30;
       cv.to += 30;
     }
+  /* room for the projection past the last sample: up to where it reaches
+   * the target, at most as far again as the history is long */
+  if (o->projection != NULL && o->projection->projected && o->projection->t_end > cv.to)
+    cv.to = MIN (o->projection->t_end, cv.to + (cv.to - cv.from));
   jmem_plot_time_axis (&time, cv.from, cv.to, (guint) MAX (2.0, (cv.x1 - cv.x0) / 110.0));
 
   cairo_set_source_rgb (cr, 1, 1, 1);
@@ -529,7 +576,7 @@ draw (cairo_t *cr, const JmemPlotData *d, const JmemPlotOptions *o)
   for (guint p = 0; p < d->panels->len; p++)
     {
       y += PANEL_TITLE;
-      draw_panel (&cv, g_ptr_array_index (d->panels, p), &time, y, y + panel_h);
+      draw_panel (&cv, g_ptr_array_index (d->panels, p), &time, y, y + panel_h, o->projection);
       y += panel_h + PANEL_GAP;
     }
   draw_time_labels (&cv, &time, y - PANEL_GAP + 16);
@@ -640,6 +687,11 @@ jmem_plot_render (const JmemPlotOptions *o,
 
       g_string_append_printf (report, "Title: %s\n", title);
       report_series (report, d);
+      if (o->projection != NULL && o->projection->text != NULL)
+        g_string_append_printf (report, "%s%s\n", o->projection->text,
+                                o->projection->fitted && d->any_headroom
+                                  ? " The fitted line of the allocatable memory after reclaim is "
+                                    "drawn red, dashed past the last sample." : "");
     }
   return g_byte_array_free_to_bytes (g_steal_pointer (&out));
 }

@@ -463,6 +463,7 @@ jmem_plot_data_new (const JmemPlotOptions *o)
   d->panels = g_ptr_array_new_with_free_func ((GDestroyNotify) panel_free);
   d->from = ps->from;
   d->to = ps->to;
+  d->any_headroom = ps->any_headroom;
   d->n_samples = ps->clock.n_samples;
   d->board = g_strdup (ps->board);
   d->hostname = g_strdup (ps->hostname);

@@ -49,6 +49,7 @@ typedef struct {
   char      *board;
   char      *hostname;
   guint      n_colors;  /* processes given a colour */
+  gboolean   any_headroom;  /* a panel draws the allocatable memory */
 } JmemPlotData;
 
 /* The series of a picture, built one sample at a time (jmem-plot.h). */

@@ -49,8 +49,22 @@ gint64 jmem_plot_samples_get_last_time (const JmemPlotSamples *samples);
 void jmem_plot_samples_free (JmemPlotSamples *samples);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemPlotSamples, jmem_plot_samples_free)
 
+/* The trend of the allocatable memory after reclaim and where it leads
+ * (jmem_triage_history_project()): the fitted line over the window, and
+ * its projection past the last sample, drawn on the headroom's panel. */
+typedef struct {
+  gboolean fitted;      /* a line was fitted: t0..t1, level0..level1 */
+  gint64   t0, t1;
+  double   level0, level1;
+  gboolean projected;   /* it reaches @target_kib at @t_end */
+  gint64   t_end;
+  double   target_kib;
+  char    *text;        /* the projection's sentence, or what is missing */
+} JmemPlotProjection;
+
 typedef struct {
   JmemPlotSamples *samples;    /* at least one; emptied by jmem_plot_render() */
+  const JmemPlotProjection *projection;  /* NULL: none */
   GPtrArray      *findings;    /* JmemFinding of triage --history over them; NULL: none */
   gboolean        metric_set;  /* FALSE: footprint, and NvMap below it */
   JmemPlotMetric  metric;

@@ -4,6 +4,7 @@
 #include "jmem-diff.h"
 #include "jmem-file.h"
 #include "jmem-history.h"
+#include "jmem-triage-history.h"
 
 #include <errno.h>
 #include <string.h>
@@ -23,6 +24,8 @@ struct _JmemTopReplay {
   guint64            offset;   /* read so far */
   GArray            *starts;   /* guint64: where each snapshot's line starts */
   gboolean           keep;     /* frames kept as they are read (to be printed next) */
+  JmemTriageHistory *trend;    /* the rules over time, for the projection */
+  char              *projection;  /* its header text once loaded, or NULL */
   JmemFrame         *cache[JMEM_TOP_REPLAY_CACHED];
   guint              cached[JMEM_TOP_REPLAY_CACHED];  /* the index in each cache slot */
 };
@@ -45,6 +48,7 @@ note_start (JsonNode *snapshot, guint line_number, gpointer user_data)
 
   if (r->keep)
     cache_put (r, r->starts->len, jmem_frame_from_json (snapshot));
+  jmem_triage_history_add (r->trend, snapshot);
   g_array_append_val (r->starts, start);
   return TRUE;
 }
@@ -77,6 +81,7 @@ load (JmemTopReplay *r, gint64 budget_us, GPtrArray *warnings, GError **error)
   for (guint i = 0; warnings != NULL && i < found->len; i++)
     g_ptr_array_add (warnings, g_strdup (g_ptr_array_index (found, i)));
   g_clear_pointer (&r->reader, jmem_history_reader_free);
+  r->projection = jmem_triage_history_projection_text (r->trend, TRUE);
   return ok;
 }
 
@@ -93,6 +98,7 @@ jmem_top_replay_open (const char *path,
   r->fd = -1;
   r->path = g_strdup (path);
   r->starts = g_array_new (FALSE, FALSE, sizeof (guint64));
+  r->trend = jmem_triage_history_new ();
   for (guint i = 0; i < JMEM_TOP_REPLAY_CACHED; i++)
     r->cached[i] = G_MAXUINT;
   r->reader = jmem_history_reader_open (path, error);
@@ -190,6 +196,12 @@ read_line_at (int fd, guint64 start, gsize *len)
   return g_string_free (g_steal_pointer (&line), FALSE);
 }
 
+const char *
+jmem_top_replay_get_projection (const JmemTopReplay *r)
+{
+  return r->projection;
+}
+
 const JmemFrame *
 jmem_top_replay_get (JmemTopReplay *r,
                      guint          index)
@@ -220,6 +232,8 @@ jmem_top_replay_free (JmemTopReplay *r)
   for (guint i = 0; i < JMEM_TOP_REPLAY_CACHED; i++)
     g_clear_pointer (&r->cache[i], jmem_frame_free);
   g_clear_pointer (&r->starts, g_array_unref);
+  g_clear_pointer (&r->trend, jmem_triage_history_free);
+  g_free (r->projection);
   g_free (r->path);
   g_free (r);
 }

@@ -45,6 +45,12 @@ guint jmem_top_replay_get_percent (const JmemTopReplay *replay);
 /* The samples found so far. */
 guint jmem_top_replay_get_n (const JmemTopReplay *replay);
 
+/* Once loaded: when the memory allocatable after reclaim runs out at the
+ * history's trend ("out of memory in 15.1 d (14.2-16.0, projected)", as
+ * jmem_triage_history_projection_text() gives it), or NULL when the history
+ * gives no projection. */
+const char *jmem_top_replay_get_projection (const JmemTopReplay *replay);
+
 /* Sample @index (below get_n), owned by @replay and valid until a sample
  * JMEM_TOP_REPLAY_CACHED further away is asked for; NULL where the line
  * cannot be read again (the file changed under it). */

@@ -149,6 +149,8 @@ draw_title (const JmemTopState *s, const JmemFrame *f, int y)
       if (!jmem_top_replay_is_loaded (s->options->replay))
         g_string_append_printf (line, "  loading %u%%",
                                 jmem_top_replay_get_percent (s->options->replay));
+      else if (jmem_top_replay_get_projection (s->options->replay) != NULL)
+        g_string_append_printf (line, "  %s", jmem_top_replay_get_projection (s->options->replay));
     }
   else
     {

@@ -587,6 +587,10 @@ run_lines (JmemTopState *s, GError **error)
           if (f != NULL && !write_line (f))
             goto broken;
         }
+      /* the whole history read: where its trend leads, when it leads anywhere */
+      if (jmem_top_term_quit == 0 && jmem_top_replay_get_projection (o->replay) != NULL &&
+          (printf ("%s\n", jmem_top_replay_get_projection (o->replay)) < 0 || fflush (stdout) != 0))
+        goto broken;
       return TRUE;
     }
   while (jmem_top_term_quit == 0)
