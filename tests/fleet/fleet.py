@@ -42,7 +42,7 @@ def boards(count, days, seed, end):
     rng = random.Random(seed)
     out = []
     for i in range(count):
-        # the first four boards are one of each kind of interest, the rest drawn
+        # the first five boards are one of each kind of interest, the rest drawn
         kind = KINDS[i] if i < 5 else rng.choice(KINDS)
         memtotal = rng.choice((7620 * MiB, 15_640 * MiB, 31_000 * MiB))
         b = {
@@ -119,7 +119,8 @@ def shapes(b):
 
 def write_openmetrics(out, fleet, start, end, seed, process_series=True):
     """Family by family, series by series, every STEP seconds from start to
-    end (the format wants a family's samples together)."""
+    end inclusive (the format wants a family's samples together); a file
+    of a later span draws other noise. Returns the number of samples."""
     families = {}
     for n, b in enumerate(fleet):
         for family, labels, noise_id, shape in shapes(b):
@@ -132,7 +133,7 @@ def write_openmetrics(out, fleet, start, end, seed, process_series=True):
         for n, b, labels, noise_id, shape in rows:
             prefix = '%s{%sinstance="%s",job="node",l4t_release="%s"} ' % (
                 family, labels + "," if labels else "", b["instance"], b["l4t_release"])
-            rng = random.Random(seed * 1_000_003 + n * 16 + (noise_id or 0))
+            rng = random.Random("%d/%d/%d/%d" % (seed, n, noise_id or 0, start))
             noise = series.NOISE if noise_id is not None else 0
             lines = []
             for t in range(start, end + 1, STEP):
