@@ -3,7 +3,7 @@
 """The trend rules on a simulated fleet, in a real Prometheus and a real
 VictoriaMetrics, both on loopback:
 
-    test-fleet.py RULES_FILE [--boards N] [--days D] [--seed S]
+    test-fleet.py RULES_FILE [--dashboards DIR] [--boards N] [--days D] [--seed S]
 
 fleet.py writes D days of N boards (a sample every 5 minutes), in spans of
 54 hours; `promtool tsdb create-blocks-from openmetrics` backfills each span
@@ -18,7 +18,9 @@ remote-writes what it records into VictoriaMetrics. Then:
 - the same views queried without recording rules (each recorded name
   replaced by its expression), at the last sample, find the same boards in
   Prometheus and in VictoriaMetrics;
-- the series Prometheus recorded reach VictoriaMetrics by remote write.
+- the series Prometheus recorded reach VictoriaMetrics by remote write;
+- every query of the Grafana dashboards in DIR (grafana/) answers with
+  data, the one-board dashboard's for a leaking board.
 
 Prints TAP, and as comments what it measured (samples, bytes, backfill and
 import times, the query time of each view). Without promtool or prometheus
@@ -323,6 +325,9 @@ def check_prometheus(args, tmp, data, want, plan, end, vm):
                   % (alert, len(want[view])),
                   "got %s\nwant %s" % (got, want[view]))
 
+        if args.dashboards:
+            check_dashboards(args.dashboards, base, want["nvmap"][0])
+
         # The views without recording rules, at the last sample: what each
         # costs a dashboard that would run the regressions itself.
         exprs = expanded(group["rules"])
@@ -368,9 +373,36 @@ def check_prometheus(args, tmp, data, want, plan, end, vm):
         server.stop()
 
 
+def check_dashboards(folder, base, board):
+    """Each panel's queries, as Grafana would send them for `board`."""
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".json"):
+            continue
+        with open(os.path.join(folder, name)) as f:
+            dashboard = json.load(f)
+        for var in dashboard["templating"]["list"]:
+            if var["type"] == "query":
+                match = re.fullmatch(r"label_values\((\w+), (\w+)\)", var["query"]["query"])
+                values = json.loads(http(base + "/api/v1/label/%s/values?%s" % (
+                    match.group(2), urllib.parse.urlencode({"match[]": match.group(1)}))))["data"]
+                check(board in values, "%s: the variable %s offers %s" % (name, var["name"], board),
+                      "got %d values" % len(values))
+        for panel in dashboard["panels"]:
+            for target in panel["targets"]:
+                expr = target["expr"].replace("$instance", board)
+                try:
+                    result, _ = query(base, expr)
+                    check(result, "%s: panel '%s' %s has data" % (name, panel["title"], target["refId"]),
+                          expr)
+                except (RuntimeError, urllib.error.HTTPError) as e:
+                    check(False, "%s: panel '%s' %s answers" % (name, panel["title"], target["refId"]),
+                          "%s\n%s" % (expr, e))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("rules")
+    ap.add_argument("--dashboards")
     ap.add_argument("--boards", type=int, default=60)
     ap.add_argument("--days", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
