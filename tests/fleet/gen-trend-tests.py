@@ -103,6 +103,27 @@ def count_test(record, count=1):
     return expr_test(24, record, [('{__name__="%s"}' % record, count)])
 
 
+def coarse_steps():
+    """A step of 1 GiB at 10 h sampled every 5 minutes, looked at while it
+    leaves the last 6 hours (15 h to 16 h 10): there the window holds only
+    a few samples from before the step, whose floor alone cannot tell it
+    from a leak. No view may count it."""
+    text = ""
+    for seed, (_, metric, _, base, sign) in enumerate(CASES):
+        shape = series.step(base, sign * GiB, 10 * HOUR)
+        text += "      - series: '%s'\n        values: '%s'\n" % (
+            metric % 'instance="step",job="jmem"',
+            " ".join(str(v) for _, v in series.samples(shape, 20 * HOUR, 300, 400 + seed)))
+    exprs = ""
+    for minute in range(15 * 60, 16 * 60 + 15, 5):
+        for record in ("jmem:boards_unexplained_growing:count", "jmem:boards_nvmap_growing:count",
+                       "jmem:boards_exhaustion_predicted_7d:count"):
+            exprs += ("      - eval_time: %dm\n        expr: %s\n        exp_samples:\n"
+                      "          - labels: '{__name__=\"%s\"}'\n            value: 0\n" % (minute, record, record))
+    return ("  # a step sampled every 5 minutes, leaving the window\n"
+            + group(text, ("", exprs)).replace("  - interval: 1m\n", "  - interval: 5m\n", 1))
+
+
 def fleet_views():
     """Three boards, two of L4T 36.4.0 (one leaking) and one of 35.6.0; on
     the leaking one a process leaks, one is flat and one loads a model."""
@@ -178,6 +199,7 @@ def main():
             exprs = count_test("jmem:boards_%s_growing:count" % count, 0)
         out.append("  # %s: the flat twin, a step of 1 GiB at 10 h, a sawtooth of 256 MiB an hour\n" % name)
         out.append(group(text, (checks, exprs)))
+    out.append(coarse_steps())
     out.append(fleet_views())
     sys.stdout.write("".join(out))
     return 0
