@@ -26,21 +26,22 @@ LEAK_FIRING_HOURS = (20, 24, 30)
 ANNOTATIONS = {
     "JmemMemoryExhaustionPredicted": (
         "memory a GPU allocation can get runs out within 7 days",
-        "Allocatable memory after reclaim has fallen steadily for 12 hours (by more than 4 MiB an hour, "
-        "its highest value lower than in the 6 hours before) and at that slope reaches zero within a "
+        "Allocatable memory after reclaim has fallen steadily for 12 hours (by more than 4 MiB an hour "
+        "in each 6 hours, its highest value lower than in the 6 hours before) and at that slope reaches zero within a "
         "week: a leak that ends in failed allocations or the OOM killer. `jmem triage --history` on "
         "the board's history names the trend and who grows; "
         "`instance:jmem_allocatable_reclaim_bytes:days_left12h` says how many days are left."),
     "JmemNvMapGrowing": (
         "NvMap keeps growing",
-        "GPU memory held through NvMap has grown by more than 4 MiB an hour over the last 6 hours, its "
-        "lowest value higher than in the 6 hours before, for an hour: a leak in a CUDA, video or camera "
+        "GPU memory held through NvMap has grown by more than 4 MiB an hour in each of the last two "
+        "6-hour windows, its lowest value higher than in the 6 hours before, for an hour: a leak in a CUDA, video or camera "
         "process (buffers mapped and never freed). `jmem triage --history` names the process; "
         "`instance:jmem_nvmap_total_bytes:deriv6h` is the slope."),
     "JmemUnexplainedMemoryGrowing": (
         "memory no bucket explains keeps growing",
         "The accounting's remainder (MemTotal less every named bucket) has grown by more than 4 MiB an "
-        "hour over the last 6 hours, its lowest value higher than in the 6 hours before, for an hour: a "
+        "hour in each of the last two 6-hour windows, its lowest value higher than in the 6 hours before, "
+        "for an hour: a "
         "driver or kernel leak. Look at /proc/vmallocinfo, slabtop and NvMap's orphan_handles "
         "(docs/accounting.md)."),
 }
