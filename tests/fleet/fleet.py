@@ -20,9 +20,9 @@ Every board carries `l4t_release` as a target label would (docs/metrics.md,
 - nvmap-leak: a process (`deepstream-app`) leaks NvMap 10 MiB an hour,
   from such a moment.
 
-Half of the leaking boards start with so little allocatable that the leak
+About half of the leaking boards have so little allocatable that the leak
 empties it within 7 days of the end (with 300 MiB to spare either way),
-the others with plenty. Noise is +-40 MiB on every series but MemTotal.
+the others have plenty. Noise is +-40 MiB on every series but MemTotal.
 """
 import random
 import sys
