@@ -11,7 +11,7 @@ JMEM_BUILD_PACKAGES=(
 JMEM_TEST_PACKAGES=(
   dbus dbus-daemon polkitd util-linux procps passwd
   python3 python3-jsonschema python3-pil valgrind libclang-rt-14-dev smem tmux
-  prometheus prometheus-node-exporter
+  prometheus prometheus-node-exporter victoria-metrics
   debhelper dpkg-dev fakeroot lintian debootstrap systemd-container jq
 )
 JMEM_DEMO_PACKAGES=(dbus dbus-daemon polkitd util-linux procps passwd jq)

@@ -19,8 +19,8 @@ TAG = "SPDX-License-Identifier: " + licence
 # Outside a git checkout (an unpacked source package): the project's own
 # folders and top-level files, never what a build or a package build leaves
 # beside them (build*/, obj-*/, debian/.debhelper/, debian/jmem/).
-PROJECT_DIRS = [".ci", "client", "common", "cross", "dbus", "debian", "docs", "fuzz", "helper",
-                "polkit", "prometheus", "scripts", "skills", "systemd", "tests"]
+PROJECT_DIRS = [".ci", "client", "common", "cross", "dbus", "debian", "docs", "fuzz", "grafana",
+                "helper", "polkit", "prometheus", "scripts", "skills", "systemd", "tests"]
 SKIP_DIRS = {"fixtures", "golden", "node_modules", "__pycache__"}
 # What debhelper writes in debian/ itself (as .gitignore lists it).
 DEBHELPER_OUTPUT = re.compile(r"(files|debhelper-build-stamp|.*\.debhelper(\.log)?|.*\.substvars)$")
