@@ -9,6 +9,7 @@
 #include "jmem-helper-client.h"
 #include "jmem-names.h"
 #include "jmem-pid-namespace.h"
+#include "jmem-platform.h"
 
 #include <gio/gio.h>
 #include <unistd.h>
@@ -228,6 +229,45 @@ static const JmemNvmapSource sources[] = {
   { "helper", helper_read_clients, helper_open_allocations, helper_read_extras },
 };
 
+/* Why NvMap does not apply where @root (NULL: this system) is a
+ * unified-memory system that is no Jetson, told as the snapshot tells it
+ * when no GPU answered: no L4T release, and DMI naming a GB10 system. NULL
+ * where NvMap does or may apply. */
+static char *
+nvmap_not_applying (JmemRoot *root)
+{
+  static const char * const dmi[] = { "sys_vendor", "product_name", "product_family", "board_name" };
+  g_autofree char *values[G_N_ELEMENTS (dmi)] = { NULL };
+  g_autoptr(JmemPlatform) platform = NULL;
+  JmemPlatformEvidence evidence = { .gpu_stack = JMEM_GPU_STACK_NONE };
+  const char *why;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (dmi); i++)
+    {
+      g_autofree char *path = g_strconcat ("/sys/class/dmi/id/", dmi[i], NULL);
+
+      values[i] = root != NULL ? jmem_root_read_text (root, path, NULL) : NULL;
+      if (root == NULL && !g_file_get_contents (path, &values[i], NULL, NULL))
+        values[i] = NULL;
+      if (values[i] != NULL)
+        g_strchomp (values[i]);
+    }
+  evidence.tegra_release = root != NULL ? jmem_root_exists (root, "/etc/nv_tegra_release")
+                                        : g_file_test ("/etc/nv_tegra_release", G_FILE_TEST_EXISTS);
+  evidence.dmi_sys_vendor = values[0];
+  evidence.dmi_product_name = values[1];
+  evidence.dmi_product_family = values[2];
+  evidence.dmi_board_name = values[3];
+  platform = jmem_platform_recognise (&evidence);
+  why = jmem_platform_not_applying (platform, JMEM_JETSON_PART_NVMAP);
+  if (why == NULL)
+    return NULL;
+  return g_strdup_printf ("NvMap does not apply on %s (%s): %s",
+                          root != NULL ? "the captured system" : "this system",
+                          platform->name != NULL ? platform->name : "a unified-memory system",
+                          why);
+}
+
 const JmemNvmapSource *
 jmem_nvmap_source_choose (const JmemNvmapSourceContext *ctx,
                           GError                      **error)
@@ -236,8 +276,16 @@ jmem_nvmap_source_choose (const JmemNvmapSourceContext *ctx,
     {
       g_autoptr(JmemRoot) root = jmem_root_open (ctx->root, NULL);
 
+      g_autofree char *not_applying = NULL;
+
       if (root != NULL && jmem_root_exists (root, JMEM_NVMAP_CLIENTS_PATH))
         return &sources[0];
+      not_applying = root != NULL ? nvmap_not_applying (root) : NULL;
+      if (not_applying != NULL)
+        {
+          g_set_error_literal (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE, not_applying);
+          return NULL;
+        }
       g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE,
                    "the capture holds no NvMap data (no %s)%s", JMEM_NVMAP_CLIENTS_PATH,
                    root != NULL && jmem_capture_marker_lacks (root, JMEM_CAPTURE_STEP_NVMAP)
@@ -249,8 +297,12 @@ jmem_nvmap_source_choose (const JmemNvmapSourceContext *ctx,
   /* Every kernel with NvMap has its device node, readable without root. */
   if (!g_file_test ("/dev/nvmap", G_FILE_TEST_EXISTS))
     {
-      g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE,
-                   "this system has no /dev/nvmap");
+      g_autofree char *not_applying = nvmap_not_applying (NULL);
+
+      if (not_applying != NULL)
+        g_set_error_literal (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE, not_applying);
+      else
+        g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE, "this system has no /dev/nvmap");
       return NULL;
     }
   if (geteuid () == 0)

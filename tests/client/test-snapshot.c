@@ -783,6 +783,18 @@ test_exit_codes (void)
     g_assert_nonnull (strstr (alloc_none.err, "the capture holds no NvMap data"));
     g_assert_null (strstr (alloc_none.err, "To fix"));
   }
+  {
+    /* a GB10 is no Jetson: NvMap does not apply there, and the message says
+     * what reports its GPU memory instead of calling the capture short */
+    g_autofree char *gb10 = tree ("gb10-spark");
+    g_auto(JmemTestRun) alloc_gb10 = { 0 };
+
+    run_jmem (&alloc_gb10, FALSE, "allocations", "--sysroot", gb10, NULL);
+    g_assert_cmpint (alloc_gb10.status, ==, 69);
+    g_assert_nonnull (strstr (alloc_gb10.err, "NvMap does not apply on the captured system"));
+    g_assert_nonnull (strstr (alloc_gb10.err, "NVML or nvidia-smi reports it per process"));
+    g_assert_null (strstr (alloc_gb10.err, "holds no NvMap data"));
+  }
   g_rmdir (empty);
 }
 
