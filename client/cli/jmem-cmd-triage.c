@@ -39,39 +39,48 @@ print_findings (GPtrArray *findings, gboolean json, guint width)
   return JMEM_EXIT_OK;
 }
 
-static gboolean
-add_sample (JsonNode *snapshot, guint line_number, gpointer data)
-{
-  jmem_triage_history_add (data, snapshot);
-  return TRUE;
-}
-
 /* The rules over time on a history written by jmem watch. */
 static int
 triage_history (const char *path, gboolean json, guint width)
 {
-  g_autoptr(JmemTriageHistory) history = jmem_triage_history_new ();
   g_autoptr(GPtrArray) findings = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
-  gboolean ok = jmem_history_read (path, add_sample, history, warnings, &error);
+  guint n_samples = 0;
 
+  findings = jmem_ops_triage_history (path, warnings, &n_samples, &error);
   for (guint i = 0; i < warnings->len; i++)
     jmem_cmd_printerr ("jmem triage: %s", (const char *) g_ptr_array_index (warnings, i));
-  if (!ok)
+  if (findings == NULL)
     {
       jmem_cmd_printerr ("jmem triage: %s", error->message);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) &&
+          g_str_equal (path, JMEM_HISTORY_DEFAULT_PATH))
+        jmem_cmd_printerr ("jmem triage: the flight recorder writes it: systemctl enable --now "
+                           "jmem-recorder.service, or give --history=FILE");
       if (error->domain == G_IO_ERROR)
         return JMEM_EXIT_NO_INPUT;
       return g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) ?
                JMEM_EXIT_NO_DATA : JMEM_EXIT_DATA_ERR;
     }
-  if (jmem_triage_history_get_n_samples (history) < JMEM_TRIAGE_GROWING_MIN_SAMPLES)
+  if (n_samples < JMEM_TRIAGE_GROWING_MIN_SAMPLES)
     jmem_cmd_printerr ("jmem triage: the history holds %u samples; the rules over time need %d at "
-                       "least", jmem_triage_history_get_n_samples (history),
-                       JMEM_TRIAGE_GROWING_MIN_SAMPLES);
-  findings = jmem_triage_history_run (history);
+                       "least", n_samples, JMEM_TRIAGE_GROWING_MIN_SAMPLES);
   return print_findings (findings, json, width);
+}
+
+static char *history;
+
+/* --history alone reads the flight recorder's; --history=FILE that file. */
+static gboolean
+take_history (const char *name, const char *value, gpointer data, GError **error)
+{
+  (void) name;
+  (void) data;
+  (void) error;
+  g_free (history);
+  history = g_strdup (value != NULL ? value : jmem_ops_default_history ());
+  return TRUE;
 }
 
 int
@@ -79,9 +88,8 @@ jmem_cmd_triage (int argc, char **argv)
 {
   int tegrastats = 0;
   JmemCmdNumber tegrastats_number = JMEM_CMD_TEGRASTATS (&tegrastats);
-  g_autofree char *history = NULL;
   GOptionEntry entries[] = {
-    { "history", 0, 0, G_OPTION_ARG_FILENAME, &history, "Run the rules over time on a history written by jmem watch", "FILE" },
+    { "history", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (gpointer) take_history, "Run the rules over time on a history written by jmem watch (default: the flight recorder's, " JMEM_HISTORY_DEFAULT_PATH ")", "FILE" },
     jmem_cmd_number_entry (&tegrastats_number, "Read one tegrastats line for the lfb and GR3D rules (takes that long)", "SECONDS"),
     { NULL },
   };
@@ -91,6 +99,8 @@ jmem_cmd_triage (int argc, char **argv)
   g_autoptr(JmemSnapshot) snapshot = NULL;
   g_autoptr(GError) error = NULL;
   JmemOpsTriageOptions options = { 0 };
+  g_autofree char *path = NULL;
+  gboolean ok;
 
   g_option_context_add_main_entries (context, entries, NULL);
   jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_WIDTH | JMEM_VIEW_SYSROOT |
@@ -102,20 +112,22 @@ jmem_cmd_triage (int argc, char **argv)
     "64 usage error, 65 no --history line is a jmem snapshot (a damaged line among good\n"
     "ones is skipped with a warning), 66 --history unreadable or not a regular file,\n"
     "69 no data (an empty or missing --sysroot, a history with no line), 70 internal error.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) ||
-      !jmem_cmd_check_name ("history", history, "a history written by jmem watch"))
+  g_clear_pointer (&history, g_free);
+  ok = jmem_cmd_parse (context, &argc, &argv, 0, NULL);
+  path = g_steal_pointer (&history);
+  if (!ok || !jmem_cmd_check_name ("history", path, "a history written by jmem watch"))
     return JMEM_EXIT_USAGE;
   if (!jmem_view_check (&view))
     return view.status;
 
-  if (history != NULL)
+  if (path != NULL)
     {
       if (view.sysroot != NULL || tegrastats != 0)
         {
           g_printerr ("jmem triage: --history reads a file and excludes --sysroot and --tegrastats\n");
           return JMEM_EXIT_USAGE;
         }
-      return triage_history (history, view.json, (guint) view.width);
+      return triage_history (path, view.json, (guint) view.width);
     }
 
   options.sysroot = view.sysroot;

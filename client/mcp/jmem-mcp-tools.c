@@ -157,6 +157,15 @@ run_triage (Call *call, JsonObject *args, GError **error)
   JmemOpsTriageOptions options = { .sysroot = tools->sysroot, .boot = tools->boot };
   g_autoptr(JmemSnapshot) snapshot = NULL;
 
+  if (arg_bool (args, "history"))
+    {
+      /* "since when": the flight recorder's weeks, whatever --sysroot reads */
+      g_autoptr(GPtrArray) findings = NULL;
+      guint n_samples = 0;
+
+      findings = jmem_ops_triage_history (jmem_ops_default_history (), NULL, &n_samples, error);
+      return findings != NULL ? jmem_ops_triage_json (findings) : NULL;
+    }
   snapshot = jmem_ops_triage (&options, error);
   return snapshot != NULL ? jmem_ops_triage_json (snapshot->findings) : NULL;
 }
@@ -329,7 +338,13 @@ static const ToolArg snapshot_args[] = {
   { "pid", ARG_INTEGER, 1, G_MAXUINT32, "Only this process: its process, NvMap and GPU rows" },
   { NULL },
 };
-static const ToolArg no_args[] = { { NULL } };
+static const ToolArg triage_args[] = {
+  { "history", ARG_BOOLEAN, 0, 0,
+    "Run the rules over time (NvMap or PSS growing for hours or days, the unexplained remainder "
+    "growing, NvMap held for processes gone) on the flight recorder's history instead of one "
+    "snapshot: since when a leak grows" },
+  { NULL },
+};
 static const ToolArg headroom_args[] = {
   { "need", ARG_SIZE, 0, (gint64) JMEM_SIZE_MAX_BYTES,
     "The size the job needs: bytes, or a number with a binary unit K, M, G, T, P, alone or with "
@@ -389,8 +404,9 @@ static const Tool tool_table[] = {
   { "triage", "Memory triage",
     "What needs attention (one process holding most GPU memory, NvMap held for exited "
     "processes, CMA exhausted, swap, heat, ...): each finding with its numbers and its action; "
-    "admin: true marks an administrator's step.",
-    no_args, TRUE, run_triage, triage_lists },
+    "admin: true marks an administrator's step. With history, the rules over time on the "
+    "flight recorder's weeks of samples.",
+    triage_args, TRUE, run_triage, triage_lists },
   { "headroom", "Memory headroom",
     "How much a new GPU allocation (CUDA, a model, a TensorRT build) can still get, now and "
     "after the kernel reclaims cache and swaps, and the largest free block. Call it before "

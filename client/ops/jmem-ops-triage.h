@@ -26,4 +26,18 @@ JmemSnapshot *jmem_ops_triage (const JmemOpsTriageOptions *options,
 /* The jmem-triage document (docs/triage.schema.json) of @findings. */
 JsonNode *jmem_ops_triage_json (GPtrArray *findings);
 
+/* The history the rules over time read when given none: $JMEM_HISTORY
+ * when set and not empty, else the flight recorder's
+ * (jmem-recorder.service, JMEM_HISTORY_DEFAULT_PATH). */
+const char *jmem_ops_default_history (void);
+
+/* The findings of the rules over time on the history @path
+ * (jmem_history_read(): its warnings are added to @warnings), and in
+ * *@n_samples how many samples it held; NULL with @error as
+ * jmem_history_read() fails. */
+GPtrArray *jmem_ops_triage_history (const char *path,
+                                    GPtrArray  *warnings,
+                                    guint      *n_samples,
+                                    GError    **error);
+
 G_END_DECLS
