@@ -11,6 +11,12 @@ static const char *const dropped_root[] = {
 };
 
 /* Explanations, the same in every sample: a thin line keeps the figures. */
+static const char *const dropped_identity[] = { "l4t", "variant_source" };
+/* What no reader over time reads of a process: how the footprint was made,
+ * the state letter, the unit (the row's name and user say who it is). */
+static const char *const dropped_row[] = {
+  "uid", "state", "nvmap_mapped_kib", "nvmap_mapped_source", "footprint_base", "unit",
+};
 static const char *const dropped_accounting[] = { "notes", "terms", "physical_note" };
 static const char *const dropped_bucket[] = { "fields", "source", "note" };
 static const char *const dropped_headroom[] = {
@@ -74,6 +80,7 @@ thin_processes (JsonObject *processes, guint top, gboolean cmdlines)
       if (!g_hash_table_contains (largest, n) && jmem_json_member_size (row, "nvmap_kib") <= 0 &&
           jmem_json_member_size (row, "gpu_kib") <= 0)
         continue;
+      remove_members (row, dropped_row, G_N_ELEMENTS (dropped_row));
       if (!cmdlines)
         {
           json_object_remove_member (row, "cmdline");
@@ -95,6 +102,8 @@ jmem_history_thin (JsonNode *snapshot,
   g_return_if_fail (JSON_NODE_HOLDS_OBJECT (snapshot));
   root = json_node_get_object (snapshot);
   remove_members (root, dropped_root, G_N_ELEMENTS (dropped_root));
+  remove_members (jmem_json_member_object (root, "identity"), dropped_identity,
+                  G_N_ELEMENTS (dropped_identity));
   if ((o = jmem_json_member_object (root, "gpu")) != NULL)
     json_object_remove_member (o, "evidence");
   /* every client's row: by_pid already sums them per process */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Tiers of a history: old samples thinned so that weeks fit the cap. Every
  * sample of the last hour is kept, one a minute for the day before, one per
- * ten minutes beyond it. A thinned sample is a snapshot line whose figures
+ * quarter of an hour beyond it. A thinned sample is a snapshot line whose figures
  * are the mean of the samples it stands for, carrying their minimum and
  * maximum and every process seen among them (docs/watch.md). */
 #pragma once
@@ -15,8 +15,9 @@ G_BEGIN_DECLS
 /* Up to this age, one sample a minute. */
 #define JMEM_HISTORY_TIER_MINUTE_SECONDS 86400
 #define JMEM_HISTORY_TIER_MINUTE_WIDTH 60
-/* Older: one per ten minutes. */
-#define JMEM_HISTORY_TIER_OLD_WIDTH 600
+/* Older: one per quarter of an hour (30 days of 5 s thin samples then fit
+ * 64 MiB with room to spare; ten minutes would fill it to the brim). */
+#define JMEM_HISTORY_TIER_OLD_WIDTH 900
 
 /* One sample standing for @n_samples (in time order, each a snapshot
  * object, raw or thinned already): each integer figure is their mean,
@@ -32,9 +33,10 @@ JsonNode *jmem_history_merge (JsonNode *const *samples,
                               guint            n_samples);
 
 /* The lines of a history (@data, @len: whole lines) with those older than
- * JMEM_HISTORY_TIER_RAW_SECONDS before @now thinned into the tiers; lines
- * that are not snapshots are dropped. Lines are taken in file order and
- * merged when neighbours fall in one tier's same slot. */
+ * JMEM_HISTORY_TIER_RAW_SECONDS before @now thinned into the tiers. Lines
+ * are taken in file order and merged when neighbours fall in one tier's
+ * same slot; a line alone in its slot is copied as it is, a damaged line
+ * among merged ones is dropped, and one without a time is dropped. */
 GString *jmem_history_tiers_apply (const char *data,
                                    gsize       len,
                                    gint64      now);

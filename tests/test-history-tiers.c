@@ -126,8 +126,8 @@ test_merge (void)
   json_node_unref (abc[1]);
 }
 
-/* Every sample of the last hour, one a minute for a day, one per ten
- * minutes beyond; a damaged line goes. */
+/* Every sample of the last hour, one a minute for a day, one per quarter
+ * of an hour beyond; a damaged line goes. */
 static void
 test_tiers (void)
 {
@@ -170,13 +170,13 @@ test_tiers (void)
         }
       else
         {
-          g_assert_cmpuint (n, <=, 120);
-          old += n == 120;
+          g_assert_cmpuint (n, <=, 180);
+          old += n == 180;
         }
     }
   g_assert_cmpuint (raw, >=, 719);
   g_assert_cmpuint (minute, >=, 23 * 60 - 2);
-  g_assert_cmpuint (old, >=, 36 * 6 - 3);
+  g_assert_cmpuint (old, >=, 36 * 4 - 3);
   /* a shorter history, applied again, stays as it is */
   {
     g_autoptr(GString) twice = jmem_history_tiers_apply (out->str, out->len, now);
@@ -225,7 +225,7 @@ test_writer_tiers (void)
     JsonObject *history = jmem_json_member_object (json_node_get_object (a), "history");
 
     g_assert_nonnull (history);
-    /* the first ten minutes, thinned, are still there */
+    /* the first quarter of an hour, thinned, is still there */
     g_assert_cmpint (json_object_get_int_member (history, "from_unix"), ==, T0);
     g_assert_cmpuint (jmem_history_sample_count (a), >, 1);
     /* without tiers, only the last days are */
