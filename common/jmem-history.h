@@ -59,7 +59,7 @@ gboolean jmem_history_writer_append (JmemHistoryWriter *writer,
 
 /* With @tiers, a rewrite at the cap first thins the samples older than an
  * hour into the tiers of jmem-history-tiers.h (one a minute for a day, one
- * per ten minutes beyond) and drops the oldest only when that is not
+ * per quarter of an hour beyond) and drops the oldest only when that is not
  * enough: weeks fit where raw samples hold hours. */
 void jmem_history_writer_set_tiers (JmemHistoryWriter *writer,
                                     gboolean           tiers);

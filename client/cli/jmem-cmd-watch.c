@@ -82,7 +82,7 @@ jmem_cmd_watch (int argc, char **argv)
     { "max-bytes", 0, 0, G_OPTION_ARG_STRING, &max_text, "Cap FILE at SIZE (64M, 1G or bytes), dropping the oldest lines (default 64M)", "SIZE" },
     { "thin", 0, 0, G_OPTION_ARG_NONE, &thin, "Keep the board's figures and the processes that hold memory, not the whole snapshot", NULL },
     { "cmdlines", 0, 0, G_OPTION_ARG_NONE, &cmdlines, "With --thin, keep the processes' command lines", NULL },
-    { "tiers", 0, 0, G_OPTION_ARG_NONE, &tiers, "At the cap, thin samples older than an hour (one a minute for a day, one per ten minutes beyond) before dropping any", NULL },
+    { "tiers", 0, 0, G_OPTION_ARG_NONE, &tiers, "At the cap, thin samples older than an hour (one a minute for a day, one per quarter hour beyond) before dropping any", NULL },
     { "group-readable", 0, 0, G_OPTION_ARG_NONE, &group_read, "Create FILE mode 0640, not 0600 (for a directory of the group's)", NULL },
     { NULL },
   };
