@@ -7,6 +7,7 @@
 #include "jmem-cmd-faces.h"
 #include "jmem-cmd-number.h"
 #include "jmem-history.h"
+#include "jmem-ops-triage.h"
 #include "jmem-plot.h"
 #include "jmem-text.h"
 #include "jmem-triage-history.h"
@@ -131,7 +132,7 @@ jmem_cmd_plot (int argc, char **argv)
     jmem_cmd_number_entry (&height_number, "Pixels (default 800)", "H"),
     { NULL },
   };
-  g_autoptr(GOptionContext) context = g_option_context_new ("HISTORY -o FILE.png|FILE.svg - draw a history");
+  g_autoptr(GOptionContext) context = g_option_context_new ("[HISTORY] -o FILE.png|FILE.svg - draw a history");
   g_autoptr(JmemPlotSamples) samples = NULL;
   g_autoptr(JmemTriageHistory) triage = jmem_triage_history_new ();
   g_autoptr(GPtrArray) findings = NULL;
@@ -144,6 +145,7 @@ jmem_cmd_plot (int argc, char **argv)
   gint64 from = G_MININT64, to = G_MAXINT64, last = 0;
   guint64 n_shown;
   int status = JMEM_EXIT_OK;
+  const char *path;
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_description (context,
@@ -155,13 +157,21 @@ jmem_cmd_plot (int argc, char **argv)
     "local. A history longer than the picture is wide is read once and thinned:\n"
     "each pixel column draws its samples' minimum and maximum (spikes stay), the\n"
     "stacked accounting their mean; memory does not grow with the history.\n"
+    "Without HISTORY, draws the flight recorder's (" JMEM_HISTORY_DEFAULT_PATH ").\n"
     "Prints what it drew.\n"
     "Exit status: 0 ok, 64 usage error, 65 a line is not a snapshot, 66 HISTORY\n"
     "unreadable, 69 no sample (an empty history, or none in the window), 70\n"
     "internal error, 73 FILE cannot be written.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 1, "one history file") ||
+  if (!jmem_cmd_parse (context, &argc, &argv, -1, NULL) ||
       !jmem_cmd_check_name ("output", output, "FILE.png or FILE.svg"))
     return JMEM_EXIT_USAGE;
+  if (argc > 2)
+    {
+      g_printerr ("jmem plot: give one history file (none: the flight recorder's)\n");
+      return JMEM_EXIT_USAGE;
+    }
+  /* none: the flight recorder's (jmem-recorder.service) */
+  path = argc == 2 ? argv[1] : jmem_ops_default_history ();
   if (output == NULL || !format_from_name (output, &options.format))
     {
       g_printerr ("jmem plot: give the output with -o FILE.png or -o FILE.svg\n");
@@ -175,7 +185,7 @@ jmem_cmd_plot (int argc, char **argv)
 
   /* "-2h" counts back from the last sample: a first pass finds it */
   if (((since != NULL && since[0] == '-') || (until != NULL && until[0] == '-')) &&
-      !read_history (argv[1], note_time, &last, FALSE, &status))
+      !read_history (path, note_time, &last, FALSE, &status))
     return status;
   if ((since != NULL && !jmem_plot_parse_time (since, last, &from, &error)) ||
       (until != NULL && !jmem_plot_parse_time (until, last, &to, &error)))
@@ -190,13 +200,13 @@ jmem_cmd_plot (int argc, char **argv)
   reading.triage = triage;
   reading.from = from;
   reading.to = to;
-  if (!read_history (argv[1], add_sample, &reading, TRUE, &status))
+  if (!read_history (path, add_sample, &reading, TRUE, &status))
     return status;
   n_shown = jmem_plot_samples_get_n (samples);
   if (n_shown == 0)
     {
       jmem_cmd_printerr ("jmem plot: %s holds no sample between --since and --until (%" G_GUINT64_FORMAT
-                         " samples in all): widen the window", argv[1], reading.n_all);
+                         " samples in all): widen the window", path, reading.n_all);
       return JMEM_EXIT_NO_DATA;
     }
   findings = jmem_triage_history_run (triage);

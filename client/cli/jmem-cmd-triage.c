@@ -46,25 +46,45 @@ triage_history (const char *path, gint64 need_kib, gboolean json, guint width)
   g_autoptr(GPtrArray) findings = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(JmemTriageHistory) history = jmem_triage_history_read (path, warnings, &error);
+  guint n_samples = 0;
 
+  findings = jmem_ops_triage_history (path, need_kib, warnings, &n_samples, &error);
   for (guint i = 0; i < warnings->len; i++)
     jmem_cmd_printerr ("jmem triage: %s", (const char *) g_ptr_array_index (warnings, i));
-  if (history == NULL)
+  if (findings == NULL)
     {
       jmem_cmd_printerr ("jmem triage: %s", error->message);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) &&
+          g_str_equal (path, JMEM_HISTORY_DEFAULT_PATH))
+        jmem_cmd_printerr ("jmem triage: the flight recorder writes it: sudo systemctl enable --now "
+                           "jmem-recorder.service, or give --history=FILE");
       if (error->domain == G_IO_ERROR)
         return JMEM_EXIT_NO_INPUT;
       return g_error_matches (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE) ?
                JMEM_EXIT_NO_DATA : JMEM_EXIT_DATA_ERR;
     }
-  if (jmem_triage_history_get_n_samples (history) < JMEM_TRIAGE_GROWING_MIN_SAMPLES)
+  if (n_samples < JMEM_TRIAGE_GROWING_MIN_SAMPLES)
     jmem_cmd_printerr ("jmem triage: the history holds %u samples; a trend needs %d at least "
-                       "(nvmap-orphaned %d)", jmem_triage_history_get_n_samples (history),
-                       JMEM_TRIAGE_GROWING_MIN_SAMPLES, JMEM_TRIAGE_ORPHANED_MIN_SAMPLES);
-  jmem_triage_history_set_need (history, need_kib);
-  findings = jmem_triage_history_run (history);
+                       "(nvmap-orphaned %d)", n_samples, JMEM_TRIAGE_GROWING_MIN_SAMPLES,
+                       JMEM_TRIAGE_ORPHANED_MIN_SAMPLES);
   return print_findings (findings, json, width);
+}
+
+static char *history;
+static gboolean history_bare;
+
+/* --history=FILE reads FILE; --history alone the operand after it, as
+ * `jmem triage --history FILE` always did, or else the flight recorder's. */
+static gboolean
+take_history (const char *name, const char *value, gpointer data, GError **error)
+{
+  (void) name;
+  (void) data;
+  (void) error;
+  g_free (history);
+  history = g_strdup (value != NULL ? value : jmem_ops_default_history ());
+  history_bare = value == NULL;
+  return TRUE;
 }
 
 int
@@ -72,11 +92,10 @@ jmem_cmd_triage (int argc, char **argv)
 {
   int tegrastats = 0;
   JmemCmdNumber tegrastats_number = JMEM_CMD_TEGRASTATS (&tegrastats);
-  g_autofree char *history = NULL;
   g_autofree char *need_text = NULL;
   guint64 need = 0;
   GOptionEntry entries[] = {
-    { "history", 0, 0, G_OPTION_ARG_FILENAME, &history, "Run the rules over time on a history written by jmem watch", "FILE" },
+    { "history", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (gpointer) take_history, "Run the rules over time on a history written by jmem watch (default: the flight recorder's, " JMEM_HISTORY_DEFAULT_PATH ")", "FILE" },
     { "need", 0, 0, G_OPTION_ARG_STRING, &need_text, "With --history: project when less than SIZE stays allocatable, not zero (6G, 6144M)", "SIZE" },
     jmem_cmd_number_entry (&tegrastats_number, "Read one tegrastats line for the lfb and GR3D rules (takes that long)", "SECONDS"),
     { NULL },
@@ -87,6 +106,8 @@ jmem_cmd_triage (int argc, char **argv)
   g_autoptr(JmemSnapshot) snapshot = NULL;
   g_autoptr(GError) error = NULL;
   JmemOpsTriageOptions options = { 0 };
+  g_autofree char *path = NULL;
+  gboolean ok;
 
   g_option_context_add_main_entries (context, entries, NULL);
   jmem_view_init (&view, context, JMEM_VIEW_JSON | JMEM_VIEW_WIDTH | JMEM_VIEW_SYSROOT |
@@ -99,11 +120,26 @@ jmem_cmd_triage (int argc, char **argv)
     "64 usage error, 65 no --history line is a jmem snapshot (a damaged line among good\n"
     "ones is skipped with a warning), 66 --history unreadable or not a regular file,\n"
     "69 no data (an empty or missing --sysroot, a history with no line), 70 internal error.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) ||
-      !jmem_cmd_check_name ("history", history, "a history written by jmem watch") ||
+  g_clear_pointer (&history, g_free);
+  history_bare = FALSE;
+  ok = jmem_cmd_parse (context, &argc, &argv, -1, NULL);
+  path = g_steal_pointer (&history);
+  if (ok && argc == 2 && history_bare)
+    {
+      g_free (path);
+      path = g_strdup (argv[1]);
+    }
+  else if (ok && argc > 1)
+    {
+      jmem_cmd_printerr ("%s: unexpected argument \"%s\"", g_get_prgname (),
+                         argv[history_bare ? 2 : 1]);
+      g_printerr ("Try \"%s --help\".\n", g_get_prgname ());
+      ok = FALSE;
+    }
+  if (!ok || !jmem_cmd_check_name ("history", path, "a history written by jmem watch") ||
       !jmem_cmd_parse_size ("need", need_text, 1, &need))
     return JMEM_EXIT_USAGE;
-  if (need_text != NULL && history == NULL)
+  if (need_text != NULL && path == NULL)
     {
       g_printerr ("jmem triage: --need is for the projection of a --history\n");
       return JMEM_EXIT_USAGE;
@@ -111,7 +147,7 @@ jmem_cmd_triage (int argc, char **argv)
   if (!jmem_view_check (&view))
     return view.status;
 
-  if (history != NULL)
+  if (path != NULL)
     {
       if (view.sysroot != NULL || tegrastats != 0)
         {
@@ -119,7 +155,7 @@ jmem_cmd_triage (int argc, char **argv)
           return JMEM_EXIT_USAGE;
         }
       /* read in KiB, rounded up: never smaller than asked */
-      return triage_history (history, need_text != NULL ? (gint64) ((need + 1023) / 1024) : 0,
+      return triage_history (path, need_text != NULL ? (gint64) ((need + 1023) / 1024) : 0,
                              view.json, (guint) view.width);
     }
 

@@ -7,6 +7,7 @@
 #include "jmem-config.h"
 
 #include "jmem-history.h"
+#include "jmem-history-thin.h"
 #include "jmem-snapshot-json.h"
 
 #include <string.h>
@@ -16,7 +17,19 @@ typedef struct {
   JmemOpsSnapshotOptions options;
   JmemHistoryWriter *writer;   /* NULL: stdout */
   const char        *output;
+  gboolean           thin;     /* every process collected, the line thinned to top */
+  guint              top;      /* with thin: the largest kept */
+  gboolean           cmdlines; /* with thin: command lines kept */
 } Watch;
+
+static char *
+thin_line (Watch *w, const JmemSnapshot *snapshot)
+{
+  g_autoptr(JsonNode) node = jmem_snapshot_to_json (snapshot);
+
+  jmem_history_thin (node, w->top, w->cmdlines);
+  return json_to_string (node, FALSE);
+}
 
 static int
 watch_sample (guint index, gpointer data)
@@ -30,7 +43,7 @@ watch_sample (guint index, gpointer data)
   snapshot = jmem_cmd_collect ("jmem watch", &w->options, &status);
   if (snapshot == NULL)
     return status;
-  line = jmem_snapshot_to_json_string (snapshot, FALSE);
+  line = w->thin ? thin_line (w, snapshot) : jmem_snapshot_to_json_string (snapshot, FALSE);
   if (line == NULL || strchr (line, '\n') != NULL)
     {
       g_printerr ("jmem watch: the snapshot could not be written as one JSON line\n");
@@ -57,6 +70,7 @@ jmem_cmd_watch (int argc, char **argv)
   guint64 max_bytes = JMEM_HISTORY_DEFAULT_MAX_BYTES;
   g_autofree char *max_text = NULL;
   g_autofree char *output = NULL;
+  gboolean thin = FALSE, tiers = FALSE, cmdlines = FALSE, group_read = FALSE;
   JmemCmdNumber interval_number = { "interval", JMEM_CMD_NUMBER_INT, &interval, 1, 86400,
                                     "1 to 86400 seconds" };
   JmemCmdNumber count_number = { "count", JMEM_CMD_NUMBER_INT, &count, 0, G_MAXINT,
@@ -66,6 +80,10 @@ jmem_cmd_watch (int argc, char **argv)
     jmem_cmd_number_entry (&count_number, "Stop after N snapshots (default: until Ctrl-C)", "N"),
     { "output", 0, 0, G_OPTION_ARG_FILENAME, &output, "Append to FILE instead of stdout", "FILE" },
     { "max-bytes", 0, 0, G_OPTION_ARG_STRING, &max_text, "Cap FILE at SIZE (64M, 1G or bytes), dropping the oldest lines (default 64M)", "SIZE" },
+    { "thin", 0, 0, G_OPTION_ARG_NONE, &thin, "Keep the board's figures and the processes that hold memory, not the whole snapshot", NULL },
+    { "cmdlines", 0, 0, G_OPTION_ARG_NONE, &cmdlines, "With --thin, keep the processes' command lines", NULL },
+    { "tiers", 0, 0, G_OPTION_ARG_NONE, &tiers, "At the cap, thin samples older than an hour (one a minute for a day, one per quarter hour beyond) before dropping any", NULL },
+    { "group-readable", 0, 0, G_OPTION_ARG_NONE, &group_read, "Create FILE mode 0640, not 0600 (for a directory of the group's)", NULL },
     { NULL },
   };
   const JmemViewHelp help = {
@@ -91,6 +109,8 @@ jmem_cmd_watch (int argc, char **argv)
     "after the snapshot in progress. NvMap rows are always complete; PSS over time\n"
     "(jmem triage --history FILE) sees only the processes each line keeps. With\n"
     "--output, a terminal on stderr is told once where it records and how to stop.\n"
+    "--thin --tiers keeps weeks in the default cap: the flight recorder\n"
+    "(jmem-recorder.service) records so into " JMEM_HISTORY_DEFAULT_PATH ".\n"
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
     "70 internal error, 73 the output cannot be written.");
   if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) ||
@@ -101,8 +121,25 @@ jmem_cmd_watch (int argc, char **argv)
   if (!jmem_cmd_parse_size ("max-bytes", max_text, JMEM_HISTORY_MIN_MAX_BYTES, &max_bytes))
     return JMEM_EXIT_USAGE;
 
+  if (cmdlines && !thin)
+    {
+      g_printerr ("jmem watch: --cmdlines goes with --thin (a full line always has them)\n");
+      return JMEM_EXIT_USAGE;
+    }
+  if ((tiers || group_read) && (output == NULL || g_str_equal (output, "-")))
+    {
+      g_printerr ("jmem watch: --tiers and --group-readable go with --output FILE\n");
+      return JMEM_EXIT_USAGE;
+    }
+
   w.options.sysroot = view.sysroot;
   w.options.top = view.top;
+  /* a thin line keeps every holder of NvMap or GPU memory, listed or not */
+  w.thin = thin;
+  w.cmdlines = cmdlines;
+  w.top = view.top < 0 ? G_MAXUINT : (guint) view.top;
+  if (thin)
+    w.options.top = -1;
   w.options.allow_interactive = view.allow_interactive;
   /* the first sample too finds what an earlier watch or metrics run probed */
   boot = jmem_collect_boot_new_persistent (view.sysroot);
@@ -112,12 +149,14 @@ jmem_cmd_watch (int argc, char **argv)
   w.output = output;
   if (output != NULL && !g_str_equal (output, "-"))
     {
-      w.writer = jmem_history_writer_open (output, max_bytes, &error);
+      w.writer = jmem_history_writer_open_with_mode (output, max_bytes, group_read ? 0640 : 0600,
+                                                     &error);
       if (w.writer == NULL)
         {
           jmem_cmd_printerr ("jmem watch: %s", error->message);
           return JMEM_EXIT_CANT_CREATE;
         }
+      jmem_history_writer_set_tiers (w.writer, tiers);
     }
   /* a file takes every line: the person at the terminal learns where they
    * go, how often, and how to stop, once */

@@ -181,18 +181,20 @@ run_triage (Call *call, JsonObject *args, GError **error)
   snapshot = jmem_ops_triage (&options, error);
   if (snapshot == NULL)
     return NULL;
-  if (tools->history != NULL)
+  /* the rules over time when the agent asks, or the operator named a
+   * history: read again at each call, as jmem watch appends to it */
+  if (tools->history != NULL || arg_bool (args, "history"))
     {
-      /* read again at each call: jmem watch appends to it */
-      g_autoptr(JmemTriageHistory) history = jmem_triage_history_read (tools->history, NULL, error);
+      const char *path = tools->history != NULL ? tools->history : jmem_ops_default_history ();
       g_autoptr(GPtrArray) over_time = NULL;
+      guint n_samples = 0;
 
-      if (history == NULL)
+      over_time = jmem_ops_triage_history (path, 0, NULL, &n_samples, error);
+      if (over_time == NULL)
         {
-          g_prefix_error (error, "the history of jmem mcp --history: ");
+          g_prefix_error (error, "the history %s: ", path);
           return NULL;
         }
-      over_time = jmem_triage_history_run (history);
       for (guint i = 0; i < over_time->len; i++)
         g_ptr_array_add (snapshot->findings, g_steal_pointer (&over_time->pdata[i]));
       g_ptr_array_set_free_func (over_time, NULL);
@@ -370,7 +372,12 @@ static const ToolArg snapshot_args[] = {
   { "pid", ARG_INTEGER, 1, G_MAXUINT32, "Only this process: its process, NvMap and GPU rows" },
   { NULL },
 };
-static const ToolArg no_args[] = { { NULL } };
+static const ToolArg triage_args[] = {
+  { "history", ARG_BOOLEAN, 0, 0,
+    "Also the rules over time on the flight recorder's history (or the operator's): since "
+    "when a leak grows, when memory runs out" },
+  { NULL },
+};
 /* as jmem_gate_name() gives them */
 static const char * const gate_names[] = {
   "vllm", "sglang", "tensorrt", "pytorch", "ollama", "llama.cpp", NULL,
@@ -456,7 +463,7 @@ static const Tool tool_table[] = {
     "What needs attention (one process holding most GPU memory, NvMap held for exited "
     "processes, CMA exhausted, swap, heat, ...): each finding with its numbers and its action; "
     "admin: true marks an administrator's step.",
-    no_args, TRUE, run_triage, triage_lists, NULL, NULL, NULL, RESULT_BUDGET_BYTES },
+    triage_args, TRUE, run_triage, triage_lists, NULL, NULL, NULL, RESULT_BUDGET_BYTES },
   { "headroom", "Memory headroom",
     "How much a new GPU allocation (a model, a TensorRT build) can get now and after reclaim, "
     "and the largest free block. Call it before suggesting a model, batch or context size: with "

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "jmem-ops-triage.h"
 
+#include "jmem-config.h"
+#include "jmem-history.h"
 #include "jmem-ops-snapshot.h"
 #include "jmem-triage.h"
+#include "jmem-triage-history.h"
 
 #define JMEM_TRIAGE_SCHEMA_NAME "jmem-triage"
 #define JMEM_TRIAGE_SCHEMA_VERSION 1
@@ -41,4 +44,28 @@ jmem_ops_triage (const JmemOpsTriageOptions *options,
   if (snapshot != NULL && snapshot->findings == NULL)
     snapshot->findings = jmem_triage_run (snapshot);
   return snapshot;
+}
+
+const char *
+jmem_ops_default_history (void)
+{
+  const char *path = g_getenv ("JMEM_HISTORY");
+
+  return path != NULL && *path != '\0' ? path : JMEM_HISTORY_DEFAULT_PATH;
+}
+
+GPtrArray *
+jmem_ops_triage_history (const char *path,
+                         gint64      need_kib,
+                         GPtrArray  *warnings,
+                         guint      *n_samples,
+                         GError    **error)
+{
+  g_autoptr(JmemTriageHistory) history = jmem_triage_history_read (path, warnings, error);
+
+  if (history == NULL)
+    return NULL;
+  *n_samples = jmem_triage_history_get_n_samples (history);
+  jmem_triage_history_set_need (history, need_kib);
+  return jmem_triage_history_run (history);
 }

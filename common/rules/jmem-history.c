@@ -6,6 +6,8 @@
 #include "jmem-diff.h"
 #include "jmem-error.h"
 #include "jmem-file.h"
+#include "jmem-history-tiers.h"
+#include "jmem-json-member.h"
 #include "jmem-text.h"
 #include "jmem-write.h"
 
@@ -23,6 +25,8 @@ struct _JmemHistoryWriter {
   int           fd;
   guint64       size;
   guint64       max_bytes;
+  mode_t        mode;    /* of a file it creates, whatever the umask */
+  gboolean      tiers;   /* thin old samples before dropping any */
 };
 
 /* A history names every listed process's command line. */
@@ -89,7 +93,7 @@ lock_current (JmemHistoryWriter *w, GError **error)
 {
   struct stat st;
 
-  if (!jmem_write_lock_named (w->dir, w->name, HISTORY_MODE, &w->fd, error))
+  if (!jmem_write_lock_named (w->dir, w->name, w->mode, &w->fd, error))
     return FALSE;
   if (fstat (w->fd, &st) != 0)
     return set_errno_error (error, errno, w->path, "stat");
@@ -102,6 +106,15 @@ jmem_history_writer_open (const char *path,
                           guint64     max_bytes,
                           GError    **error)
 {
+  return jmem_history_writer_open_with_mode (path, max_bytes, HISTORY_MODE, error);
+}
+
+JmemHistoryWriter *
+jmem_history_writer_open_with_mode (const char *path,
+                                    guint64     max_bytes,
+                                    mode_t      mode,
+                                    GError    **error)
+{
   g_autoptr(JmemHistoryWriter) w = g_new0 (JmemHistoryWriter, 1);
   g_autoptr(GError) local = NULL;
   gboolean ok;
@@ -109,12 +122,13 @@ jmem_history_writer_open (const char *path,
   w->path = g_strdup (path);
   w->fd = -1;
   w->max_bytes = MAX (max_bytes, JMEM_HISTORY_MIN_MAX_BYTES);
+  w->mode = mode;
   w->dir = jmem_write_dir_open_parent (path, &w->name, error);
   if (w->dir == NULL)
     return NULL;
   /* what a trim killed mid-way left beside the file */
   jmem_write_remove_stale (w->dir, w->name);
-  w->fd = jmem_write_open_append (w->dir, w->name, HISTORY_MODE, &local);
+  w->fd = jmem_write_open_append (w->dir, w->name, w->mode, &local);
   if (w->fd < 0)
     {
       if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE))
@@ -139,32 +153,44 @@ rewrite (JmemHistoryWriter *w, const char *line, gsize line_len, GError **error)
   guint64 budget = w->max_bytes / 100 * JMEM_HISTORY_REWRITE_PERCENT;
   g_autoptr(JmemWriteTemp) temp = NULL;
   g_autofree char *data = NULL;
-  gsize keep_from = (gsize) w->size;
+  gsize size = (gsize) w->size, keep_from = size;
   int tfd, fd;
 
-  data = g_malloc (w->size + 1);
-  if (!read_all_at (w->fd, data, w->size))
+  data = g_malloc (size + 1);
+  if (!read_all_at (w->fd, data, size))
     return set_errno_error (error, errno ? errno : EIO, w->path, "read");
+  if (w->tiers)
+    {
+      /* old samples thinned first: only what still passes the cap is dropped */
+      gint64 now = jmem_history_line_time (line, line_len);
+      GString *thinned = jmem_history_tiers_apply (data, size,
+                                                   now >= 0 ? now : g_get_real_time () / G_USEC_PER_SEC);
+
+      g_free (data);
+      size = thinned->len;
+      keep_from = size;
+      data = g_string_free (thinned, FALSE);
+    }
   if (line_len + 1 <= budget)
     {
       /* the oldest line start from which the rest fits */
-      guint64 need = w->size + line_len + 1 - MIN (budget, w->size + line_len + 1);
+      guint64 need = size + line_len + 1 - MIN (budget, size + line_len + 1);
       gsize i = (gsize) need;
 
       if (i > 0)
         {
-          while (i < w->size && data[i - 1] != '\n')
+          while (i < size && data[i - 1] != '\n')
             i++;
         }
       keep_from = i;
     }
 
   /* a new file of the history's own mode, never the old file's */
-  temp = jmem_write_temp_new (w->dir, w->name, HISTORY_MODE, error);
+  temp = jmem_write_temp_new (w->dir, w->name, w->mode, error);
   if (temp == NULL)
     return FALSE;
   tfd = jmem_write_temp_get_fd (temp);
-  if (!jmem_file_write_all (tfd, data + keep_from, (gsize) w->size - keep_from) ||
+  if (!jmem_file_write_all (tfd, data + keep_from, size - keep_from) ||
       !jmem_file_write_all (tfd, line, line_len) || !jmem_file_write_all (tfd, "\n", 1))
     return set_errno_error (error, errno, w->path, "write its trimmed copy");
   /* the renamed file, already open: nothing is opened again by name */
@@ -173,7 +199,7 @@ rewrite (JmemHistoryWriter *w, const char *line, gsize line_len, GError **error)
     return FALSE;
   close (w->fd);
   w->fd = fd;
-  w->size = w->size - keep_from + line_len + 1;
+  w->size = size - keep_from + line_len + 1;
   return TRUE;
 }
 
@@ -229,6 +255,13 @@ jmem_history_writer_append (JmemHistoryWriter *w,
   /* a rewrite's descriptor, renamed into place, holds the lock too */
   jmem_write_unlock (w->fd);
   return ok;
+}
+
+void
+jmem_history_writer_set_tiers (JmemHistoryWriter *w,
+                               gboolean           tiers)
+{
+  w->tiers = tiers;
 }
 
 void
@@ -464,4 +497,43 @@ jmem_history_read (const char     *path,
     if (!jmem_history_reader_step (r, G_MAXUINT, func, user_data, &done, error))
       return FALSE;
   return jmem_history_reader_finish (r, warnings, error);
+}
+
+/* ---- thinned samples ---- */
+
+static JsonObject *
+sample_history (JsonNode *snapshot)
+{
+  if (snapshot == NULL || !JSON_NODE_HOLDS_OBJECT (snapshot))
+    return NULL;
+  return jmem_json_member_object (json_node_get_object (snapshot), "history");
+}
+
+guint
+jmem_history_sample_count (JsonNode *snapshot)
+{
+  gint64 n = jmem_json_member_size (sample_history (snapshot), "samples");
+
+  return n >= 1 && n <= G_MAXUINT ? (guint) n : 1;
+}
+
+void
+jmem_history_figure_range (JsonObject *parent,
+                           const char *name,
+                           gint64      value,
+                           gint64     *min,
+                           gint64     *max)
+{
+  JsonArray *range = jmem_json_member_array (jmem_json_member_object (parent, JMEM_HISTORY_MIN_MAX),
+                                             name);
+  JsonNode *lo = range != NULL && json_array_get_length (range) == 2 ?
+                 json_array_get_element (range, 0) : NULL;
+  JsonNode *hi = lo != NULL ? json_array_get_element (range, 1) : NULL;
+
+  *min = *max = value;
+  if (lo != NULL && jmem_json_node_is_int (lo) && jmem_json_node_is_int (hi))
+    {
+      *min = MIN (value, json_node_get_int (lo));
+      *max = MAX (value, json_node_get_int (hi));
+    }
 }

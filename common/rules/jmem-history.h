@@ -6,6 +6,7 @@
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
+#include <sys/types.h>
 
 G_BEGIN_DECLS
 
@@ -31,6 +32,14 @@ JmemHistoryWriter *jmem_history_writer_open (const char *path,
                                              guint64     max_bytes,
                                              GError    **error);
 
+/* The same, a file it creates (and every rewrite) being mode @mode: 0640
+ * for a history a group reads (the flight recorder's, whose directory is
+ * set-group-ID to that group). */
+JmemHistoryWriter *jmem_history_writer_open_with_mode (const char *path,
+                                                       guint64     max_bytes,
+                                                       mode_t      mode,
+                                                       GError    **error);
+
 /* Appends @line (one JSON document without a newline) and a newline; when
  * the disk takes only part of it, that part is cut off again, so the file
  * always ends with a complete line. When the line would pass the cap, the
@@ -47,6 +56,13 @@ JmemHistoryWriter *jmem_history_writer_open (const char *path,
 gboolean jmem_history_writer_append (JmemHistoryWriter *writer,
                                      const char        *line,
                                      GError           **error);
+
+/* With @tiers, a rewrite at the cap first thins the samples older than an
+ * hour into the tiers of jmem-history-tiers.h (one a minute for a day, one
+ * per quarter of an hour beyond) and drops the oldest only when that is not
+ * enough: weeks fit where raw samples hold hours. */
+void jmem_history_writer_set_tiers (JmemHistoryWriter *writer,
+                                    gboolean           tiers);
 
 void jmem_history_writer_free (JmemHistoryWriter *writer);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemHistoryWriter, jmem_history_writer_free)
@@ -108,5 +124,24 @@ gboolean jmem_history_reader_finish (JmemHistoryReader *reader,
 
 void jmem_history_reader_free (JmemHistoryReader *reader);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (JmemHistoryReader, jmem_history_reader_free)
+
+/* In a thinned sample (the tiers of jmem-history-tiers.h), an object whose
+ * figures are means holds their ranges in this member: {"pss_kib": [MIN,
+ * MAX], ...}. */
+#define JMEM_HISTORY_MIN_MAX "min_max"
+
+/* For a sample of a history: how many samples it stands for (1, or more
+ * for a thinned one). */
+guint jmem_history_sample_count (JsonNode *snapshot);
+
+/* The range of the figure @name of @parent (an object of a sample: the
+ * document, a process's row, an NvMap row, a bucket) among the samples it
+ * stands for. A raw sample, or a figure that did not move, has @value (the
+ * figure itself, the mean of a thinned sample) as both ends. */
+void jmem_history_figure_range (JsonObject *parent,
+                                const char *name,
+                                gint64      value,
+                                gint64     *min,
+                                gint64     *max);
 
 G_END_DECLS

@@ -11,7 +11,7 @@ A command printed about a capture runs against the same --sysroot where the
 command reads one. One that changes the system (drop-caches, audit, headroom
 --drop, anything after sudo) runs as an unprivileged user against a system
 bus without the helper, where it must fail for that reason and not for its
-options. Placeholders a hint leaves to the user (SIZE, FILE, DIR, PID, N, S)
+options. Placeholders a hint leaves to the user (SIZE, FILE, DIR, PID, NAME, N, S)
 get a value of that kind. Usage lines ("Usage: jmem plot [OPTION…] HISTORY")
 are a synopsis, not a command, and are left out, as is a program named as
 the author of something ("a tree written by jmem capture").
@@ -99,6 +99,8 @@ def filled(words, sysroot, tmp):
             w = "1G"
         elif w == "PID":
             w = "1731"
+        elif w == "NAME" and before == "--for":
+            w = "vllm"
         elif w in ("N", "S", "SECONDS"):
             w = "2"
         elif w.startswith("--") and "=" in w:

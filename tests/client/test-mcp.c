@@ -318,7 +318,8 @@ test_bad_arguments (void)
     { "snapshot", "{\"top\":null}", "\"top\" takes an integer from 0 to" },
     { "snapshot", "{\"pid\":[1]}", "\"pid\" takes an integer from 1 to 4294967295, not an array" },
     { "snapshot", "{\"verbose\":true}", "snapshot takes no argument \"verbose\" (it takes \"top\", \"all\", \"pid\")" },
-    { "triage", "{\"x\":1}", "triage takes no argument \"x\" (it takes none)" },
+    { "triage", "{\"x\":1}", "triage takes no argument \"x\" (it takes \"history\")" },
+    { "triage", "{\"history\":1}", "\"history\" takes true or false, not a number" },
     { "allocations", "{\"limit\":-5}", "\"limit\" takes an integer from 0 to 1000000, not -5" },
     /* a bad size is named, with what a size looks like */
     { "headroom", "{\"need\":\"6X\"}", "\"need\" takes a size: \"6X\" is not a size: unknown unit \"X\"" },
@@ -583,6 +584,33 @@ server_read_node (Server *s)
   json_parser_load_from_data (parser, line, -1, &error);
   g_assert_no_error (error);
   return json_parser_steal_root (parser);
+}
+
+/* The triage tool with history: true runs the rules over time on the
+ * flight recorder's history ($JMEM_HISTORY here), whatever --sysroot
+ * reads; a missing one is an error that names it. */
+static void
+test_triage_history (void)
+{
+  g_autofree char *history = jmem_test_fixture ("history", "history.reference-growing.jsonl", NULL);
+  g_autoptr(Server) s = NULL;
+  g_autoptr(Server) missing = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *error_text = NULL;
+
+  g_setenv ("JMEM_HISTORY", history, TRUE);
+  s = server_start ("orin-agx-nvgpu");
+  g_setenv ("JMEM_HISTORY", "/nonexistent/jmem-history.jsonl", TRUE);
+  missing = server_start ("orin-agx-nvgpu");
+  g_unsetenv ("JMEM_HISTORY");
+
+  text = call_document (s, "triage", "{\"history\":true}");
+  /* the fixture's rule over time: PID 5120's NvMap held three samples on */
+  g_assert_nonnull (strstr (text, "\"nvmap-orphaned\""));
+  server_finish (s);
+  error_text = call_error (missing, "triage", "{\"history\":true}");
+  g_assert_nonnull (strstr (error_text, "/nonexistent/jmem-history.jsonl"));
+  server_finish (missing);
 }
 
 /* 2025-03-26 asks servers to take JSON-RPC batches; the other revisions
@@ -1152,6 +1180,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mcp/strict-json", test_strict_json);
   g_test_add_func ("/mcp/invalid-requests", test_invalid_requests);
   g_test_add_func ("/mcp/bad-arguments", test_bad_arguments);
+  g_test_add_func ("/mcp/triage-history", test_triage_history);
   g_test_add_func ("/mcp/sysroot-refusals", test_sysroot_refusals);
   g_test_add_func ("/mcp/need-unit-note", test_need_unit_note);
   g_test_add_func ("/mcp/no-bus", test_no_bus);
