@@ -154,7 +154,9 @@ mcp_start (Mcp *m, const char *user, const char *bus)
   g_assert_true (json_object_has_member (hello, "serverInfo"));
 }
 
-/* A tools/call: TRUE for a result that ran; *text is its text block. */
+/* A tools/call: TRUE for a result that ran, and *text its document (the
+ * structuredContent, compact JSON); FALSE for a refusal, and *text its
+ * text block, which says why. */
 static gboolean
 mcp_call (Mcp *m, const char *tool, const char *arguments, char **text)
 {
@@ -164,6 +166,11 @@ mcp_call (Mcp *m, const char *tool, const char *arguments, char **text)
 
   mcp_send (m, "tools/call", params);
   result = mcp_result (m);
+  if (json_object_has_member (result, "structuredContent"))
+    {
+      *text = json_to_string (json_object_get_member (result, "structuredContent"), FALSE);
+      return !json_object_get_boolean_member (result, "isError");
+    }
   content = json_object_get_array_member (result, "content");
   *text = g_strdup (json_object_get_string_member (json_array_get_object_element (content, 0), "text"));
   return !json_object_get_boolean_member (result, "isError");
