@@ -229,6 +229,21 @@ static const JmemNvmapSource sources[] = {
   { "helper", helper_read_clients, helper_open_allocations, helper_read_extras },
 };
 
+/* The DMI field @name of @root (NULL: this system), stripped; NULL when
+ * absent. */
+static char *
+read_dmi (JmemRoot *root, const char *name)
+{
+  g_autofree char *path = g_strconcat ("/sys/class/dmi/id/", name, NULL);
+  char *value = NULL;
+
+  if (root != NULL)
+    value = jmem_root_read_text (root, path, NULL);
+  else if (!g_file_get_contents (path, &value, NULL, NULL))
+    value = NULL;
+  return value != NULL ? g_strchomp (value) : NULL;
+}
+
 /* Why NvMap does not apply where @root (NULL: this system) is a
  * unified-memory system that is no Jetson, told as the snapshot tells it
  * when no GPU answered: no L4T release, and DMI naming a GB10 system. NULL
@@ -236,30 +251,22 @@ static const JmemNvmapSource sources[] = {
 static char *
 nvmap_not_applying (JmemRoot *root)
 {
-  static const char * const dmi[] = { "sys_vendor", "product_name", "product_family", "board_name" };
-  g_autofree char *values[G_N_ELEMENTS (dmi)] = { NULL };
-  g_autoptr(JmemPlatform) platform = NULL;
-  JmemPlatformEvidence evidence = { .gpu_stack = JMEM_GPU_STACK_NONE };
-  const char *why;
+  g_autofree char *vendor = read_dmi (root, "sys_vendor");
+  g_autofree char *product = read_dmi (root, "product_name");
+  g_autofree char *family = read_dmi (root, "product_family");
+  g_autofree char *board = read_dmi (root, "board_name");
+  JmemPlatformEvidence evidence = {
+    .tegra_release = root != NULL ? jmem_root_exists (root, "/etc/nv_tegra_release")
+                                  : g_file_test ("/etc/nv_tegra_release", G_FILE_TEST_EXISTS),
+    .dmi_sys_vendor = vendor,
+    .dmi_product_name = product,
+    .dmi_product_family = family,
+    .dmi_board_name = board,
+    .gpu_stack = JMEM_GPU_STACK_NONE,
+  };
+  g_autoptr(JmemPlatform) platform = jmem_platform_recognise (&evidence);
+  const char *why = jmem_platform_not_applying (platform, JMEM_JETSON_PART_NVMAP);
 
-  for (gsize i = 0; i < G_N_ELEMENTS (dmi); i++)
-    {
-      g_autofree char *path = g_strconcat ("/sys/class/dmi/id/", dmi[i], NULL);
-
-      values[i] = root != NULL ? jmem_root_read_text (root, path, NULL) : NULL;
-      if (root == NULL && !g_file_get_contents (path, &values[i], NULL, NULL))
-        values[i] = NULL;
-      if (values[i] != NULL)
-        g_strchomp (values[i]);
-    }
-  evidence.tegra_release = root != NULL ? jmem_root_exists (root, "/etc/nv_tegra_release")
-                                        : g_file_test ("/etc/nv_tegra_release", G_FILE_TEST_EXISTS);
-  evidence.dmi_sys_vendor = values[0];
-  evidence.dmi_product_name = values[1];
-  evidence.dmi_product_family = values[2];
-  evidence.dmi_board_name = values[3];
-  platform = jmem_platform_recognise (&evidence);
-  why = jmem_platform_not_applying (platform, JMEM_JETSON_PART_NVMAP);
   if (why == NULL)
     return NULL;
   return g_strdup_printf ("NvMap does not apply on %s (%s): %s",
