@@ -282,6 +282,23 @@ def column(screen, title):
     return [r[index] for r in rows]
 
 
+def settled(pattern, check, timeout=15.0):
+    """The screen once @pattern is on it and @check(screen) holds. A screen
+    caught between two writes of one redraw (a header already new, rows
+    still old: seen under ASan) is read again; a wrong order stays, and
+    raises once the time is up."""
+    deadline = time.monotonic() + scratch.scaled(timeout)
+    while True:
+        screen = tmux.wait(pattern, timeout)
+        try:
+            check(screen)
+            return screen
+        except AssertionError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.1)
+
+
 def ordered(values, key, reverse=False):
     known = [key(v) for v in values if key(v) is not None]
     unknown = [v for v in values if key(v) is None]
@@ -365,32 +382,32 @@ def sort_keys():
     sizes = {"S": "PSS", "M": "NVMAP", "G": "GPU", "W": "SWAP", "F": "FOOTPRINT"}
     for key, title in sizes.items():
         tmux.keys(key)
-        screen = tmux.wait(r"sort %s(  |$)" % title)
-        ordered(column(screen, title), kib, reverse=True)
+        settled(r"sort %s(  |$)" % title,
+                lambda screen, title=title: ordered(column(screen, title), kib, reverse=True))
+
+    def by_trend(screen):
+        growth = [g.replace("/m", "") for g in (r[-1] for r in table(screen)[1])]
+        ordered(growth, lambda g: 0.0 if g == "0" else kib(g.lstrip("+-")) * (-1 if g[0] == "-" else 1),
+                reverse=True)
+        assert names(screen)[0] == "Xorg", names(screen)
     tmux.keys("T")
-    screen = tmux.wait(r"sort TREND(  |$)")
-    growth = [g.replace("/m", "") for g in (r[-1] for r in table(screen)[1])]
-    ordered(growth, lambda g: 0.0 if g == "0" else kib(g.lstrip("+-")) * (-1 if g[0] == "-" else 1),
-            reverse=True)
-    assert names(screen)[0] == "Xorg", names(screen)
+    settled(r"sort TREND(  |$)", by_trend)
     for key, title in (("N", "NAME"), ("U", "USER"), ("C", "CONTAINER")):
         tmux.keys(key)
-        screen = tmux.wait(r"sort %s(  |$)" % title)
-        cells = names(screen) if key == "N" else column(screen, title)
-        ordered(cells, lambda c: None if c == "-" else c.casefold())
+        settled(r"sort %s(  |$)" % title,
+                lambda screen, key=key, title=title: ordered(
+                    names(screen) if key == "N" else column(screen, title),
+                    lambda c: None if c == "-" else c.casefold()))
     tmux.keys("I")
-    screen = tmux.wait(r"sort PID(  |$)")
-    ordered(column(screen, "PID"), int)
+    settled(r"sort PID(  |$)", lambda screen: ordered(column(screen, "PID"), int))
     # the same key again, and r, turn the order round
     tmux.keys("I")
-    screen = tmux.wait(r"sort PID reversed")
-    ordered(column(screen, "PID"), int, reverse=True)
+    settled(r"sort PID reversed", lambda screen: ordered(column(screen, "PID"), int, reverse=True))
     tmux.keys("r")
-    screen = tmux.wait(r"sort PID(  |$)")
-    ordered(column(screen, "PID"), int)
+    settled(r"sort PID(  |$)", lambda screen: ordered(column(screen, "PID"), int))
     tmux.keys("N", "r")
-    screen = tmux.wait(r"sort NAME reversed")
-    ordered(names(screen), str.casefold, reverse=True)
+    settled(r"sort NAME reversed",
+            lambda screen: ordered(names(screen), str.casefold, reverse=True))
     tmux.keys("q")
     assert tmux.wait_dead() == 0
 
