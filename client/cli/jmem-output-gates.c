@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "jmem-output-gates.h"
 
-#include "jmem-output-headroom.h"
 #include "jmem-output-table.h"
 #include "jmem-text.h"
 
@@ -35,7 +34,7 @@ static void
 actions (GString *out, const JmemGate *g, guint width)
 {
   for (guint i = 0; i < g->actions->len; i++)
-    jmem_output_headroom_action (out, g_ptr_array_index (g->actions, i), width, 4);
+    jmem_table_append_action (out, g_ptr_array_index (g->actions, i), width, 4);
 }
 
 /* One gate in full: what --for shows. */

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "jmem-output-headroom.h"
 
-#include "jmem-action.h"
 #include "jmem-output-gates.h"
 #include "jmem-output-table.h"
 #include "jmem-text.h"
@@ -116,19 +115,6 @@ drop_line (GString *out, const JmemOpsHeadroom *r, guint width)
   wrapped (out, line, width, 0, 2);
 }
 
-void
-jmem_output_headroom_action (GString    *out,
-                             const char *action,
-                             guint       width,
-                             guint       indent)
-{
-  g_autofree char *marked = jmem_action_is_admin (action) ?
-                            g_strconcat (JMEM_ACTION_ADMIN_MARK " ", action, NULL) : NULL;
-
-  g_string_append_printf (out, "%*s- ", (int) indent, "");
-  wrapped (out, marked != NULL ? marked : action, width, indent + 2, indent + 2);
-}
-
 static void
 actions (GString *out, const JmemHeadroom *h, guint width)
 {
@@ -137,7 +123,7 @@ actions (GString *out, const JmemHeadroom *h, guint width)
   g_string_append (out, h->verdict == JMEM_HEADROOM_DOES_NOT_FIT ? "In the way:\n"
                         : h->verdict == JMEM_HEADROOM_FITS_NOW ? "Note:\n" : "To make room:\n");
   for (guint i = 0; i < h->actions->len; i++)
-    jmem_output_headroom_action (out, g_ptr_array_index (h->actions, i), width, 2);
+    jmem_table_append_action (out, g_ptr_array_index (h->actions, i), width, 2);
 }
 
 static void

@@ -16,11 +16,4 @@ void jmem_output_headroom_human (const JmemOpsHeadroom *headroom,
                                  GString               *out,
                                  guint                  width);
 
-/* "  - ACTION", wrapped under itself, from column @indent; an
- * administrator's step marked (jmem-action.h). */
-void jmem_output_headroom_action (GString    *out,
-                                  const char *action,
-                                  guint       width,
-                                  guint       indent);
-
 G_END_DECLS

@@ -5,6 +5,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "jmem-action.h"
 #include "jmem-text.h"
 
 guint
@@ -245,4 +246,19 @@ jmem_table_append_pieces (GString            *out,
         }
     }
   jmem_table_end_line (out);
+}
+
+void
+jmem_table_append_action (GString    *out,
+                          const char *action,
+                          guint       width,
+                          guint       indent)
+{
+  g_autofree char *marked = jmem_action_is_admin (action) ?
+                            g_strconcat (JMEM_ACTION_ADMIN_MARK " ", action, NULL) : NULL;
+  g_autofree char *shown = jmem_text_for_terminal (marked != NULL ? marked : action);
+
+  g_string_append_printf (out, "%*s- ", (int) indent, "");
+  jmem_table_append_wrapped (out, shown, width, indent + 2, indent + 2);
+  g_string_append_c (out, '\n');
 }

@@ -78,4 +78,11 @@ void jmem_table_append_pieces (GString            *out,
                                guint               indent,
                                guint               hang);
 
+/* "  - ACTION" and a newline, wrapped under itself from column @indent and
+ * escaped for a terminal; an administrator's step marked (jmem-action.h). */
+void jmem_table_append_action (GString    *out,
+                               const char *action,
+                               guint       width,
+                               guint       indent);
+
 G_END_DECLS
