@@ -282,14 +282,14 @@ def column(screen, title):
     return [r[index] for r in rows]
 
 
-def settled(pattern, check, timeout=15.0):
+def settled(pattern, check, timeout=15.0, escapes=False):
     """The screen once @pattern is on it and @check(screen) holds. A screen
     caught between two writes of one redraw (a header already new, rows
     still old: seen under ASan) is read again; a wrong order stays, and
     raises once the time is up."""
     deadline = time.monotonic() + scratch.scaled(timeout)
     while True:
-        screen = tmux.wait(pattern, timeout)
+        screen = tmux.wait(pattern, timeout, escapes)
         try:
             check(screen)
             return screen
@@ -521,9 +521,11 @@ def moving_the_selection():
         tmux.keys("Down")
     wait_selected(xorg)
     tmux.keys("N")
-    screen = tmux.wait(r"sort NAME", escapes=True)
-    plain = tmux.screen()
-    assert names(plain)[selected_line(screen)] == "Xorg", names(plain)
+
+    def xorg_selected(screen):
+        plain = tmux.screen()
+        assert names(plain)[selected_line(screen)] == "Xorg", names(plain)
+    settled(r"sort NAME", xorg_selected, escapes=True)
     tmux.keys("q")
     tmux.wait_dead()
 
