@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Strict JSON: a scanner without recursion checks every byte against
- * RFC 8259 and jmem's limits, then json-glib builds the tree. */
+/* Strict JSON: one pass without recursion checks every byte against
+ * RFC 8259 and jmem's limits and builds the json-glib tree of what the
+ * caller asked for. json-glib's own parser is not used: it would read the
+ * text a second time, emit a signal per member, and build every member of
+ * a history line whose rules read a few. */
 #include "jmem-json-reader.h"
 
 #include "jmem-error.h"
@@ -9,12 +12,35 @@
 #include <stdarg.h>
 #include <string.h>
 
+/* An open object or array. */
+typedef struct {
+  JsonNode            *node;   /* being built; NULL when it is checked only */
+  const JmemJsonPaths *paths;  /* what of it is built; NULL: all of it */
+} Level;
+
 typedef struct {
   const char *data;
   const char *p;
   const char *end;
   GError    **error;
+
+  JsonNode            *root;
+  Level                levels[JMEM_JSON_MAX_DEPTH];
+  /* the value about to be read: whether it is built, what of it, and the
+   * member it is the value of */
+  gboolean             keep_next;
+  const JmemJsonPaths *next_paths;
+  const char          *name_open;   /* its name's token, decoded when needed */
+  const char          *name_close;
+  char                *next_name;
 } Scan;
+
+/* A number read: an integer, or any other number as a double. */
+typedef struct {
+  gboolean integer;
+  gint64   int_value;
+  double   double_value;
+} Number;
 
 /* Line and column (in characters, both from 1) of @at, for messages. */
 static void
@@ -171,17 +197,77 @@ scan_string (Scan *s)
   return fail_at (s, open, JMEM_ERROR_INVALID_ARGUMENT, "a string that is never closed");
 }
 
+static gunichar
+hex4 (const char *p)
+{
+  gunichar v = 0;
+
+  for (int i = 0; i < 4; i++)
+    v = v * 16 + (gunichar) g_ascii_xdigit_value (p[i]);
+  return v;
+}
+
+/* The text of the string whose quotes are at @open and @close - 1, which
+ * scan_string() passed: its escapes are well formed. */
+static char *
+decode_string (const char *open, const char *close)
+{
+  const char *p = open + 1, *end = close - 1;
+  GString *out;
+
+  if (memchr (p, '\\', (gsize) (end - p)) == NULL)
+    return g_strndup (p, (gsize) (end - p));
+  out = g_string_sized_new ((gsize) (end - p));
+  while (p < end)
+    {
+      const char *bs = memchr (p, '\\', (gsize) (end - p));
+      gunichar c;
+
+      if (bs == NULL)
+        {
+          g_string_append_len (out, p, end - p);
+          break;
+        }
+      g_string_append_len (out, p, bs - p);
+      switch (bs[1])
+        {
+        case 'b': c = '\b'; break;
+        case 'f': c = '\f'; break;
+        case 'n': c = '\n'; break;
+        case 'r': c = '\r'; break;
+        case 't': c = '\t'; break;
+        case 'u':
+          c = hex4 (bs + 2);
+          if (c >= 0xd800 && c <= 0xdbff)
+            {
+              gunichar low = hex4 (bs + 8);
+
+              c = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
+              p = bs + 12;
+            }
+          else
+            p = bs + 6;
+          g_string_append_unichar (out, c);
+          continue;
+        default: c = (guchar) bs[1]; break;  /* '"', '\\', '/' */
+        }
+      g_string_append_c (out, (char) c);
+      p = bs + 2;
+    }
+  return g_string_free (out, FALSE);
+}
+
 static gboolean
 is_digit (const Scan *s, const char *p)
 {
   return p < s->end && *p >= '0' && *p <= '9';
 }
 
-/* A number in JSON's grammar at s->p. An integer (no fraction, no
- * exponent) must fit in 64 bits, where json-glib would wrap it; any other
- * number must be finite as a double. */
+/* A number in JSON's grammar at s->p, into @number. An integer (no
+ * fraction, no exponent) must fit in 64 bits, where json-glib would wrap
+ * it; any other number must be finite as a double. */
 static gboolean
-scan_number (Scan *s)
+scan_number (Scan *s, Number *number)
 {
   const char *start = s->p, *digits;
   gboolean negative = FALSE, integer = TRUE;
@@ -228,11 +314,16 @@ scan_number (Scan *s)
       /* |INT64_MIN| is one more than INT64_MAX */
       const char *limit = negative ? "9223372036854775808" : "9223372036854775807";
       gsize n = (gsize) (s->p - digits), limit_len = strlen (limit);
+      guint64 magnitude = 0;
 
       if (n > limit_len || (n == limit_len && memcmp (digits, limit, n) > 0))
         return fail_at (s, start, JMEM_ERROR_TOO_LARGE,
                         "%.*s%s is outside the 64-bit integer range", (int) MIN (n + negative, 24),
                         start, n + negative > 24 ? "…" : "");
+      for (const char *d = digits; d < s->p; d++)
+        magnitude = magnitude * 10 + (guint64) (*d - '0');
+      number->integer = TRUE;
+      number->int_value = negative ? (gint64) (0 - magnitude) : (gint64) magnitude;
     }
   else
     {
@@ -241,22 +332,30 @@ scan_number (Scan *s)
 
       if (!isfinite (v))
         return fail_at (s, start, JMEM_ERROR_TOO_LARGE, "a number too large for a double");
+      number->integer = FALSE;
+      number->double_value = v;
     }
   return TRUE;
 }
 
+/* true, false or null: *@type is G_TYPE_BOOLEAN (*@truth its value) or
+ * G_TYPE_NONE. */
 static gboolean
-scan_literal (Scan *s)
+scan_literal (Scan *s, GType *type, gboolean *truth)
 {
-  static const char * const words[] = { "true", "false", "null" };
+  static const struct { const char *word; GType type; gboolean truth; } words[] = {
+    { "true", G_TYPE_BOOLEAN, TRUE }, { "false", G_TYPE_BOOLEAN, FALSE }, { "null", G_TYPE_NONE, FALSE },
+  };
 
   for (gsize i = 0; i < G_N_ELEMENTS (words); i++)
     {
-      gsize n = strlen (words[i]);
+      gsize n = strlen (words[i].word);
 
-      if ((gsize) (s->end - s->p) >= n && memcmp (s->p, words[i], n) == 0)
+      if ((gsize) (s->end - s->p) >= n && memcmp (s->p, words[i].word, n) == 0)
         {
           s->p += n;
+          *type = words[i].type;
+          *truth = words[i].truth;
           return TRUE;
         }
     }
@@ -266,15 +365,69 @@ scan_literal (Scan *s)
   return unexpected (s, "a value");
 }
 
-/* An object's member name and its colon; s->p is then at the value. */
-static gboolean
-scan_member_name (Scan *s)
+/* Whether the next value, an element of the array open at @depth, is built,
+ * and what of it. */
+static void
+choose_element (Scan *s, guint depth)
 {
+  const Level *parent = &s->levels[depth - 1];
+
+  s->keep_next = parent->node != NULL;
+  s->next_paths = NULL;
+  if (s->keep_next && parent->paths != NULL)
+    s->next_paths = jmem_json_paths_child (parent->paths, NULL, 0, &s->keep_next);
+}
+
+/* The same for the value of the member named by the string token from
+ * @open to @close, in the object open at @depth. A name the paths leave out
+ * is never decoded. */
+static void
+choose_member (Scan *s, guint depth, const char *open, const char *close)
+{
+  const Level *parent = &s->levels[depth - 1];
+  gboolean escaped = memchr (open, '\\', (gsize) (close - open)) != NULL;
+
+  g_clear_pointer (&s->next_name, g_free);
+  s->name_open = open;
+  s->name_close = close;
+  s->keep_next = parent->node != NULL;
+  s->next_paths = NULL;
+  if (!s->keep_next || parent->paths == NULL)
+    return;
+  if (!escaped)
+    s->next_paths = jmem_json_paths_child (parent->paths, open + 1, (gsize) (close - open - 2),
+                                           &s->keep_next);
+  else
+    {
+      s->next_name = decode_string (open, close);
+      s->next_paths = jmem_json_paths_child (parent->paths, s->next_name, strlen (s->next_name),
+                                             &s->keep_next);
+    }
+}
+
+/* The name of the member whose value is read, decoded once. */
+static const char *
+next_name (Scan *s)
+{
+  if (s->next_name == NULL)
+    s->next_name = decode_string (s->name_open, s->name_close);
+  return s->next_name;
+}
+
+/* An object's member name and its colon; s->p is then at the value, which
+ * choose_member() has chosen. */
+static gboolean
+scan_member_name (Scan *s, guint depth)
+{
+  const char *open;
+
   skip_space (s);
   if (s->p >= s->end || *s->p != '"')
     return unexpected (s, "a member name in double quotes");
+  open = s->p;
   if (!scan_string (s))
     return FALSE;
+  choose_member (s, depth, open, s->p);
   skip_space (s);
   if (s->p >= s->end || *s->p != ':')
     return unexpected (s, "':'");
@@ -282,10 +435,49 @@ scan_member_name (Scan *s)
   return TRUE;
 }
 
-/* The whole document: one value, whitespace around it. The open arrays and
- * objects are a stack of brackets, not of calls. */
+/* Puts @value, the value just read, where it belongs: the root, an
+ * element, or the member chosen. */
+static void
+attach (Scan *s, guint depth, JsonNode *value)
+{
+  JsonNode *parent;
+
+  if (depth == 0)
+    {
+      s->root = value;
+      return;
+    }
+  parent = s->levels[depth - 1].node;
+  if (JSON_NODE_HOLDS_OBJECT (parent))
+    /* a name given twice keeps its last value, as json-glib's parser does */
+    json_object_set_member (json_node_get_object (parent), next_name (s), value);
+  else
+    json_array_add_element (json_node_get_array (parent), value);
+}
+
+/* Whether the scalar about to be built (@type: G_TYPE_INT64, G_TYPE_BOOLEAN
+ * or G_TYPE_NONE for null) is a checked member the check takes
+ * (jmem_json_paths_drops()): then it is left out, and so is an earlier
+ * value of the same name, which it replaces. */
 static gboolean
-scan_document (Scan *s)
+drops (Scan *s, guint depth, GType type, gint64 value)
+{
+  JsonObject *parent;
+
+  if (s->next_paths == NULL || depth == 0 || !JSON_NODE_HOLDS_OBJECT (s->levels[depth - 1].node) ||
+      !jmem_json_paths_drops (s->next_paths, type, value))
+    return FALSE;
+  parent = json_node_get_object (s->levels[depth - 1].node);
+  if (json_object_get_size (parent) > 0 && json_object_has_member (parent, next_name (s)))
+    json_object_remove_member (parent, next_name (s));
+  return TRUE;
+}
+
+/* The whole document: one value, whitespace around it. The open arrays and
+ * objects are a stack of brackets, not of calls; what is built hangs from
+ * s->root as it is read. */
+static gboolean
+scan_document (Scan *s, const JmemJsonPaths *paths)
 {
   char open[JMEM_JSON_MAX_DEPTH];
   guint depth = 0;
@@ -296,8 +488,13 @@ scan_document (Scan *s)
       g_set_error (s->error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE, "no JSON value, only whitespace");
       return FALSE;
     }
+  s->keep_next = TRUE;
+  s->next_paths = paths;
   for (;;)
     {
+      JsonNode *value = NULL;
+      JsonNode **build = s->keep_next ? &value : NULL;
+
       /* a value */
       skip_space (s);
       if (s->p >= s->end)
@@ -306,39 +503,90 @@ scan_document (Scan *s)
         {
         case '{':
         case '[':
-          if (depth == JMEM_JSON_MAX_DEPTH)
-            return fail_at (s, s->p, JMEM_ERROR_TOO_LARGE,
-                            "arrays and objects nested deeper than %d levels",
-                            JMEM_JSON_MAX_DEPTH);
-          open[depth++] = *s->p++;
-          skip_space (s);
-          if (s->p < s->end && *s->p == (open[depth - 1] == '{' ? '}' : ']'))
-            {
-              s->p++;
-              depth--;
-              break;
-            }
-          if (open[depth - 1] == '{' && !scan_member_name (s))
-            return FALSE;
-          continue;
+          {
+            gboolean is_object = *s->p == '{';
+            Level *level = &s->levels[depth];
+
+            if (depth == JMEM_JSON_MAX_DEPTH)
+              return fail_at (s, s->p, JMEM_ERROR_TOO_LARGE,
+                              "arrays and objects nested deeper than %d levels",
+                              JMEM_JSON_MAX_DEPTH);
+            level->node = NULL;
+            level->paths = NULL;
+            if (build != NULL)
+              {
+                level->node = json_node_new (is_object ? JSON_NODE_OBJECT : JSON_NODE_ARRAY);
+                if (is_object)
+                  json_node_take_object (level->node, json_object_new ());
+                else
+                  json_node_take_array (level->node, json_array_new ());
+                if (s->next_paths != NULL && jmem_json_paths_filters (s->next_paths, is_object))
+                  level->paths = s->next_paths;
+                attach (s, depth, level->node);
+              }
+            open[depth++] = *s->p++;
+            skip_space (s);
+            if (s->p < s->end && *s->p == (is_object ? '}' : ']'))
+              {
+                s->p++;
+                depth--;
+                break;
+              }
+            if (!is_object)
+              choose_element (s, depth);
+            else if (!scan_member_name (s, depth))
+              return FALSE;
+            continue;
+          }
         case '"':
-          if (!scan_string (s))
-            return FALSE;
-          break;
+          {
+            const char *start = s->p;
+
+            if (!scan_string (s))
+              return FALSE;
+            if (build != NULL)
+              {
+                g_autofree char *text = decode_string (start, s->p);
+
+                value = json_node_init_string (json_node_alloc (), text);
+              }
+            break;
+          }
         case '-': case '0': case '1': case '2': case '3': case '4':
         case '5': case '6': case '7': case '8': case '9':
-          if (!scan_number (s))
-            return FALSE;
-          break;
+          {
+            Number number = { FALSE, 0, 0 };
+
+            if (!scan_number (s, &number))
+              return FALSE;
+            if (build == NULL)
+              break;
+            if (!number.integer)
+              value = json_node_init_double (json_node_alloc (), number.double_value);
+            else if (!drops (s, depth, G_TYPE_INT64, number.int_value))
+              value = json_node_init_int (json_node_alloc (), number.int_value);
+            break;
+          }
         case '+': case '.':
           return fail_at (s, s->p, JMEM_ERROR_INVALID_ARGUMENT,
                           "a number starting with '%c': JSON numbers start with '-' or a digit",
                           *s->p);
         default:
-          if (!scan_literal (s))
-            return FALSE;
-          break;
+          {
+            GType type = G_TYPE_NONE;
+            gboolean truth = FALSE;
+
+            if (!scan_literal (s, &type, &truth))
+              return FALSE;
+            if (build == NULL || drops (s, depth, type, truth))
+              break;
+            value = type == G_TYPE_BOOLEAN ? json_node_init_boolean (json_node_alloc (), truth)
+                                           : json_node_init_null (json_node_alloc ());
+            break;
+          }
         }
+      if (value != NULL)
+        attach (s, depth, value);
 
       /* after a value: the end of its containers, or the next one */
       for (;;)
@@ -370,8 +618,13 @@ scan_document (Scan *s)
               if (s->p < s->end && (*s->p == '}' || *s->p == ']'))
                 return fail_at (s, s->p, JMEM_ERROR_INVALID_ARGUMENT,
                                 "a comma before '%c': JSON has no trailing commas", *s->p);
-              if (open[depth - 1] == '{' && !scan_member_name (s))
-                return FALSE;
+              if (open[depth - 1] == '{')
+                {
+                  if (!scan_member_name (s, depth))
+                    return FALSE;
+                }
+              else
+                choose_element (s, depth);
               break;
             }
           return unexpected (s, close == '}' ? "',' or '}'" : "',' or ']'");
@@ -394,22 +647,23 @@ check_utf8 (Scan *s)
 }
 
 JsonNode *
-jmem_json_read (const char *data,
-                gsize       len,
-                gsize       max_bytes,
-                GError    **error)
+jmem_json_read_paths (const char          *data,
+                      gsize                len,
+                      gsize                max_bytes,
+                      const JmemJsonPaths *paths,
+                      GError             **error)
 {
-  Scan s;
-  g_autoptr(JsonParser) parser = NULL;
-  g_autoptr(GError) local = NULL;
-  JsonNode *root;
+  Scan s = { 0 };
+  gboolean ok;
 
   g_return_val_if_fail (data != NULL || len == 0, NULL);
 
   /* an empty GByteArray's data is NULL: no arithmetic on it */
   if (data == NULL)
     data = "";
-  s = (Scan) { data, data, data + len, error };
+  s.data = s.p = data;
+  s.end = data + len;
+  s.error = error;
 
   if (len > max_bytes)
     {
@@ -418,18 +672,21 @@ jmem_json_read (const char *data,
                    len, max_bytes);
       return NULL;
     }
-  if (!check_utf8 (&s) || !scan_document (&s))
-    return NULL;
-
-  /* What passed is JSON that json-glib reads the same way. */
-  parser = json_parser_new ();
-  if (!json_parser_load_from_data (parser, data, (gssize) len, &local))
+  ok = check_utf8 (&s) && scan_document (&s, paths);
+  g_free (s.next_name);
+  if (!ok)
     {
-      g_set_error (error, JMEM_ERROR, JMEM_ERROR_INVALID_ARGUMENT, "%s", local->message);
+      g_clear_pointer (&s.root, json_node_unref);
       return NULL;
     }
-  root = json_parser_steal_root (parser);
-  if (root == NULL)
-    g_set_error (error, JMEM_ERROR, JMEM_ERROR_NOT_AVAILABLE, "no JSON value, only whitespace");
-  return root;
+  return s.root;
+}
+
+JsonNode *
+jmem_json_read (const char *data,
+                gsize       len,
+                gsize       max_bytes,
+                GError    **error)
+{
+  return jmem_json_read_paths (data, len, max_bytes, NULL, error);
 }

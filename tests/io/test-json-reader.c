@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The strict JSON reader every command uses on outside input: what it
  * takes, what it refuses (each of json-glib's lenient forms), its limits,
- * its depth limit on a thread with a small stack, and the opening of a file
- * a user names. */
+ * its depth limit on a thread with a small stack, the tree it builds (the
+ * one json-glib's parser builds, or the members a caller names), and the
+ * opening of a file a user names. */
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
@@ -311,12 +312,192 @@ test_file (void)
   g_rmdir (dir);
 }
 
+/* The tree is the one json-glib's parser builds from the same text: the
+ * same kinds of values (an integer an int64, any other number a double),
+ * the same strings once the escapes are read, the members in their order,
+ * and a member named twice holding its last value. */
+static void
+test_same_tree (void)
+{
+  g_autofree char *history = jmem_test_fixture ("history", "history.reference-growing.jsonl", NULL);
+  g_autofree char *snapshot = NULL;
+  const char *texts[] = {
+    "{\"a\": [1, -0, 2.5e-3, 1E+2, -7, 0.0, 12345678901234, true, false, null, {}, []],"
+    " \"s\": \"q\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00 \\u0041\\u20ac\","
+    " \"\\u006eame\": \"\xc3\xa9t\xc3\xa9\", \"dup\": 1, \"dup\": [2]}",
+    "[[[\"deep\", {\"x\": {\"y\": -9223372036854775808}}]]]",
+    "\"just a string\"",
+    "3.25",
+    "null",
+  };
+
+  /* a recorded snapshot: its first line */
+  g_assert_true (g_file_get_contents (history, &snapshot, NULL, NULL));
+  *strchr (snapshot, '\n') = '\0';
+  for (guint i = 0; i <= G_N_ELEMENTS (texts); i++)
+    {
+      const char *text = i < G_N_ELEMENTS (texts) ? texts[i] : snapshot;
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(JsonNode) ours = read_ok (text);
+      g_autofree char *ours_text = NULL, *theirs_text = NULL;
+      JsonNode *theirs;
+
+      g_assert_true (json_parser_load_from_data (parser, text, -1, NULL));
+      theirs = json_parser_get_root (parser);
+      g_assert_true (json_node_equal (ours, theirs));
+      ours_text = json_to_string (ours, TRUE);
+      theirs_text = json_to_string (theirs, TRUE);
+      g_assert_cmpstr (ours_text, ==, theirs_text);
+    }
+}
+
+static JsonNode *
+read_paths (const char *text, const char *const *paths)
+{
+  g_autoptr(JmemJsonPaths) compiled = jmem_json_paths_new (paths);
+  g_autoptr(GError) error = NULL;
+  JsonNode *node = jmem_json_read_paths (text, strlen (text), MAX_BYTES, compiled, &error);
+
+  g_assert_no_error (error);
+  return node;
+}
+
+static char *
+read_paths_text (const char *text, const char *const *paths)
+{
+  g_autoptr(JsonNode) node = read_paths (text, paths);
+
+  return json_to_string (node, FALSE);
+}
+
+/* Only the members named are built; the objects and arrays on the way keep
+ * what leads to them; a value that is not the kind a path expects is kept
+ * whole; a name written with escapes is still that name; and the members
+ * left out are still checked as JSON. */
+static void
+test_paths (void)
+{
+  const char *doc = "{\"schema\":\"x\",\"big\":{\"a\":[1,2],\"b\":\"no\"},"
+                    "\"rows\":[{\"pid\":1,\"cmd\":\"long\"},7,{\"cmd\":\"c\"}],"
+                    "\"m\":{\"keep\":{\"all\":[1,{\"of\":2}]},\"drop\":3},"
+                    "\"notobj\":[1,2],\"notarr\":{\"k\":1},\"\\u0065sc\":{\"v\":1,\"w\":2}}";
+  const char *const paths[] = { "schema", "rows[].pid", "m.keep", "notobj.k", "notarr[].x", "esc.v",
+                                "absent.x", NULL };
+  const char *const everything[] = { "", NULL };
+  const char *const whole_beats_part[] = { "m.keep.all", "m", NULL };
+  g_autofree char *kept = read_paths_text (doc, paths);
+  g_autofree char *all = read_paths_text (doc, everything);
+  g_autofree char *whole = read_paths_text (doc, whole_beats_part);
+  g_autofree char *full = NULL;
+  g_autoptr(JsonNode) full_node = read_ok (doc);
+
+  g_assert_cmpstr (kept, ==, "{\"schema\":\"x\",\"rows\":[{\"pid\":1},7,{}],"
+                             "\"m\":{\"keep\":{\"all\":[1,{\"of\":2}]}},"
+                             "\"notobj\":[1,2],\"notarr\":{\"k\":1},\"esc\":{\"v\":1}}");
+  full = json_to_string (full_node, FALSE);
+  g_assert_cmpstr (all, ==, full);
+  g_assert_cmpstr (whole, ==, "{\"m\":{\"keep\":{\"all\":[1,{\"of\":2}]},\"drop\":3}}");
+
+  /* "*": every member no other step names */
+  {
+    const char *const stars[] = { "f.*", "f.b.x", NULL };
+    g_autofree char *got = read_paths_text ("{\"f\":{\"a\":1,\"b\":{\"x\":2,\"y\":3}},\"g\":4}",
+                                            stars);
+
+    g_assert_cmpstr (got, ==, "{\"f\":{\"a\":1,\"b\":{\"x\":2}}}");
+  }
+
+  /* what is not built is still read as strictly */
+  {
+    const char *bad[] = {
+      "{\"schema\":\"x\",\"big\":{\"a\":[1,2,]}}",
+      "{\"schema\":\"x\",\"big\":'single'}",
+      "{\"schema\":\"x\",\"big\":{\"n\":99999999999999999999}}",
+      "{\"schema\":\"x\",\"big\":\"\\ud800\"}",
+      "{\"schema\":\"x\",\"big\":\"\xff\"}",
+      "{\"schema\":\"x\"} {}",
+    };
+    g_autoptr(JmemJsonPaths) compiled = jmem_json_paths_new (paths);
+
+    for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+      {
+        g_autoptr(GError) whole_error = NULL;
+        g_autoptr(GError) paths_error = NULL;
+        g_autoptr(JsonNode) a = jmem_json_read (bad[i], strlen (bad[i]), MAX_BYTES, &whole_error);
+        g_autoptr(JsonNode) b = jmem_json_read_paths (bad[i], strlen (bad[i]), MAX_BYTES, compiled,
+                                                      &paths_error);
+
+        g_assert_null (a);
+        g_assert_null (b);
+        g_assert_nonnull (whole_error);
+        g_assert_error (paths_error, whole_error->domain, whole_error->code);
+        g_assert_cmpstr (paths_error->message, ==, whole_error->message);
+      }
+  }
+}
+
+/* A member a check reads and the reader does not is built only when the
+ * check would refuse it, as the last of its name decides. */
+static void
+test_paths_unless (void)
+{
+  struct { const char *text, *built; } cases[] = {
+    { "{\"n\":{\"size\":5,\"flag\":true,\"other\":1}}", "{\"n\":{}}" },
+    { "{\"n\":{\"size\":null,\"flag\":null}}", "{\"n\":{}}" },
+    { "{\"n\":{\"size\":-1,\"flag\":\"x\"}}", "{\"n\":{\"size\":-1,\"flag\":\"x\"}}" },
+    { "{\"n\":{\"size\":101,\"flag\":0}}", "{\"n\":{\"size\":101,\"flag\":0}}" },
+    { "{\"n\":{\"size\":1.5}}", "{\"n\":{\"size\":1.5}}" },
+    { "{\"n\":{\"size\":{\"x\":1},\"flag\":[true]}}", "{\"n\":{\"size\":{\"x\":1},\"flag\":[true]}}" },
+    { "{\"n\":{\"size\":\"5\"}}", "{\"n\":{\"size\":\"5\"}}" },
+    /* a name given twice: the last value is the one a check sees */
+    { "{\"n\":{\"size\":-1,\"size\":5}}", "{\"n\":{}}" },
+    { "{\"n\":{\"size\":5,\"size\":-1}}", "{\"n\":{\"size\":-1}}" },
+    { "{\"n\":{\"\\u0073ize\":-1,\"size\":5}}", "{\"n\":{}}" },
+    /* not an object where the path goes through one: kept whole */
+    { "{\"n\":[1,2]}", "{\"n\":[1,2]}" },
+    { "{\"n\":7}", "{\"n\":7}" },
+  };
+  const char *const kept[] = { "n.kept", NULL };
+  g_autoptr(JmemJsonPaths) paths = jmem_json_paths_new (kept);
+
+  jmem_json_paths_add_unless_int (paths, "n.size", 0, 100);
+  jmem_json_paths_add_unless_boolean (paths, "n.flag");
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(JsonNode) node = jmem_json_read_paths (cases[i].text, strlen (cases[i].text), MAX_BYTES,
+                                                       paths, &error);
+      g_autofree char *got = NULL;
+
+      g_assert_no_error (error);
+      got = json_to_string (node, FALSE);
+      g_assert_cmpstr (got, ==, cases[i].built);
+    }
+
+  /* a path the reader reads is built whatever the check would say */
+  {
+    const char *const size[] = { "n.size", NULL };
+    g_autoptr(GError) error = NULL;
+    g_autoptr(JsonNode) node = NULL;
+    g_autofree char *got = NULL;
+
+    jmem_json_paths_add (paths, size);
+    node = jmem_json_read_paths ("{\"n\":{\"size\":5}}", 16, MAX_BYTES, paths, &error);
+    g_assert_no_error (error);
+    got = json_to_string (node, FALSE);
+    g_assert_cmpstr (got, ==, "{\"n\":{\"size\":5}}");
+  }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/json-reader/accepts", test_accepts);
   g_test_add_func ("/json-reader/refuses", test_refuses);
+  g_test_add_func ("/json-reader/same-tree", test_same_tree);
+  g_test_add_func ("/json-reader/paths", test_paths);
+  g_test_add_func ("/json-reader/paths-unless", test_paths_unless);
   g_test_add_func ("/json-reader/null-empty", test_null_empty);
   g_test_add_func ("/json-reader/limits", test_limits);
   g_test_add_func ("/json-reader/small-stack", test_small_stack);
