@@ -8,7 +8,7 @@
  * Usage: history-fill TEMPLATE OUT --days D --interval S [--max-bytes N]
  *        [--leak KIB_PER_HOUR] [--noise KIB] [--no-tiers]
  * Prints the number of lines written, and the seconds the appends took. */
-#include "jmem-history.h"
+#include "jmem-history-writer.h"
 
 #include <json-glib/json-glib.h>
 #include <stdlib.h>

@@ -7,6 +7,7 @@
 #include "jmem-config.h"
 
 #include "jmem-history.h"
+#include "jmem-history-writer.h"
 #include "jmem-history-thin.h"
 #include "jmem-snapshot-json.h"
 

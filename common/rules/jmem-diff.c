@@ -38,6 +38,45 @@ static const char *const process_fields[] = {
   "rss_kib", "pss_kib", "swap_kib", "nvmap_kib", "gpu_kib", NULL,
 };
 
+/* What the check below reads, for a reader that builds a few members of
+ * each line (jmem_diff_parse_snapshot_paths()): what it requires is built
+ * whole, what it takes absent is built only when it would refuse it. A
+ * member the check reads and this leaves out would pass unchecked. */
+void
+jmem_diff_add_checked_paths (JmemJsonPaths *paths)
+{
+  static const char *const whole[] = {
+    "schema",
+    "schema_version",
+    "collected.timestamp_unix",
+    "nvmap.by_pid[].pid",
+    "nvmap.by_pid[].process",
+    "nvmap.by_pid[].size_kib",
+    "nvmap.by_pid[].pid_exists",
+    "processes.list[].pid",
+    "processes.list[].name",
+    NULL,
+  };
+  static const char *const sizes[] = {
+    "memory.fields_kib.*",
+    "nvmap.total_kib",
+    "gpu.devices[].memory_used_kib",
+    "processes.list[].footprint_kib",
+  };
+
+  jmem_json_paths_add (paths, whole);
+  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+    jmem_json_paths_add_unless_int (paths, sizes[i], 0, JMEM_DIFF_MAX_KIB);
+  for (gsize i = 0; process_fields[i] != NULL; i++)
+    {
+      g_autofree char *path = g_strconcat ("processes.list[].", process_fields[i], NULL);
+
+      jmem_json_paths_add_unless_int (paths, path, 0, JMEM_DIFF_MAX_KIB);
+    }
+  jmem_json_paths_add_unless_int (paths, "processes.list[].start_time_ticks", 0, G_MAXINT64);
+  jmem_json_paths_add_unless_boolean (paths, "processes.list[].kernel_thread");
+}
+
 /* ---- reading members ------------------------------------------------------ */
 
 static JsonObject *
@@ -323,8 +362,19 @@ jmem_diff_parse_snapshot (const char *data,
                           const char *what,
                           GError    **error)
 {
+  return jmem_diff_parse_snapshot_paths (data, len, what, NULL, error);
+}
+
+JsonNode *
+jmem_diff_parse_snapshot_paths (const char          *data,
+                                gsize                len,
+                                const char          *what,
+                                const JmemJsonPaths *paths,
+                                GError             **error)
+{
   g_autoptr(GError) local = NULL;
-  g_autoptr(JsonNode) root = jmem_json_read (data, len, JMEM_DIFF_MAX_FILE_BYTES, &local);
+  g_autoptr(JsonNode) root = jmem_json_read_paths (data, len, JMEM_DIFF_MAX_FILE_BYTES, paths,
+                                                   &local);
 
   if (root == NULL)
     {

@@ -7,6 +7,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "jmem-json-paths.h"
+
 G_BEGIN_DECLS
 
 #define JMEM_DIFF_SCHEMA_NAME    "jmem-diff"
@@ -42,6 +44,21 @@ JsonNode *jmem_diff_parse_snapshot (const char *data,
                                     gsize       len,
                                     const char *what,
                                     GError    **error);
+
+/* The same, building only @paths (jmem_json_read_paths()) of the document,
+ * to which jmem_diff_add_checked_paths() must have added what the check
+ * below reads: a snapshot is refused for the same reasons,
+ * however little of it a reader keeps. */
+JsonNode *jmem_diff_parse_snapshot_paths (const char          *data,
+                                          gsize                len,
+                                          const char          *what,
+                                          const JmemJsonPaths *paths,
+                                          GError             **error);
+
+/* Adds to @paths every member jmem_diff_check_snapshot() reads, those it
+ * requires whole and those it takes absent only where it would refuse them:
+ * a tree read through @paths is refused for what the whole one is. */
+void jmem_diff_add_checked_paths (JmemJsonPaths *paths);
 
 /* Checks that @node is a snapshot this code can compare: the schema name and
  * version, and every field the comparison and the rules over time

@@ -316,6 +316,28 @@ jmem_triage_history_add (JmemTriageHistory *h,
                                             "allocatable_after_reclaim_kib"));
 }
 
+const char *const jmem_triage_history_members[] = {
+  "collected.timestamp_unix",
+  "nvmap.by_pid[].pid",
+  "nvmap.by_pid[].process",
+  "nvmap.by_pid[].size_kib",
+  "nvmap.by_pid[].pid_exists",
+  "processes.list[].pid",
+  "processes.list[].name",
+  "processes.list[].start_time_ticks",
+  "processes.list[].pss_kib",
+  "gpu.source",
+  "gpu.processes[].pid",
+  "gpu.processes[].trusted",
+  "gpu.processes[].process_name",
+  "gpu.processes[].used_memory_kib",
+  "accounting.unexplained_kib",
+  "accounting.buckets[].name",
+  "accounting.buckets[].kib",
+  "headroom.allocatable_after_reclaim_kib",
+  NULL,
+};
+
 static gboolean
 add_sample (JsonNode *snapshot, guint line_number, gpointer data)
 {
@@ -328,7 +350,8 @@ jmem_triage_history_read (const char *path, GPtrArray *warnings, GError **error)
 {
   g_autoptr(JmemTriageHistory) h = jmem_triage_history_new ();
 
-  if (!jmem_history_read (path, add_sample, h, warnings, error))
+  if (!jmem_history_read_members (path, jmem_triage_history_members, add_sample, h, warnings,
+                                  error))
     return NULL;
   return g_steal_pointer (&h);
 }

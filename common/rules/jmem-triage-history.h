@@ -41,8 +41,14 @@ void jmem_triage_history_add (JmemTriageHistory *history,
 
 guint jmem_triage_history_get_n_samples (const JmemTriageHistory *history);
 
+/* Every member jmem_triage_history_add() reads, as paths
+ * (jmem-json-paths.h); NULL-terminated. A reader that builds only these
+ * gives the rules the same samples. */
+extern const char *const jmem_triage_history_members[];
+
 /* Every sample of the history file @path, read as jmem_history_read()
- * reads it (its warnings and errors). */
+ * reads it (its warnings and errors), building only
+ * jmem_triage_history_members of each line. */
 JmemTriageHistory *jmem_triage_history_read (const char *path,
                                              GPtrArray  *warnings,
                                              GError    **error);

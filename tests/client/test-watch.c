@@ -16,6 +16,7 @@
 
 #include "jmem-diff.h"
 #include "jmem-history.h"
+#include "jmem-history-writer.h"
 #include "jmem-meminfo.h"
 
 static const char *jmem_exe;

@@ -12,6 +12,7 @@
 #include "jmem-test.h"
 
 #include "jmem-history.h"
+#include "jmem-history-writer.h"
 #include "jmem-history-thin.h"
 #include "jmem-history-tiers.h"
 #include "jmem-json-member.h"

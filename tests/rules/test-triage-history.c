@@ -17,11 +17,13 @@
 #include "jmem-collect.h"
 #include "jmem-diff.h"
 #include "jmem-history.h"
+#include "jmem-history-writer.h"
 #include "jmem-snapshot-json.h"
 #include "jmem-triage.h"
 #include "jmem-triage-history.h"
 
 #define MIB 1024
+#define GIB (1024 * MIB)
 #define T0 G_GINT64_CONSTANT (1780000000)
 
 static char *template_json;  /* a snapshot of trees/orin-agx-nvgpu */
@@ -1051,6 +1053,72 @@ test_damaged_lines (void)
   jmem_test_run_clear (&r);
 }
 
+/* Damage in members the check reads and the rules do not (memory fields,
+ * a process's other sizes, the GPU's used memory): jmem triage --history,
+ * which builds only what the rules read, skips those lines with the same
+ * warnings, and a member named twice is judged by its last value. */
+static void
+test_damaged_unread_members (void)
+{
+  g_autofree char *path = g_build_filename (tmpdir, "damaged-unread.jsonl", NULL);
+  g_autoptr(GString) history = g_string_new (NULL);
+  const char *args[] = { "triage", "--history", path, "--json", NULL };
+  struct { const char *from, *to, *says; } damage[] = {
+    { "\"MemFree\":", "\"MemFree\":-", "memory.fields_kib.MemFree = -" },
+    { "\"Cached\":", "\"Cached\":\"many\",\"x\":", "memory.fields_kib.Cached is not an integer" },
+    { "\"rss_kib\":", "\"rss_kib\":1.5,\"x\":", "processes.list[0].rss_kib is not an integer" },
+    { "\"kernel_thread\":false", "\"kernel_thread\":1", "processes.list[0].kernel_thread is not true, false or null" },
+    { "\"memory_used_kib\":null", "\"memory_used_kib\":-5", "gpu.devices[].memory_used_kib = -5" },
+    { "\"total_kib\":", "\"total_kib\":-", "nvmap.total_kib = -" },
+    /* the first value bad, the last good: not damaged */
+    { "\"MemFree\":", "\"MemFree\":-1,\"MemFree\":", NULL },
+    /* the first good, the last bad: damaged */
+    { "\"SwapFree\":", "\"SwapFree\":1,\"SwapFree\":-", "memory.fields_kib.SwapFree = -" },
+  };
+  JmemTestRun r = { 0 };
+  g_autoptr(JsonNode) doc = NULL;
+
+  /* twelve good samples, the damaged ones, twelve more */
+  for (guint i = 0; i < 24 + G_N_ELEMENTS (damage); i++)
+    {
+      Row rows[] = { { 4242, "gst-launch-1.0", 256 * MIB + (gint64) i * 32 * MIB, TRUE } };
+      g_autoptr(JsonNode) s = sample (T0 + 5 * (gint64) i, rows, 1, rows, 1);
+      g_autofree char *text = json_to_string (s, FALSE);
+
+      if (i >= 12 && i < 12 + G_N_ELEMENTS (damage))
+        {
+          g_auto(GStrv) parts = NULL;
+          guint d = i - 12;
+
+          g_assert_nonnull (strstr (text, damage[d].from));
+          parts = g_strsplit (text, damage[d].from, 2);
+          g_clear_pointer (&text, g_free);
+          text = g_strconcat (parts[0], damage[d].to, parts[1], NULL);
+        }
+      g_string_append_printf (history, "%s\n", text);
+    }
+  g_assert_true (g_file_set_contents (path, history->str, (gssize) history->len, NULL));
+
+  jmem_test_run_jmem_within (&r, 60, NULL, args);
+  g_assert_cmpint (r.status, ==, 0);
+  for (guint d = 0; d < G_N_ELEMENTS (damage); d++)
+    {
+      g_autofree char *expected = g_strdup_printf ("damaged-unread.jsonl:%u: ", 13 + d);
+      const char *at = strstr (r.err, expected);
+
+      if (damage[d].says == NULL ? at != NULL
+                                 : at == NULL || strstr (at, damage[d].says) == NULL)
+        g_error ("line %u: \"%s\" and \"%s\" with \"%s\"", 13 + d, r.err, expected,
+                 damage[d].says ? damage[d].says : "(no warning)");
+    }
+  doc = json_from_string (r.out, NULL);
+  g_assert_nonnull (doc);
+  /* the good samples and the line whose last value is good */
+  if (finding_number (doc, "nvmap-growing", "samples") != 25)
+    g_error ("not 25 samples: %s\n%s", r.out, r.err);
+  jmem_test_run_clear (&r);
+}
+
 /* A line larger than any snapshot jmem reads (65 MiB: a full disk's debris,
  * a file that is not a history) is skipped with a warning, the rest of it
  * dropped as it is read, and the lines after it are read. */
@@ -1104,6 +1172,142 @@ test_many_damaged (void)
   jmem_test_run_clear (&r);
 }
 
+static gboolean
+add_full (JsonNode *snapshot, guint line_number, gpointer data)
+{
+  jmem_triage_history_add (data, snapshot);
+  return TRUE;
+}
+
+/* The findings and warnings of @path's rules over time, read whole or
+ * building only the members the rules read, as JSON text. */
+static char *
+rule_findings (const char *path, gboolean members_only)
+{
+  g_autoptr(JmemTriageHistory) h = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) findings = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  g_autofree char *text = NULL, *said = NULL;
+
+  if (members_only)
+    h = jmem_triage_history_read (path, warnings, &error);
+  else
+    {
+      h = jmem_triage_history_new ();
+      if (!jmem_history_read (path, add_full, h, warnings, &error))
+        g_clear_pointer (&h, jmem_triage_history_free);
+    }
+  g_ptr_array_add (warnings, NULL);
+  said = g_strjoinv ("\n", (char **) warnings->pdata);
+  if (h == NULL)
+    return g_strdup_printf ("error: %s\n%s", error->message, said);
+  findings = jmem_triage_history_run (h);
+  json = jmem_findings_to_json (findings);
+  text = json_to_string (json, TRUE);
+  return g_strdup_printf ("%u samples\n%s\n%s", jmem_triage_history_get_n_samples (h), text, said);
+}
+
+/* One sample of a history that fires every rule over time: PID 4242 leaks
+ * NvMap and PSS (a process row with its start time), PID 4343 grows on the
+ * GPU (a trusted nvidia-smi row) beside an untrusted row, PID 5120's NvMap
+ * outlives it, the remainder and the unreclaimable slab grow, and the
+ * memory allocatable after reclaim falls. */
+static JsonNode *
+every_rule_sample (guint i)
+{
+  gint64 t = T0 + 1200 * (gint64) i, step = (gint64) i;
+  Row nvmap[] = { { 4242, "gst-launch-1.0", 256 * MIB + step * 64 * MIB, TRUE },
+                  { 5120, "gone", 20 * MIB, FALSE }, { 100, "Xorg", 40 * MIB, TRUE } };
+  Row procs[] = { { 4242, "gst-launch-1.0", 512 * MIB + step * 64 * MIB, TRUE, 9000 },
+                  { 100, "Xorg", 80 * MIB, TRUE, 100 } };
+  JsonNode *node = sample (t, nvmap, G_N_ELEMENTS (nvmap), procs, G_N_ELEMENTS (procs));
+  g_autoptr(JsonNode) board = board_sample (t, 40 * GIB - step * 512 * MIB, "nvidia-smi",
+                                            1 * GIB + step * 128 * MIB, TRUE);
+  g_autoptr(JsonNode) accounting = accounting_sample (t, 180 * MIB + step * 100 * MIB,
+                                                      300 * MIB + step * 200 * MIB);
+  JsonObject *root = json_node_get_object (node);
+  JsonObject *gpu;
+  JsonObject *untrusted = json_object_new ();
+
+  json_object_set_member (root, "headroom",
+                          json_object_dup_member (json_node_get_object (board), "headroom"));
+  json_object_set_member (root, "gpu", json_object_dup_member (json_node_get_object (board), "gpu"));
+  json_object_set_member (root, "accounting",
+                          json_object_dup_member (json_node_get_object (accounting), "accounting"));
+  gpu = json_object_get_object_member (root, "gpu");
+  json_object_set_int_member (untrusted, "pid", 4444);
+  json_object_set_int_member (untrusted, "used_memory_kib", 1 * GIB + step * 256 * MIB);
+  json_object_set_string_member (untrusted, "process_name", "forged");
+  json_object_set_boolean_member (untrusted, "trusted", FALSE);
+  json_array_add_object_element (json_object_get_array_member (gpu, "processes"), untrusted);
+  return node;
+}
+
+static void
+write_every_rule (const char *path)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  for (guint i = 0; i < 24; i++)
+    {
+      g_autoptr(JsonNode) s = every_rule_sample (i);
+      g_autofree char *line = json_to_string (s, FALSE);
+
+      g_string_append_printf (text, "%s\n", line);
+    }
+  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+}
+
+/* jmem triage --history builds only the members its rules read
+ * (jmem_triage_history_members): on a history that fires every rule, on
+ * those the tests above wrote (damaged and hostile lines among them) and on
+ * the recorded ones, the samples, warnings and findings are those of
+ * reading each line whole. A member the rules read and the list leaves out
+ * changes a finding here. */
+static void
+test_members_only (void)
+{
+  g_autofree char *recorded = jmem_test_fixture ("history", NULL);
+  g_autofree char *every = g_build_filename (tmpdir, "every-rule.jsonl", NULL);
+  const char *dirs[] = { tmpdir, recorded };
+  const char *rules[] = { "memory-exhaustion-projected", "nvmap-growing", "pss-growing",
+                          "gpu-growing", "unexplained-growing", "slab-growing", "nvmap-orphaned" };
+  g_autofree char *fired = NULL;
+  guint compared = 0;
+
+  write_every_rule (every);
+  fired = rule_findings (every, TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (rules); i++)
+    if (strstr (fired, rules[i]) == NULL)
+      g_error ("%s did not fire:\n%s", rules[i], fired);
+  g_assert_null (strstr (fired, "forged"));
+
+  for (guint d = 0; d < G_N_ELEMENTS (dirs); d++)
+    {
+      g_autoptr(GDir) dir = g_dir_open (dirs[d], 0, NULL);
+      const char *name;
+
+      g_assert_nonnull (dir);
+      while ((name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *path = g_build_filename (dirs[d], name, NULL);
+          g_autofree char *whole = NULL, *members = NULL;
+
+          if (!g_str_has_suffix (name, ".jsonl") || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
+            continue;
+          whole = rule_findings (path, FALSE);
+          members = rule_findings (path, TRUE);
+          if (g_strcmp0 (whole, members) != 0)
+            g_error ("%s: read whole:\n%s\nread for the rules:\n%s", path, whole, members);
+          compared++;
+        }
+    }
+  g_test_message ("%u histories read both ways", compared);
+  g_assert_cmpuint (compared, >=, 10);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1143,7 +1347,10 @@ main (int argc, char **argv)
   g_test_add_func ("/triage-history/command-errors", test_command_errors);
   g_test_add_func ("/triage-history/damaged-lines", test_damaged_lines);
   g_test_add_func ("/triage-history/many-damaged", test_many_damaged);
+  g_test_add_func ("/triage-history/damaged-unread-members", test_damaged_unread_members);
   g_test_add_func ("/triage-history/huge-line", test_huge_line);
+  /* last: it reads back every history the tests above wrote */
+  g_test_add_func ("/triage-history/members-only", test_members_only);
   rc = g_test_run ();
 
   {
