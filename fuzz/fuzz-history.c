@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for the history reader (jmem-history.c) and the rules
  * over time that read what it passes (jmem-triage-history.c): the input is
- * a history file, read as triage --history reads it. */
+ * a history file, read whole and as triage --history reads it (only the
+ * members its rules read, jmem-json-paths.h), which must agree. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -9,6 +10,7 @@
 
 #include <glib.h>
 
+#include "jmem-finding.h"
 #include "jmem-history.h"
 #include "jmem-triage-history.h"
 #include "jmem-triage.h"
@@ -22,6 +24,26 @@ add_sample (JsonNode *snapshot, guint line_number, gpointer history)
     abort ();
   jmem_triage_history_add (history, snapshot);
   return TRUE;
+}
+
+/* The findings, warnings and error of @history as text, to compare. */
+static char *
+outcome (JmemTriageHistory *history, GPtrArray *warnings, const GError *error)
+{
+  g_autoptr(GString) out = g_string_new (error ? error->message : "read");
+
+  for (guint i = 0; i < warnings->len; i++)
+    g_string_append_printf (out, "\n%s", (const char *) g_ptr_array_index (warnings, i));
+  if (history != NULL)
+    {
+      g_autoptr(GPtrArray) findings = jmem_triage_history_run (history);
+      g_autoptr(JsonNode) json = jmem_findings_to_json (findings);
+      g_autofree char *text = json_to_string (json, FALSE);
+
+      g_string_append_printf (out, "\n%u samples\n%s", jmem_triage_history_get_n_samples (history),
+                              text);
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
 int
@@ -41,6 +63,17 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     abort ();
   path = g_strdup_printf ("/proc/self/fd/%d", fd);
   ok = jmem_history_read (path, add_sample, history, warnings, &error);
+  {
+    g_autoptr(GPtrArray) members_warnings = g_ptr_array_new_with_free_func (g_free);
+    g_autoptr(GError) members_error = NULL;
+    g_autoptr(JmemTriageHistory) members = jmem_triage_history_read (path, members_warnings,
+                                                                     &members_error);
+    g_autofree char *whole = outcome (ok ? history : NULL, warnings, error);
+    g_autofree char *read = outcome (members, members_warnings, members_error);
+
+    if (g_strcmp0 (whole, read) != 0)
+      abort ();
+  }
   close (fd);
 
   if (ok == (error != NULL))
