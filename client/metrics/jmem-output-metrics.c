@@ -426,6 +426,24 @@ write_platform (const JmemSnapshot *s, GString *out)
                         "product", s->platform->name ? s->platform->name : "", NULL), 1);
 }
 
+/* The board's L4T release and model, so that a fleet's views by release
+ * need no label from the scrape configuration (prometheus/jmem.rules.yml
+ * joins on instance). */
+static void
+write_board (const JmemSnapshot *s, GString *out)
+{
+  g_auto(Family) f;
+  const JmemIdentity *id = s->identity;
+
+  family_init (&f, out, "jmem_board_info",
+               "1; l4t_release is the L4T release of /etc/nv_tegra_release (empty where there is "
+               "none), sku jmem's name for the module and model the device tree's.");
+  sample (&f, labels ("l4t_release", s->release != NULL && s->release->version != NULL
+                                       ? s->release->version : "",
+                      "sku", id != NULL && id->sku != NULL ? id->sku : "",
+                      "model", id != NULL && id->model != NULL ? id->model : "", NULL), 1);
+}
+
 static void
 write_findings (const JmemSnapshot *s, GString *out)
 {
@@ -477,5 +495,6 @@ jmem_output_metrics (const JmemSnapshot       *snapshot,
   write_headroom (snapshot, out);
   write_sources (snapshot, options, out);
   write_platform (snapshot, out);
+  write_board (snapshot, out);
   write_findings (snapshot, out);
 }

@@ -127,6 +127,31 @@ def nvmap_rows_and_containers():
 
 
 @test
+def board_info():
+    """The L4T release each board publishes, for the fleet's views by
+    release: from nv_tegra_release, empty on a GB10 (no L4T), and a hostile
+    model escaped as every label is."""
+    r = jmem('--sysroot', os.path.join(TREES, 'orin-agx-nvgpu'))
+    assert r.returncode == 0, r.stderr
+    assert ('jmem_board_info{l4t_release="36.4.0",sku="orin-agx",'
+            'model="NVIDIA Jetson AGX Orin Developer Kit"} 1') in r.stdout.splitlines(), r.stdout
+    r = jmem('--sysroot', os.path.join(TREES, 'gb10-spark'))
+    assert r.returncode == 0, r.stderr
+    info = [l for l in r.stdout.splitlines() if l.startswith('jmem_board_info{')]
+    assert len(info) == 1 and info[0].startswith('jmem_board_info{l4t_release="",'), info
+    with scratch.TemporaryDirectory(prefix='jmem-metrics-') as tmp:
+        tree = copy_tree('orin-agx-nvgpu', tmp)
+        model = os.path.join(tree, 'proc', 'device-tree', 'model')
+        with open(model, 'wb') as f:
+            f.write(b'Evil"} 1\nx\x00')
+        r = jmem('--sysroot', tree)
+        assert r.returncode == 0, r.stderr
+        promtool_ok(r.stdout, 'hostile model')
+        info = [l for l in r.stdout.splitlines() if l.startswith('jmem_board_info{')]
+        assert len(info) == 1 and 'model="Evil\\"} 1\\\\nx"' in info[0], info
+
+
+@test
 def allocatable():
     """jmem_allocatable_bytes: the headroom's two figures, as jmem headroom
     --json gives them, in bytes."""

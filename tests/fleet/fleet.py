@@ -6,8 +6,10 @@ the rules must find.
 
     python3 fleet.py BOARDS DAYS OUT.om [SEED]    writes the file, prints the expected sets
 
-Every board carries `l4t_release` as a target label would (docs/metrics.md,
-"Fleet views"). Each board is one of:
+Every board publishes its release in `jmem_board_info`, but one in ten,
+of a jmem without that series, whose release is a target label
+`l4t_release` as a scrape configuration would set (docs/metrics.md, "Fleet
+views"). Each board is one of:
 
 - flat: the remainder, NvMap and what is allocatable level under noise;
 - step: a model of 1 GiB loaded once, at a random moment (some in the
@@ -48,6 +50,7 @@ def boards(count, days, seed, end):
         b = {
             "instance": "jetson-%05d:9100" % i,
             "l4t_release": rng.choice(RELEASES),
+            "older_jmem": i % 10 == 9,
             "kind": kind,
             "memtotal": memtotal,
             "unexplained": rng.randint(150, 600) * MiB,
@@ -99,7 +102,10 @@ def shapes(b):
     else:
         extra = series.flat(0)
     gone = lambda t: unexplained(t) + leaked_nvmap(t) + extra(t)
-    return [
+    info = [] if b["older_jmem"] else [
+        ("jmem_board_info", 'l4t_release="%s",sku="orin-nano",model="NVIDIA Jetson Orin Nano"'
+         % b["l4t_release"], None, lambda t: 1)]
+    return info + [
         ("jmem_meminfo_bytes", 'field="MemTotal"', None, lambda t: b["memtotal"]),
         ("jmem_memory_bucket_bytes", 'bucket="unexplained"', 1, lambda t: b["unexplained"] + unexplained(t)),
         ("jmem_nvmap_total_bytes", "", 2, lambda t: b["nvmap"] + leaked_nvmap(t) + extra(t)),
@@ -131,8 +137,9 @@ def write_openmetrics(out, fleet, start, end, seed, process_series=True):
     for family, rows in families.items():
         out.write("# TYPE %s gauge\n" % family)
         for n, b, labels, noise_id, shape in rows:
-            prefix = '%s{%sinstance="%s",job="node",l4t_release="%s"} ' % (
-                family, labels + "," if labels else "", b["instance"], b["l4t_release"])
+            target = ',l4t_release="%s"' % b["l4t_release"] if b["older_jmem"] else ""
+            prefix = '%s{%sinstance="%s",job="node"%s} ' % (
+                family, labels + "," if labels else "", b["instance"], target)
             rng = random.Random("%d/%d/%d/%d" % (seed, n, noise_id or 0, start))
             noise = series.NOISE if noise_id is not None else 0
             lines = []

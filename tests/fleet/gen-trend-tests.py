@@ -126,26 +126,40 @@ def coarse_steps():
 
 
 def fleet_views():
-    """Three boards, two of L4T 36.4.0 (one leaking) and one of 35.6.0; on
-    the leaking one a process leaks, one is flat and one loads a model."""
+    """Four boards: a and b publish jmem_board_info of L4T 36.4.0 (a leaks),
+    c is of an older jmem with no jmem_board_info and the target label
+    l4t_release 35.6.0 (it leaks), and d publishes 38.2.0. On a, a process
+    leaks, one is flat and one loads a model."""
     text = ""
-    for seed, (board, release, shape) in enumerate([
-            ("a", "36.4.0", series.leak(300 * MiB, 10 * MiB)),
-            ("b", "36.4.0", series.flat(300 * MiB)),
-            ("c", "35.6.0", series.flat(300 * MiB))]):
-        text += input_series('jmem_memory_bucket_bytes{bucket="unexplained",l4t_release="%s",%%s}' % release,
+    for seed, (board, info, target, shape) in enumerate([
+            ("a", "36.4.0", None, series.leak(300 * MiB, 10 * MiB)),
+            ("b", "36.4.0", None, series.flat(300 * MiB)),
+            ("c", None, "35.6.0", series.leak(300 * MiB, 10 * MiB)),
+            ("d", "38.2.0", None, series.flat(300 * MiB))]):
+        label = 'l4t_release="%s",' % target if target else ""
+        text += input_series('jmem_memory_bucket_bytes{bucket="unexplained",%s%%s}' % label,
                              board, shape, 200 + seed)
+        if info:
+            text += ("      - series: 'jmem_board_info{l4t_release=\"%s\",sku=\"orin-agx\",model=\"NVIDIA "
+                     "Jetson AGX Orin Developer Kit\",%sinstance=\"%s\",job=\"jmem\"}'\n"
+                     "        values: '1+0x%d'\n" % (info, label, board, SPAN // EVERY))
     for seed, (pid, comm, shape) in enumerate([
             ("101", "deepstream-app", series.leak(500 * MiB, 10 * MiB)),
             ("102", "python3", series.flat(800 * MiB)),
             ("103", "trtexec", series.step(200 * MiB, GiB, 10 * HOUR))]):
         text += input_series('jmem_process_footprint_bytes{pid="%s",comm="%s",user="nvidia",container="",%%s}'
                              % (pid, comm), "a", shape, 300 + seed)
-    exprs = expr_test(24, "l4t_release:jmem_boards_unexplained_growing:count",
-                      [('{__name__="l4t_release:jmem_boards_unexplained_growing:count", l4t_release="36.4.0"}', 1)])
+    record = "l4t_release:jmem_boards_unexplained_growing:count"
+    exprs = expr_test(24, record,
+                      [('{__name__="%s", l4t_release="%s"}' % (record, release), 1)
+                       for release in ("35.6.0", "36.4.0")])
+    exprs += expr_test(24, "count by (l4t_release) (instance:jmem_memory_unexplained_bytes:deriv6h_release)",
+                       [('{l4t_release="%s"}' % release, n)
+                        for release, n in (("35.6.0", 1), ("36.4.0", 2), ("38.2.0", 1))])
     exprs += expr_test(24, "instance:jmem_process_footprint_bytes:top3_growing > bool 0",
                        [('{comm="deepstream-app", instance="a", job="jmem", pid="101", user="nvidia"}', 1)])
-    return ("  # fleet views: remainder growth by L4T release, the leaking processes of a board\n"
+    return ("  # fleet views: remainder growth by L4T release (jmem_board_info, or an older jmem's\n"
+            "  # target label), the leaking processes of a board\n"
             + group(text, ("", exprs)))
 
 
