@@ -292,11 +292,13 @@ def check_prometheus(args, tmp, data, want, plan, end, vm):
         if vm is not None:
             f.write("remote_write:\n  - url: %s/api/v1/write\n" % vm)
     scratch.step("starting Prometheus on", base)
-    # The last sample is as old as the backfill took: a lookback of an hour
-    # lets the live rules read it as the current value.
+    # The last sample is as old as the backfill took (over an hour for a
+    # month of a thousand boards): a lookback past that age, an hour at
+    # least, lets the live rules read it as the current value.
+    lookback = max(3600, int(time.time()) - end + 1800)
     server = Server("prometheus",
                     ["prometheus", "--config.file=" + config, "--storage.tsdb.path=" + data,
-                     "--storage.tsdb.retention.time=100y", "--query.lookback-delta=1h",
+                     "--storage.tsdb.retention.time=100y", "--query.lookback-delta=%ds" % lookback,
                      "--web.listen-address=127.0.0.1:%d" % port, "--log.level=warn"],
                     base + "/-/ready", os.path.join(tmp, "prometheus.log"))
     try:
