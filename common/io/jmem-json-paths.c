@@ -13,6 +13,7 @@ typedef enum {
 struct _JmemJsonPaths {
   char          *name;      /* the member this node stands for ("*": any other);
                              * NULL for an element */
+  gsize          name_len;
   gboolean       whole;     /* a listed path ends here */
   Unless         unless;    /* a checked path ends here: built unless the value is fine */
   gint64         min, max;
@@ -26,6 +27,7 @@ node_new (const char *name, gsize len)
   JmemJsonPaths *node = g_new0 (JmemJsonPaths, 1);
 
   node->name = name != NULL ? g_strndup (name, len) : NULL;
+  node->name_len = len;
   node->members = g_ptr_array_new_with_free_func ((GDestroyNotify) jmem_json_paths_free);
   return node;
 }
@@ -37,7 +39,7 @@ member_node (const JmemJsonPaths *node, const char *name, gsize len)
     {
       JmemJsonPaths *child = g_ptr_array_index (node->members, i);
 
-      if (strlen (child->name) == len && memcmp (child->name, name, len) == 0)
+      if (child->name_len == len && memcmp (child->name, name, len) == 0)
         return child;
     }
   return NULL;

@@ -33,6 +33,7 @@ typedef struct {
   const char          *name_open;   /* its name's token, decoded when needed */
   const char          *name_close;
   char                *next_name;
+  gboolean             escaped;     /* the last string read holds a backslash */
 } Scan;
 
 /* A number read: an integer, or any other number as a double. */
@@ -130,16 +131,24 @@ read_u_escape (const Scan *s, const char *p)
   return v;
 }
 
-/* A string from its opening quote at s->p; s->p ends after the closing one. */
+/* A string from its opening quote at s->p; s->p ends after the closing one,
+ * and s->escaped says whether a backslash was in it. */
 static gboolean
 scan_string (Scan *s)
 {
   const char *open = s->p++;
 
+  s->escaped = FALSE;
   while (s->p < s->end)
     {
       guchar c = (guchar) *s->p;
 
+      /* the common case first: a byte that is itself */
+      if (c >= 0x20 && c != '"' && c != '\\')
+        {
+          s->p++;
+          continue;
+        }
       if (c == '"')
         {
           s->p++;
@@ -148,11 +157,7 @@ scan_string (Scan *s)
       if (c < 0x20)
         return fail_at (s, s->p, JMEM_ERROR_INVALID_ARGUMENT,
                         "control character 0x%02x inside a string: JSON needs it escaped", c);
-      if (c != '\\')
-        {
-          s->p++;
-          continue;
-        }
+      s->escaped = TRUE;
       if (s->p + 1 >= s->end)
         break;
       switch (s->p[1])
@@ -385,7 +390,7 @@ static void
 choose_member (Scan *s, guint depth, const char *open, const char *close)
 {
   const Level *parent = &s->levels[depth - 1];
-  gboolean escaped = memchr (open, '\\', (gsize) (close - open)) != NULL;
+  gboolean escaped = s->escaped;
 
   g_clear_pointer (&s->next_name, g_free);
   s->name_open = open;
