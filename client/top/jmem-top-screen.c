@@ -157,7 +157,11 @@ draw_title (const JmemTopState *s, const JmemFrame *f, int y)
       when = local_time (f->timestamp_unix, "%H:%M:%S");
       g_string_append_printf (line, "  %s", when);
     }
-  g_string_append_printf (line, "  %s  L4T %s  up %s", board, l4t, up);
+  /* a GB10 has no L4T: nothing to say "n/a" of */
+  if (f->l4t_applies)
+    g_string_append_printf (line, "  %s  L4T %s  up %s", board, l4t, up);
+  else
+    g_string_append_printf (line, "  %s  up %s", board, up);
   if (f->sysroot != NULL)
     {
       g_autofree char *root = jmem_text_for_terminal (f->sysroot);

@@ -208,6 +208,25 @@ read_accounting (JmemFrame *f, JsonObject *root)
     f->overlap_kib = rest == G_MININT64 ? G_MAXINT64 : -rest;
 }
 
+/* Whether identity.platform says @part does not apply on this system. */
+static gboolean
+platform_lacks (JsonObject *identity, const char *part)
+{
+  JsonArray *parts = jmem_json_member_array (jmem_json_member_object (identity, "platform"),
+                                             "not_applying");
+
+  for (guint i = 0; parts != NULL && i < json_array_get_length (parts); i++)
+    {
+      JsonNode *n = json_array_get_element (parts, i);
+      g_autofree char *name = JSON_NODE_HOLDS_OBJECT (n)
+                              ? jmem_json_member_string (json_node_get_object (n), "part") : NULL;
+
+      if (g_strcmp0 (name, part) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 read_header (JmemFrame *f, JsonObject *root)
 {
@@ -230,6 +249,7 @@ read_header (JmemFrame *f, JsonObject *root)
     f->board = jmem_json_member_string (jmem_json_member_object (identity, "platform"),
                                         "dmi_product");
   f->l4t = jmem_json_member_string (identity, "l4t_version");
+  f->l4t_applies = !platform_lacks (identity, "l4t");
 
   f->mem_total_kib = jmem_json_member_size (summary, "mem_total_kib");
   f->mem_available_kib = jmem_json_member_size (summary, "mem_available_kib");

@@ -56,6 +56,7 @@ typedef struct {
   char   *hostname;
   char   *board;          /* device-tree model, else the product line, else DMI's product */
   char   *l4t;
+  gboolean l4t_applies;   /* FALSE on a system with no L4T at all (a GB10) */
   char   *sysroot;        /* the captured tree, NULL for the live system */
 
   gint64  mem_total_kib;
