@@ -11,17 +11,34 @@
 #include "jmem-ops-snapshot.h"
 #include "jmem-output-metrics.h"
 #include "jmem-sampler.h"
+#include "jmem-ops-triage.h"
 #include "jmem-textfile.h"
+#include "jmem-triage-history.h"
 
 #include <string.h>
 
 #define TEXTFILE_NAME "jmem.prom"
+
+static char *history_path;
+
+/* --history=FILE, or --history alone for the flight recorder's */
+static gboolean
+take_history (const char *name, const char *value, gpointer data, GError **error)
+{
+  (void) name;
+  (void) data;
+  (void) error;
+  g_free (history_path);
+  history_path = g_strdup (value != NULL ? value : jmem_ops_default_history ());
+  return TRUE;
+}
 
 typedef struct {
   JmemOpsSnapshotOptions options;
   JmemMetricsOptions     metrics;
   const char            *sysroot;
   const char            *textfile;
+  const char            *history;   /* --history: read at every sample */
 } Metrics;
 
 /* One snapshot written out; with --interval, one of many (jmem_cmd_repeat). */
@@ -34,6 +51,9 @@ metrics_sample (guint index, gpointer data)
   g_autoptr(GString) out = g_string_new (NULL);
   JmemNvmapSourceContext source_ctx = { 0 };
   const JmemNvmapSource *source;
+
+  g_autoptr(JmemTriageHistory) history = NULL;
+  g_autofree char *history_error = NULL;
 
   snapshot = jmem_ops_snapshot (&m->options, &error);
   if (snapshot == NULL)
@@ -50,7 +70,24 @@ metrics_sample (guint index, gpointer data)
   source_ctx.root = m->sysroot;
   source = jmem_nvmap_source_choose (&source_ctx, NULL);
   m->metrics.helper_via = source != NULL ? source->via : NULL;
+  if (m->history != NULL)
+    {
+      g_autoptr(GError) history_failed = NULL;
+
+      /* a history that cannot be read costs its families, not the metrics */
+      history = jmem_triage_history_read (m->history, NULL, &history_failed);
+      if (history == NULL)
+        {
+          history_error = g_strdup (history_failed->message);
+          if (index == 0)
+            jmem_cmd_printerr ("jmem metrics: %s", history_failed->message);
+        }
+    }
+  m->metrics.history = history;
+  m->metrics.history_error = history_error;
   jmem_output_metrics (snapshot, &m->metrics, out);
+  m->metrics.history = NULL;
+  m->metrics.history_error = NULL;
 
   if (m->textfile == NULL)
     return jmem_cmd_write_stdout (out->str, out->len) ? JMEM_EXIT_OK : JMEM_EXIT_CANT_CREATE;
@@ -78,6 +115,9 @@ jmem_cmd_metrics (int argc, char **argv)
       "textfile collector) instead of writing to stdout", "DIR" },
     jmem_cmd_number_entry (&tegrastats_number, "Read one tegrastats line for the largest free block (takes that long)", "SECONDS"),
     jmem_cmd_number_entry (&interval_number, "With --textfile: rewrite it every S seconds", "S"),
+    { "history", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (gpointer) take_history,
+      "Add the projection of jmem triage --history on FILE (default: the flight recorder's, "
+      JMEM_HISTORY_DEFAULT_PATH "), read at every run", "FILE" },
     { NULL },
   };
   const JmemViewHelp help = {
@@ -88,6 +128,8 @@ jmem_cmd_metrics (int argc, char **argv)
   g_auto(JmemView) view = { 0 };
   g_autoptr(JmemCollectBoot) boot = NULL;
   g_autoptr(JmemSampler) sampler = NULL;
+  g_autofree char *history = NULL;
+  gboolean parsed;
   Metrics m = { 0 };
 
   g_option_context_add_main_entries (context, entries, NULL);
@@ -99,10 +141,17 @@ jmem_cmd_metrics (int argc, char **argv)
     "--series=board leaves out the per-process and per-container series, which name who\n"
     "holds what: jmem-metrics.service writes only those unless configured (" JMEM_DOCDIR "/metrics.md).\n"
     "With --interval it runs until SIGINT or SIGTERM (" JMEM_DOCDIR "/metrics.md).\n"
+    "--history adds the trend and projection of the memory allocatable after reclaim, as\n"
+    "jmem triage --history gives them; an unreadable history is reported, not fatal.\n"
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
     "70 internal error, 73 the output could not be written.");
-  if (!jmem_cmd_parse (context, &argc, &argv, 0, NULL) || !jmem_view_check (&view))
+  g_clear_pointer (&history_path, g_free);
+  parsed = jmem_cmd_parse (context, &argc, &argv, 0, NULL);
+  history = g_steal_pointer (&history_path);
+  if (!parsed || !jmem_view_check (&view))
     return view.status;
+  if (history != NULL && !jmem_cmd_check_name ("history", history, "a history written by jmem watch"))
+    return JMEM_EXIT_USAGE;
   if (series != NULL && !g_str_equal (series, "processes") && !g_str_equal (series, "board"))
     {
       jmem_cmd_printerr ("jmem metrics: --series takes processes or board, not \"%s\"", series);
@@ -134,6 +183,8 @@ jmem_cmd_metrics (int argc, char **argv)
   m.metrics.top = view.top;
   m.sysroot = view.sysroot;
   m.textfile = textfile;
+  m.history = history;
+  m.metrics.history_asked = history != NULL;
   if (!interval_number.given)
     return metrics_sample (0, &m);
   /* a sample after the first re-reads only the processes whose memory moved */

@@ -9,6 +9,7 @@
 #include "jmem-text.h"
 #include "jmem-triage.h"
 
+#include <math.h>
 #include <string.h>
 
 /* The rules a snapshot can fire (docs/triage.md): each gets a series, 0 when
@@ -444,6 +445,55 @@ write_board (const JmemSnapshot *s, GString *out)
                       "model", id != NULL && id->model != NULL ? id->model : "", NULL), 1);
 }
 
+/* With --history: the trend and the projection jmem triage --history gives
+ * (jmem_triage_history_project(), the one every face shows), so a board's
+ * days left need no regression in Prometheus and agree with the other
+ * faces. */
+static void
+write_history (const JmemMetricsOptions *options, GString *out)
+{
+  const JmemTriageHistory *h = options->history;
+  JmemTrend trend = { 0 };
+  JmemProjection projection = { 0 };
+  g_autofree char *missing = NULL;
+  gboolean projected = FALSE;
+  g_auto(Family) up = { 0 };
+  g_auto(Family) samples = { 0 };
+  g_auto(Family) slope = { 0 };
+  g_auto(Family) when = { 0 };
+
+  if (h != NULL)
+    projected = jmem_triage_history_project (h, &trend, &projection, &missing);
+  family_init (&up, out, "jmem_projection_up",
+               "1 when the history gives a projection of the memory allocatable after reclaim; "
+               "0 with reason saying what is missing (jmem triage --history).");
+  sample (&up, labels ("reason", projected ? "ok" : h == NULL ? options->history_error : missing, NULL),
+          projected ? 1 : 0);
+  if (h == NULL)
+    return;
+  family_init (&samples, out, "jmem_history_samples", "Samples of the history the projection read.");
+  sample (&samples, labels (NULL), jmem_triage_history_get_n_samples (h));
+  if (trend.n_points > 0)
+    {
+      family_init (&slope, out, "jmem_trend_allocatable_reclaim_bytes_per_second",
+                   "Theil-Sen slope of the memory allocatable after reclaim over the history, "
+                   "and its 95 % interval (bound low, high).");
+      sample (&slope, labels ("bound", "estimate", NULL), trend.slope * 1024.0);
+      sample (&slope, labels ("bound", "low", NULL), trend.slope_low * 1024.0);
+      sample (&slope, labels ("bound", "high", NULL), trend.slope_high * 1024.0);
+    }
+  if (!projected)
+    return;
+  family_init (&when, out, "jmem_projection_exhaustion_timestamp_seconds",
+               "When the memory allocatable after reclaim reaches zero at the trend (bound "
+               "estimate), at its steepest (early) and shallowest (late) slope; late is absent "
+               "when that slope does not fall.");
+  sample (&when, labels ("bound", "estimate", NULL), trend.t_last + projection.seconds);
+  sample (&when, labels ("bound", "early", NULL), trend.t_last + projection.seconds_low);
+  if (isfinite (projection.seconds_high))
+    sample (&when, labels ("bound", "late", NULL), trend.t_last + projection.seconds_high);
+}
+
 static void
 write_findings (const JmemSnapshot *s, GString *out)
 {
@@ -496,5 +546,7 @@ jmem_output_metrics (const JmemSnapshot       *snapshot,
   write_sources (snapshot, options, out);
   write_platform (snapshot, out);
   write_board (snapshot, out);
+  if (options->history_asked)
+    write_history (options, out);
   write_findings (snapshot, out);
 }

@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "jmem-snapshot.h"
+#include "jmem-triage-history.h"
 
 G_BEGIN_DECLS
 
@@ -24,6 +25,9 @@ typedef struct {
   int         top;         /* per-process series for the @top largest (>= 0) */
   const char *helper_via;  /* the NvMap source a live run would use
                             * ("helper", "debugfs", "sysroot") or NULL */
+  gboolean    history_asked;          /* --history: the projection's families */
+  const JmemTriageHistory *history;   /* the history read, or NULL ... */
+  const char *history_error;          /* ... and why it could not be */
 } JmemMetricsOptions;
 
 /* Appends the metrics of @snapshot to @out. @snapshot must hold every

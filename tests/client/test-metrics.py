@@ -322,10 +322,11 @@ def series_option():
         assert r.returncode == 64 and says in r.stderr, (args, r.returncode, r.stderr)
 
 
-def unit_run(tmp, drop_in_series=None):
+def unit_run(tmp, drop_in_series=None, drop_in_options=None):
     """jmem-metrics.service's ExecStart as systemd runs it, on a captured
-    tree into TMP: ${VAR} from its Environment= lines, or from a drop-in's.
-    The unit's account and group are checked, not taken on."""
+    tree into TMP: ${VAR} from its Environment= lines, or from a drop-in's,
+    and a word $VAR split at whitespace into none or more words. The unit's
+    account and group are checked, not taken on."""
     env, exec_start, settings = {}, None, {}
     with open(UNIT) as f:
         for line in f:
@@ -343,7 +344,15 @@ def unit_run(tmp, drop_in_series=None):
     assert 'SupplementaryGroups' not in settings, settings
     if drop_in_series is not None:
         env['JMEM_METRICS_SERIES'] = drop_in_series
-    argv = [re.sub(r'\$\{(\w+)\}', lambda m: env.get(m.group(1), ''), a) for a in shlex.split(exec_start)]
+    if drop_in_options is not None:
+        env['JMEM_METRICS_OPTIONS'] = drop_in_options
+    argv = []
+    for a in shlex.split(exec_start):
+        whole = re.fullmatch(r'\$(\w+)', a)
+        if whole:
+            argv += env.get(whole.group(1), '').split()
+        else:
+            argv.append(re.sub(r'\$\{(\w+)\}', lambda m: env.get(m.group(1), ''), a))
     assert os.path.basename(argv[0]) == 'jmem' and argv[1] == 'metrics', argv
     i = argv.index('--textfile')
     argv = [JMEM] + argv[1:i + 1] + [tmp] + argv[i + 2:] + ['--sysroot', os.path.join(TREES, 'orin-agx-nvgpu')]
@@ -367,6 +376,13 @@ def unit_publishes_board_series_unless_configured():
         promtool_ok(configured, 'the unit with JMEM_METRICS_SERIES=processes')
         assert 'jmem_process_nvmap_bytes{pid="1792595",comm="VLLM::EngineCor",' in configured
         assert any(l.startswith('jmem_container_nvmap_bytes{') for l in configured.splitlines())
+        assert 'jmem_projection_up' not in shipped
+        # JMEM_METRICS_OPTIONS=--history=FILE: the projection's families
+        history = os.path.join(FIXTURES, 'history', 'history.reference-growing.jsonl')
+        projected = unit_run(tmp, None, '--history=' + history)
+        promtool_ok(projected, 'the unit with JMEM_METRICS_OPTIONS=--history')
+        assert re.search(r'^jmem_projection_up\{reason=".*"\} [01]$', projected, re.M), projected
+        assert re.search(r'^jmem_history_samples [1-9]', projected, re.M), projected
 
 
 def free_port():

@@ -758,8 +758,8 @@ write_falling (const char *path)
 }
 
 /* Every face of a history gives the one projection (triage --history,
- * summary --history, top --replay, plot, the MCP triage tool of jmem mcp
- * --history): 3,616 MiB left at 20 MiB an hour, 180.8 h (7.5 days) after
+ * summary --history, top --replay, plot, metrics --history, the MCP triage
+ * tool of jmem mcp --history): 3,616 MiB left at 20 MiB an hour, 180.8 h (7.5 days) after
  * the last sample. */
 static void
 test_faces_agree (void)
@@ -816,6 +816,24 @@ test_faces_agree (void)
   /* the fitted line and its projection, in their red */
   g_assert_nonnull (strstr (picture, "rgb(84%,15%,16%)"));
   jmem_test_run_clear (&r);
+
+  /* jmem metrics --history: the same projection as a timestamp */
+  {
+    g_autofree char *tree = jmem_test_fixture ("trees", "orin-agx-nvgpu", NULL);
+    g_autofree char *history_arg = g_strconcat ("--history=", path, NULL);
+    const char *metrics[] = { "metrics", "--series=board", "--sysroot", tree, history_arg, NULL };
+    const char *at;
+
+    jmem_test_run_jmem_within (&r, 60, NULL, metrics);
+    g_assert_cmpint (r.status, ==, 0);
+    at = strstr (r.out, "\njmem_projection_exhaustion_timestamp_seconds{bound=\"estimate\"} ");
+    if (at == NULL || strstr (r.out, "\njmem_projection_up{reason=\"ok\"} 1\n") == NULL)
+      g_error ("metrics: %s", r.out);
+    at = strchr (at + 1, '}') + 2;
+    g_assert_cmpfloat_with_epsilon (g_ascii_strtod (at, NULL), (double) (T0 + 24 * 3600) + 180.8 * 3600,
+                                    1.0);
+    jmem_test_run_clear (&r);
+  }
 
   /* the MCP triage tool of a server given the history */
   {
