@@ -205,6 +205,28 @@ settled_fd_count (void)
   return n;
 }
 
+/* /proc/@pid/statm once it has held for 100 ms (10 s at most, past which
+ * the test goes on and says what it sees). */
+static void
+settled_statm (pid_t pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/statm", (int) pid);
+  g_autofree char *last = NULL;
+  guint same = 0;
+
+  for (guint tries = 0; tries < 500 && same < 5; tries++)
+    {
+      g_autofree char *now = NULL;
+
+      g_usleep (20 * 1000);
+      if (!g_file_get_contents (path, &now, NULL, NULL))
+        return;
+      same = g_strcmp0 (now, last) == 0 ? same + 1 : 0;
+      g_clear_pointer (&last, g_free);
+      last = g_steal_pointer (&now);
+    }
+}
+
 /* On this system: a sleeping child keeps its numbers; after it touches
  * memory it is read again; once it exits it is gone and its statm file
  * closed; freeing the sampler closes the rest. */
@@ -234,8 +256,8 @@ test_live (void)
 
       close (to_child[1]);
       close (from_child[0]);
-      /* wait, touch 32 MiB, say so, wait again */
-      if (read (to_child[0], &c, 1) != 1)
+      /* say it is ready, wait, touch 32 MiB, say so, wait again */
+      if (write (from_child[1], "r", 1) != 1 || read (to_child[0], &c, 1) != 1)
         _exit (1);
       /* not malloc: another thread may have held its lock at the fork */
       mem = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -249,6 +271,10 @@ test_live (void)
     }
   close (to_child[0]);
   close (from_child[1]);
+  /* the child's memory still moves until it waits (under qemu, as its code
+   * is translated): sample once its statm holds */
+  g_assert_cmpint (read (from_child[0], &c, 1), ==, 1);
+  settled_statm (child);
 
   {
     g_autoptr(JmemSnapshot) s1 = sample (sampler, NULL);
