@@ -2,6 +2,7 @@
 /* jmem triage: only the findings, for a person or an agent that wants the
  * conclusions without the tables. */
 #include "jmem-cmd.h"
+#include "jmem-cmd-history.h"
 #include "jmem-cmd-view.h"
 #include "jmem-config.h"
 
@@ -70,23 +71,6 @@ triage_history (const char *path, gint64 need_kib, gboolean json, guint width)
   return print_findings (findings, json, width);
 }
 
-static char *history;
-static gboolean history_bare;
-
-/* --history=FILE reads FILE; --history alone the operand after it, as
- * `jmem triage --history FILE` always did, or else the flight recorder's. */
-static gboolean
-take_history (const char *name, const char *value, gpointer data, GError **error)
-{
-  (void) name;
-  (void) data;
-  (void) error;
-  g_free (history);
-  history = g_strdup (value != NULL ? value : jmem_ops_default_history ());
-  history_bare = value == NULL;
-  return TRUE;
-}
-
 int
 jmem_cmd_triage (int argc, char **argv)
 {
@@ -95,7 +79,7 @@ jmem_cmd_triage (int argc, char **argv)
   g_autofree char *need_text = NULL;
   guint64 need = 0;
   GOptionEntry entries[] = {
-    { "history", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (gpointer) take_history, "Run the rules over time on a history written by jmem watch (default: the flight recorder's, " JMEM_HISTORY_DEFAULT_PATH ")", "FILE" },
+    JMEM_CMD_HISTORY_ENTRY ("Run the rules over time on a history written by jmem watch (default: the flight recorder's, " JMEM_HISTORY_DEFAULT_PATH ")"),
     { "need", 0, 0, G_OPTION_ARG_STRING, &need_text, "With --history: project when less than SIZE stays allocatable, not zero (6G, 6144M)", "SIZE" },
     jmem_cmd_number_entry (&tegrastats_number, "Read one tegrastats line for the lfb and GR3D rules (takes that long)", "SECONDS"),
     { NULL },
@@ -107,6 +91,7 @@ jmem_cmd_triage (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   JmemOpsTriageOptions options = { 0 };
   g_autofree char *path = NULL;
+  gboolean history_bare = FALSE;
   gboolean ok;
 
   g_option_context_add_main_entries (context, entries, NULL);
@@ -120,10 +105,10 @@ jmem_cmd_triage (int argc, char **argv)
     "64 usage error, 65 no --history line is a jmem snapshot (a damaged line among good\n"
     "ones is skipped with a warning), 66 --history unreadable or not a regular file,\n"
     "69 no data (an empty or missing --sysroot, a history with no line), 70 internal error.");
-  g_clear_pointer (&history, g_free);
-  history_bare = FALSE;
   ok = jmem_cmd_parse (context, &argc, &argv, -1, NULL);
-  path = g_steal_pointer (&history);
+  path = jmem_cmd_history_steal (&history_bare);
+  /* --history alone takes the operand after it, as `jmem triage --history
+   * FILE` always did, or else the flight recorder's */
   if (ok && argc == 2 && history_bare)
     {
       g_free (path);
