@@ -4,6 +4,7 @@
 #include "jmem-cmd.h"
 
 #include "jmem-config.h"
+#include "jmem-cmd-history.h"
 #include "jmem-cmd-view.h"
 
 #include "jmem-error.h"
@@ -11,27 +12,12 @@
 #include "jmem-ops-snapshot.h"
 #include "jmem-output-metrics.h"
 #include "jmem-sampler.h"
-#include "jmem-ops-triage.h"
 #include "jmem-textfile.h"
 #include "jmem-triage-history.h"
 
 #include <string.h>
 
 #define TEXTFILE_NAME "jmem.prom"
-
-static char *history_path;
-
-/* --history=FILE, or --history alone for the flight recorder's */
-static gboolean
-take_history (const char *name, const char *value, gpointer data, GError **error)
-{
-  (void) name;
-  (void) data;
-  (void) error;
-  g_free (history_path);
-  history_path = g_strdup (value != NULL ? value : jmem_ops_default_history ());
-  return TRUE;
-}
 
 typedef struct {
   JmemOpsSnapshotOptions options;
@@ -54,6 +40,7 @@ metrics_sample (guint index, gpointer data)
 
   g_autoptr(JmemTriageHistory) history = NULL;
   g_autofree char *history_error = NULL;
+  JmemMetricsOptions metrics;
 
   snapshot = jmem_ops_snapshot (&m->options, &error);
   if (snapshot == NULL)
@@ -83,11 +70,10 @@ metrics_sample (guint index, gpointer data)
             jmem_cmd_printerr ("jmem metrics: %s", history_failed->message);
         }
     }
-  m->metrics.history = history;
-  m->metrics.history_error = history_error;
-  jmem_output_metrics (snapshot, &m->metrics, out);
-  m->metrics.history = NULL;
-  m->metrics.history_error = NULL;
+  metrics = m->metrics;
+  metrics.history = history;
+  metrics.history_error = history_error;
+  jmem_output_metrics (snapshot, &metrics, out);
 
   if (m->textfile == NULL)
     return jmem_cmd_write_stdout (out->str, out->len) ? JMEM_EXIT_OK : JMEM_EXIT_CANT_CREATE;
@@ -115,9 +101,8 @@ jmem_cmd_metrics (int argc, char **argv)
       "textfile collector) instead of writing to stdout", "DIR" },
     jmem_cmd_number_entry (&tegrastats_number, "Read one tegrastats line for the largest free block (takes that long)", "SECONDS"),
     jmem_cmd_number_entry (&interval_number, "With --textfile: rewrite it every S seconds", "S"),
-    { "history", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, (gpointer) take_history,
-      "Add the projection of jmem triage --history on FILE (default: the flight recorder's, "
-      JMEM_HISTORY_DEFAULT_PATH "), read at every run", "FILE" },
+    JMEM_CMD_HISTORY_ENTRY ("Add the projection of jmem triage --history on FILE (default: the "
+                            "flight recorder's, " JMEM_HISTORY_DEFAULT_PATH "), read at every run"),
     { NULL },
   };
   const JmemViewHelp help = {
@@ -145,9 +130,8 @@ jmem_cmd_metrics (int argc, char **argv)
     "jmem triage --history gives them; an unreadable history is reported, not fatal.\n"
     "Exit status: 0 ok, 64 usage error, 69 no data (an empty or missing --sysroot),\n"
     "70 internal error, 73 the output could not be written.");
-  g_clear_pointer (&history_path, g_free);
   parsed = jmem_cmd_parse (context, &argc, &argv, 0, NULL);
-  history = g_steal_pointer (&history_path);
+  history = jmem_cmd_history_steal (NULL);
   if (!parsed || !jmem_view_check (&view))
     return view.status;
   if (history != NULL && !jmem_cmd_check_name ("history", history, "a history written by jmem watch"))
@@ -184,7 +168,6 @@ jmem_cmd_metrics (int argc, char **argv)
   m.sysroot = view.sysroot;
   m.textfile = textfile;
   m.history = history;
-  m.metrics.history_asked = history != NULL;
   if (!interval_number.given)
     return metrics_sample (0, &m);
   /* a sample after the first re-reads only the processes whose memory moved */

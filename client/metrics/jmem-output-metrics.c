@@ -546,7 +546,7 @@ jmem_output_metrics (const JmemSnapshot       *snapshot,
   write_sources (snapshot, options, out);
   write_platform (snapshot, out);
   write_board (snapshot, out);
-  if (options->history_asked)
+  if (options->history != NULL || options->history_error != NULL)
     write_history (options, out);
   write_findings (snapshot, out);
 }

@@ -25,9 +25,10 @@ typedef struct {
   int         top;         /* per-process series for the @top largest (>= 0) */
   const char *helper_via;  /* the NvMap source a live run would use
                             * ("helper", "debugfs", "sysroot") or NULL */
-  gboolean    history_asked;          /* --history: the projection's families */
-  const JmemTriageHistory *history;   /* the history read, or NULL ... */
-  const char *history_error;          /* ... and why it could not be */
+  /* --history: the history read, or why it could not be (the
+   * projection's families are written when either is set) */
+  const JmemTriageHistory *history;
+  const char *history_error;
 } JmemMetricsOptions;
 
 /* Appends the metrics of @snapshot to @out. @snapshot must hold every
