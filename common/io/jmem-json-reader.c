@@ -32,6 +32,7 @@ typedef struct {
   const JmemJsonPaths *next_paths;
   const char          *name_open;   /* its name's token, decoded when needed */
   const char          *name_close;
+  gboolean             name_escaped;
   char                *next_name;
   gboolean             escaped;     /* the last string read holds a backslash */
 } Scan;
@@ -213,14 +214,15 @@ hex4 (const char *p)
 }
 
 /* The text of the string whose quotes are at @open and @close - 1, which
- * scan_string() passed: its escapes are well formed. */
+ * scan_string() passed: its escapes are well formed, and @escaped says
+ * whether it has any. */
 static char *
-decode_string (const char *open, const char *close)
+decode_string (const char *open, const char *close, gboolean escaped)
 {
   const char *p = open + 1, *end = close - 1;
   GString *out;
 
-  if (memchr (p, '\\', (gsize) (end - p)) == NULL)
+  if (!escaped)
     return g_strndup (p, (gsize) (end - p));
   out = g_string_sized_new ((gsize) (end - p));
   while (p < end)
@@ -390,21 +392,21 @@ static void
 choose_member (Scan *s, guint depth, const char *open, const char *close)
 {
   const Level *parent = &s->levels[depth - 1];
-  gboolean escaped = s->escaped;
 
   g_clear_pointer (&s->next_name, g_free);
   s->name_open = open;
   s->name_close = close;
+  s->name_escaped = s->escaped;
   s->keep_next = parent->node != NULL;
   s->next_paths = NULL;
   if (!s->keep_next || parent->paths == NULL)
     return;
-  if (!escaped)
+  if (!s->name_escaped)
     s->next_paths = jmem_json_paths_child (parent->paths, open + 1, (gsize) (close - open - 2),
                                            &s->keep_next);
   else
     {
-      s->next_name = decode_string (open, close);
+      s->next_name = decode_string (open, close, TRUE);
       s->next_paths = jmem_json_paths_child (parent->paths, s->next_name, strlen (s->next_name),
                                              &s->keep_next);
     }
@@ -415,7 +417,7 @@ static const char *
 next_name (Scan *s)
 {
   if (s->next_name == NULL)
-    s->next_name = decode_string (s->name_open, s->name_close);
+    s->next_name = decode_string (s->name_open, s->name_close, s->name_escaped);
   return s->next_name;
 }
 
@@ -551,7 +553,7 @@ scan_document (Scan *s, const JmemJsonPaths *paths)
               return FALSE;
             if (build != NULL)
               {
-                g_autofree char *text = decode_string (start, s->p);
+                g_autofree char *text = decode_string (start, s->p, s->escaped);
 
                 value = json_node_init_string (json_node_alloc (), text);
               }
