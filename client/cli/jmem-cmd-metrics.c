@@ -24,8 +24,37 @@ typedef struct {
   JmemMetricsOptions     metrics;
   const char            *sysroot;
   const char            *textfile;
-  const char            *history;   /* --history: read at every sample */
+  const char            *history;   /* --history */
+  /* what it last gave (the history, or why not), and when */
+  JmemTriageHistory     *history_read;
+  char                  *history_error;
+  gint64                 history_read_us;
 } Metrics;
+
+/* How long a --interval run keeps what the history gave: the projection of
+ * weeks moves little in minutes, and a month costs about a second to read. */
+#define HISTORY_REFRESH_US (5 * 60 * G_USEC_PER_SEC)
+
+/* Reads --history again when it never was, or HISTORY_REFRESH_US ago. A
+ * history that cannot be read costs its families, not the metrics. */
+static void
+refresh_history (Metrics *m, guint index)
+{
+  g_autoptr(GError) error = NULL;
+  gint64 now = g_get_monotonic_time ();
+
+  if (m->history_read_us != 0 && now - m->history_read_us < HISTORY_REFRESH_US)
+    return;
+  m->history_read_us = now;
+  g_clear_pointer (&m->history_read, jmem_triage_history_free);
+  g_clear_pointer (&m->history_error, g_free);
+  m->history_read = jmem_triage_history_read (m->history, NULL, &error);
+  if (m->history_read != NULL)
+    return;
+  m->history_error = g_strdup (error->message);
+  if (index == 0)
+    jmem_cmd_printerr ("jmem metrics: %s", error->message);
+}
 
 /* One snapshot written out; with --interval, one of many (jmem_cmd_repeat). */
 static int
@@ -37,9 +66,6 @@ metrics_sample (guint index, gpointer data)
   g_autoptr(GString) out = g_string_new (NULL);
   JmemNvmapSourceContext source_ctx = { 0 };
   const JmemNvmapSource *source;
-
-  g_autoptr(JmemTriageHistory) history = NULL;
-  g_autofree char *history_error = NULL;
   JmemMetricsOptions metrics;
 
   snapshot = jmem_ops_snapshot (&m->options, &error);
@@ -58,21 +84,10 @@ metrics_sample (guint index, gpointer data)
   source = jmem_nvmap_source_choose (&source_ctx, NULL);
   m->metrics.helper_via = source != NULL ? source->via : NULL;
   if (m->history != NULL)
-    {
-      g_autoptr(GError) history_failed = NULL;
-
-      /* a history that cannot be read costs its families, not the metrics */
-      history = jmem_triage_history_read (m->history, NULL, &history_failed);
-      if (history == NULL)
-        {
-          history_error = g_strdup (history_failed->message);
-          if (index == 0)
-            jmem_cmd_printerr ("jmem metrics: %s", history_failed->message);
-        }
-    }
+    refresh_history (m, index);
   metrics = m->metrics;
-  metrics.history = history;
-  metrics.history_error = history_error;
+  metrics.history = m->history_read;
+  metrics.history_error = m->history_error;
   jmem_output_metrics (snapshot, &metrics, out);
 
   if (m->textfile == NULL)
@@ -102,7 +117,8 @@ jmem_cmd_metrics (int argc, char **argv)
     jmem_cmd_number_entry (&tegrastats_number, "Read one tegrastats line for the largest free block (takes that long)", "SECONDS"),
     jmem_cmd_number_entry (&interval_number, "With --textfile: rewrite it every S seconds", "S"),
     JMEM_CMD_HISTORY_ENTRY ("Add the projection of jmem triage --history on FILE (default: the "
-                            "flight recorder's, " JMEM_HISTORY_DEFAULT_PATH "), read at every run"),
+                            "flight recorder's, " JMEM_HISTORY_DEFAULT_PATH "; with --interval, read again every "
+                            "5 minutes)"),
     { NULL },
   };
   const JmemViewHelp help = {
@@ -115,6 +131,7 @@ jmem_cmd_metrics (int argc, char **argv)
   g_autoptr(JmemSampler) sampler = NULL;
   g_autofree char *history = NULL;
   gboolean parsed;
+  int status;
   Metrics m = { 0 };
 
   g_option_context_add_main_entries (context, entries, NULL);
@@ -169,9 +186,15 @@ jmem_cmd_metrics (int argc, char **argv)
   m.textfile = textfile;
   m.history = history;
   if (!interval_number.given)
-    return metrics_sample (0, &m);
-  /* a sample after the first re-reads only the processes whose memory moved */
-  sampler = jmem_sampler_new (JMEM_SAMPLER_DEFAULT_REFRESH);
-  m.options.sampler = sampler;
-  return jmem_cmd_repeat ((guint) interval, 0, metrics_sample, &m);
+    status = metrics_sample (0, &m);
+  else
+    {
+      /* a sample after the first re-reads only the processes whose memory moved */
+      sampler = jmem_sampler_new (JMEM_SAMPLER_DEFAULT_REFRESH);
+      m.options.sampler = sampler;
+      status = jmem_cmd_repeat ((guint) interval, 0, metrics_sample, &m);
+    }
+  g_clear_pointer (&m.history_read, jmem_triage_history_free);
+  g_free (m.history_error);
+  return status;
 }

@@ -434,13 +434,17 @@ def node_exporter_serves():
 def textfile_interval():
     """--interval replaces the file every S seconds until SIGTERM, which ends
     it with status 0 after the sample in progress; each file is whole. A
-    tree's process gets a new PSS in between and the file follows."""
+    tree's process gets a new PSS in between and the file follows. The
+    history of --history is not read again at every sample: removed after
+    the first, its projection stays."""
     with scratch.TemporaryDirectory() as tmp:
         tree = copy_tree('orin-agx-nvgpu', tmp)
         out = os.path.join(tmp, 'out')
         os.mkdir(out)
+        history = os.path.join(tmp, 'history.jsonl')
+        shutil.copy(os.path.join(FIXTURES, 'history', 'history.reference-growing.jsonl'), history)
         proc = subprocess.Popen([JMEM, 'metrics', '--no-ask-password', '--sysroot', tree,
-                                 '--textfile', out, '--interval', '1'],
+                                 '--textfile', out, '--interval', '1', '--history=' + history],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             prom = os.path.join(out, 'jmem.prom')
@@ -450,6 +454,9 @@ def textfile_interval():
             with open(prom) as f:
                 first = f.read()
             assert 'jmem_process_pss_bytes{pid="1731"' in first, first[:300]
+            samples = re.search(r'^jmem_history_samples [1-9]\d*$', first, re.M)
+            assert samples, first
+            os.unlink(history)
             rollup = os.path.join(tree, 'proc', '1731', 'smaps_rollup')
             with open(rollup) as f:
                 text = f.read()
@@ -465,6 +472,7 @@ def textfile_interval():
             else:
                 raise AssertionError('the new PSS never reached the file')
             assert now.endswith('\n') and 'jmem_source_up' in now
+            assert samples.group(0) in now.splitlines(), now
         finally:
             proc.terminate()
             out_text, err = proc.communicate(timeout=30)
